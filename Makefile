@@ -1,0 +1,27 @@
+# venuskit: `make test` sets everything up and runs the tests; `make run ...` sets up and runs the agent.
+VENV ?= .venv
+EXTRAS ?= browser,dev
+PYTEST_ARGS ?=
+
+.PHONY: setup setup-vllm test test-fast run bench
+
+setup:
+	scripts/setup.sh $(EXTRAS)
+
+setup-vllm:
+	scripts/setup-vllm.sh
+
+# Every test, browser and vLLM integration included. Exit code 5 ("no tests collected") is a failure here.
+test: setup setup-vllm
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# Without the real-browser and vLLM tests (seconds, for quick edits).
+test-fast: setup
+	$(VENV)/bin/python -m pytest -m "not browser and not vllm and not slow" $(PYTEST_ARGS)
+
+# make run TASK="Find the cheapest flight" START_URL=http://127.0.0.1:8080/ MODEL=http://127.0.0.1:8000/v1 MODEL_NAME=ui-venus-2
+run: setup
+	$(VENV)/bin/venus run --task "$(TASK)" --start-url "$(START_URL)" --model "$(MODEL)" --model-name "$(MODEL_NAME)" $(RUN_ARGS)
+
+bench: setup
+	$(VENV)/bin/python benchmarks/step_overhead.py

@@ -1,0 +1,250 @@
+"""Per-step harness overhead on a MiniWoB++ page: venuskit vs the raw screenshot floor vs miniwob's gym env.
+
+A step is everything but the model: execute the action, read the reward, take the screenshot, write the
+step record (PNG + JSONL line through venuskit.record.store.EpisodeWriter, fsynced). It is measured against
+
+  floor        a bare CDP `Page.captureScreenshot` (PNG) of the same page at the same viewport, through
+               a CDPSession: no step can cost less than the screenshot it returns;
+  miniwob gym  the miniwob package's own `gymnasium.make("miniwob/<task>-v1")` step (selenium +
+               chromedriver), which also clicks, reads the reward and returns a screenshot.
+
+The three are interleaved in one loop (the order rotates every step) so they share the machine's load.
+The action is a click on one of the task's checkboxes, which toggles it and never ends the episode.
+
+    .venv/bin/python benchmarks/step_overhead.py [--task click-checkboxes-soft] [--steps 40] [--no-gym]
+
+Human-readable lines first; the last line is one JSON object (overhead_vs_floor, speedup_vs_miniwob_gym,
+env_rss_mb, the raw medians). Goals: overhead_vs_floor <= 1.5, speedup_vs_miniwob_gym >= 2.5.
+The miniwob gym needs chromedriver (Debian: apt-get install chromium-driver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from venuskit.actions import coords
+from venuskit.actions.types import Click, Point
+from venuskit.envs.browser import pss_mb, rss_mb
+from venuskit.envs.miniwob import MiniWobEnv
+from venuskit.record.episode import Episode, Step
+from venuskit.record.store import EpisodeWriter
+
+CHECKBOX_TASKS = ("click-checkboxes", "click-checkboxes-soft", "click-checkboxes-large", "click-checkboxes-transfer")
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+GOAL_OVERHEAD = 1.5
+GOAL_SPEEDUP = 2.5
+
+
+@dataclass
+class Series:
+    """Per-step durations in seconds; medians reported in ms."""
+
+    name: str
+    samples: list[float] = field(default_factory=list)
+
+    def timed(self, fn: Callable[[], Any], keep: bool) -> Any:
+        t0 = time.perf_counter()
+        out = fn()
+        if keep:
+            self.samples.append(time.perf_counter() - t0)
+        return out
+
+    def median_ms(self) -> float:
+        return statistics.median(self.samples) * 1000
+
+    def p90_ms(self) -> float:
+        return statistics.quantiles(self.samples, n=10)[-1] * 1000
+
+
+# ---- the venuskit side ---------------------------------------------------------------------------
+
+
+class VenuskitSide:
+    """MiniWobEnv + an EpisodeWriter; `step` is the harness's whole per-step cost."""
+
+    def __init__(self, task: str, seed: int, root: str) -> None:
+        self.env = MiniWobEnv(task)
+        self.obs = self.env.reset({"seed": seed})
+        page = self.env.page
+        self.cdp = page.context.new_cdp_session(page)
+        episode = Episode(episode_id="bench", task={"goal": self.obs.info["goal"]}, surface="browser",
+                          screen=(self.obs.width, self.obs.height))  # fmt: skip
+        self.writer = EpisodeWriter.create(root, episode)
+        self.env_only = Series("venuskit env.step")
+        self.record = Series("record write")
+
+    def checkbox_centres(self) -> list[tuple[int, int]]:
+        """CSS-pixel centres of the task's checkboxes, read from the DOM (the benchmark's oracle)."""
+        boxes = self.env.page.eval_on_selector_all(
+            "#area input[type=checkbox]",
+            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })",
+        )
+        return [(int(x), int(y)) for x, y in boxes]
+
+    def screenshot_floor(self) -> bytes:
+        return self.cdp.send("Page.captureScreenshot", {"format": "png"})["data"]
+
+    def step(self, xy: tuple[int, int], keep: bool) -> None:
+        vw, vh = self.obs.info["viewport"]
+        action = Click(point=Point(*coords.point_from_pixels(xy[0], xy[1], vw, vh)))
+        result = self.env_only.timed(lambda: self.env.step(action), keep)
+        record = Step(index=self.writer.next_index, screenshot=None, action=action, executed=result.executed,
+                      info=result.info, error=None if result.error is None else {"message": str(result.error)})  # fmt: skip
+        self.record.timed(lambda: self.writer.add_step(record, result.observation.png), keep)
+        if result.error is not None or result.terminated:
+            raise RuntimeError(f"A checkbox click should neither fail nor end the episode: {result.error or result.info}.")
+
+    def close(self) -> None:
+        self.writer.close()
+        self.env.close()
+
+    def rss(self) -> tuple[float, float]:
+        pids = [p for p in self.env.memory_pids() if p != os.getpid()]  # driver + Chromium, not Python
+        return rss_mb(pids), pss_mb(pids)
+
+
+# ---- the miniwob gym side ------------------------------------------------------------------------
+
+
+class GymSide:
+    """miniwob's gymnasium env (selenium). Its instance reads MINIWOB_CHROME_BINARY / MINIWOB_CHROMEDRIVER."""
+
+    def __init__(self, task: str, seed: int) -> None:
+        os.environ.setdefault("MINIWOB_CHROME_BINARY", CHROMIUM)
+        os.environ.setdefault("MINIWOB_CHROMEDRIVER", CHROMEDRIVER)
+        import gymnasium
+        import miniwob  # noqa: F401 - registers the miniwob/* envs
+        import numpy as np
+        from miniwob.action import ActionTypes
+
+        self._np, self._click = np, ActionTypes.CLICK_COORDS
+        self.env = gymnasium.make(f"miniwob/{task}-v1")  # headless by default: render_mode=None
+        self.obs, _ = self.env.reset(seed=seed)
+
+    def step(self, xy: tuple[int, int]) -> None:
+        action = self.env.unwrapped.create_action(self._click, coords=self._np.array(xy, dtype=self._np.float32))
+        _, _, terminated, _, info = self.env.step(action)
+        if terminated:
+            raise RuntimeError(f"A checkbox click ended the miniwob gym episode: {info.get('reason')!r}.")
+
+    def close(self) -> None:
+        self.env.close()
+
+    def rss(self) -> tuple[float, float]:
+        from venuskit.envs.browser import process_tree
+
+        pids = process_tree(self.env.unwrapped.instance.driver.service.process.pid)  # chromedriver + Chromium
+        return rss_mb(pids), pss_mb(pids)
+
+
+# ---- the run -------------------------------------------------------------------------------------
+
+
+def run(task: str, steps: int, warmup: int, seed: int, with_gym: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="venuskit-bench-") as root:
+        vk = VenuskitSide(task, seed, root)
+        gym = GymSide(task, seed) if with_gym else None
+        try:
+            return _measure(vk, gym, task, steps, warmup, seed)
+        finally:
+            vk.close()
+            if gym is not None:
+                gym.close()
+
+
+def _measure(vk: VenuskitSide, gym: GymSide | None, task: str, steps: int, warmup: int, seed: int) -> dict[str, Any]:
+    targets = vk.checkbox_centres()
+    if not targets:
+        raise SystemExit(f"{task} shows no checkbox to click; use one of {', '.join(CHECKBOX_TASKS)}.")
+    floor, total, gym_series = Series("floor"), Series("venuskit step"), Series("miniwob gym step")
+    for i in range(warmup + steps):
+        keep, xy = i >= warmup, targets[i % len(targets)]
+        runs: list[Callable[[], Any]] = [
+            lambda: floor.timed(vk.screenshot_floor, keep),
+            lambda: total.timed(lambda: vk.step(xy, keep), keep),
+        ]
+        if gym is not None:
+            runs.append(lambda: gym_series.timed(lambda: gym.step(xy), keep))
+        for k in range(len(runs)):  # rotate the order so no side always runs right after another
+            runs[(i + k) % len(runs)]()
+    return _report(vk, gym, task, steps, seed, floor, total, gym_series)
+
+
+def _report(vk, gym, task, steps, seed, floor: Series, total: Series, gym_series: Series) -> dict[str, Any]:
+    env_rss, env_pss = vk.rss()
+    out: dict[str, Any] = {
+        "task": task,
+        "seed": seed,
+        "steps": steps,
+        "viewport": list(vk.obs.info["viewport"]),
+        "venuskit_step_ms": round(total.median_ms(), 2),
+        "venuskit_step_p90_ms": round(total.p90_ms(), 2),
+        "venuskit_env_step_ms": round(vk.env_only.median_ms(), 2),
+        "record_write_ms": round(vk.record.median_ms(), 2),
+        "floor_screenshot_ms": round(floor.median_ms(), 2),
+        "overhead_vs_floor": round(total.median_ms() / floor.median_ms(), 3),
+        "env_rss_mb": round(env_rss, 1),
+        "env_pss_mb": round(env_pss, 1),
+        "python_rss_mb": round(rss_mb([os.getpid()]), 1),
+        "miniwob_gym_step_ms": None,
+        "speedup_vs_miniwob_gym": None,
+    }
+    if gym is not None:
+        gym_rss, gym_pss = gym.rss()
+        out.update(
+            miniwob_gym_step_ms=round(gym_series.median_ms(), 2),
+            speedup_vs_miniwob_gym=round(gym_series.median_ms() / total.median_ms(), 3),
+            miniwob_gym_rss_mb=round(gym_rss, 1),
+            miniwob_gym_pss_mb=round(gym_pss, 1),
+            same_utterance_for_seed=gym.obs["utterance"] == vk.obs.info["utterance"],
+        )
+    out["goals_met"] = out["overhead_vs_floor"] <= GOAL_OVERHEAD and (
+        out["speedup_vs_miniwob_gym"] is None or out["speedup_vs_miniwob_gym"] >= GOAL_SPEEDUP
+    )
+    return out
+
+
+def print_report(r: dict[str, Any]) -> None:
+    w, h = r["viewport"]
+    print(f"MiniWoB++ {r['task']} (seed {r['seed']}), {w}x{h} viewport, median of {r['steps']} steps")
+    print(f"  floor: CDP Page.captureScreenshot      {r['floor_screenshot_ms']:7.2f} ms")
+    print(f"  venuskit step (env + record)          {r['venuskit_step_ms']:7.2f} ms  (p90 {r['venuskit_step_p90_ms']:.2f})")
+    print(f"    env.step (click, reward, screenshot) {r['venuskit_env_step_ms']:7.2f} ms")
+    print(f"    record write (PNG + JSONL, fsync)     {r['record_write_ms']:7.2f} ms")
+    print(f"  overhead vs floor                     {r['overhead_vs_floor']:7.2f} x   (goal <= {GOAL_OVERHEAD})")
+    if r["miniwob_gym_step_ms"] is not None:
+        print(f"  miniwob gym step (selenium)           {r['miniwob_gym_step_ms']:7.2f} ms")
+        print(f"  speedup vs miniwob gym                {r['speedup_vs_miniwob_gym']:7.2f} x   (goal >= {GOAL_SPEEDUP})")
+        print(f"  same utterance for the seed in both   {r['same_utterance_for_seed']}")
+    print(f"  memory: venuskit env {r['env_rss_mb']:.0f} MB RSS / {r['env_pss_mb']:.0f} MB PSS (driver + Chromium)", end="")
+    if "miniwob_gym_rss_mb" in r:
+        print(f"; miniwob gym {r['miniwob_gym_rss_mb']:.0f} MB RSS / {r['miniwob_gym_pss_mb']:.0f} MB PSS", end="")
+    print(f"; python {r['python_rss_mb']:.0f} MB")
+    print(f"  goals met: {r['goals_met']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", default="click-checkboxes-soft", choices=CHECKBOX_TASKS)
+    parser.add_argument("--steps", type=int, default=40, help="measured steps per side")
+    parser.add_argument("--warmup", type=int, default=5, help="unmeasured steps first")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-gym", action="store_true", help="skip the miniwob gym (no chromedriver here)")
+    args = parser.parse_args()
+    if args.steps < 2:
+        parser.error("--steps must be at least 2 to take a median and a p90.")
+    report = run(args.task, args.steps, args.warmup, args.seed, with_gym=not args.no_gym)
+    print_report(report)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

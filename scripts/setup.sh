@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Idempotent setup for a fresh Debian 12 + Python 3.11 machine: system packages, a venv, venuskit.
+# Usage: scripts/setup.sh [EXTRAS]   (EXTRAS default "browser,dev"; e.g. "browser,dev,train")
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS="${1:-browser,dev}"
+VENV="${VENV:-.venv}"
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null 2>&1 || PY=python3
+
+# Debian's Chromium (Playwright drives it through executable_path; `playwright install` is never used),
+# its driver (only the miniwob selenium anchor in benchmarks needs it), Xvfb/xdotool for desktop runs,
+# and fonts incl. CJK so zh pages render real glyphs.
+APT_PKGS=(chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation)
+missing=()
+for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ "${#missing[@]}" -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+[ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip
+# The project never lets a dependency pull a torch other than the CPU 2.13.0 kept on disk (train extra pins it).
+"$VENV/bin/python" -m pip install -q -e ".[${EXTRAS}]"
+echo "venuskit is set up in $VENV (extras: ${EXTRAS}); activate with: source $VENV/bin/activate"

@@ -1,0 +1,97 @@
+"""The one module that converts coordinates.
+
+Inside venuskit a point is a pair of floats in [0, 1] relative to the screenshot the model saw.
+Everything else (the 0-999 / 0-1000 model grids, smart-resized image pixels, screen pixels) is
+converted here and only here, so a 999-vs-1000 or resize bug can live in one place at most.
+
+Grid rules (reference/ui-venus.md §2.1):
+- mobile / browser / grounding: an integer g in [0, 999] means g / 1000 (values >= 1000 are invalid);
+- computer / CAPTCHA: an integer g in [0, 999] means g / 999 (out-of-range values are clamped).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+GridScale = Literal[999, 1000]
+
+QWEN25_FACTOR = 28  # Qwen2.5-VL: patch 14 x merge 2
+QWEN3_FACTOR = 32  # Qwen3-VL / Qwen3.5: patch 16 x merge 2
+DEFAULT_MIN_PIXELS = 3136
+DEFAULT_MAX_PIXELS = 12845056
+
+
+def clamp01(v: float) -> float:
+    return min(1.0, max(0.0, v))
+
+
+def from_grid(g: float, scale: GridScale) -> float:
+    """A model grid value (0..999) to a normalised coordinate in [0, 1]."""
+    return clamp01(g / scale)
+
+
+def to_grid(v: float, scale: GridScale) -> int:
+    """A normalised coordinate to the integer grid the model speaks (always within 0..999)."""
+    return min(999, max(0, round(v * scale)))
+
+
+def to_pixel(v: float, size: int) -> int:
+    """Normalised coordinate -> pixel index on an axis of `size` pixels (clamped to size-1)."""
+    return min(size - 1, max(0, math.floor(v * size)))
+
+
+def from_pixel(px: float, size: int) -> float:
+    """Pixel index -> normalised coordinate at the pixel's centre, so to_pixel(from_pixel(p)) == p."""
+    return clamp01((px + 0.5) / size)
+
+
+def point_to_pixels(point: tuple[float, float], width: int, height: int) -> tuple[int, int]:
+    """Normalised point -> integer screen (or screenshot) pixels."""
+    return to_pixel(point[0], width), to_pixel(point[1], height)
+
+
+def point_from_pixels(x: float, y: float, width: int, height: int) -> tuple[float, float]:
+    return from_pixel(x, width), from_pixel(y, height)
+
+
+def smart_resize(
+    height: int,
+    width: int,
+    factor: int = QWEN3_FACTOR,
+    min_pixels: int = DEFAULT_MIN_PIXELS,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+) -> tuple[int, int]:
+    """The Qwen-VL resize rule: both sides multiples of `factor`, area within [min_pixels, max_pixels],
+    aspect ratio kept as closely as possible. Returns (height, width) of the image the model sees."""
+    if height <= 0 or width <= 0:
+        raise ValueError(f"smart_resize needs a positive size, got height={height} width={width}.")
+    if max(height, width) / min(height, width) > 200:
+        raise ValueError(f"Aspect ratio of {width}x{height} exceeds 200, which Qwen-VL processors refuse.")
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
+def point_to_resized(
+    point: tuple[float, float], height: int, width: int, factor: int = QWEN3_FACTOR, **kw: int
+) -> tuple[int, int]:
+    """Normalised point -> absolute pixels of the smart-resized image (UI-Venus-1.0 / UI-TARS style output)."""
+    rh, rw = smart_resize(height, width, factor, **kw)
+    return to_pixel(point[0], rw), to_pixel(point[1], rh)
+
+
+def point_from_resized(
+    x: float, y: float, height: int, width: int, factor: int = QWEN3_FACTOR, **kw: int
+) -> tuple[float, float]:
+    """Absolute pixels of the smart-resized image -> normalised point."""
+    rh, rw = smart_resize(height, width, factor, **kw)
+    return from_pixel(x, rw), from_pixel(y, rh)

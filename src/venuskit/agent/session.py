@@ -1,0 +1,116 @@
+"""One function per job, joining an env, a policy, hooks and the episode store.
+
+The CLI calls these; so can a notebook or an eval harness. Each job is described by one dataclass,
+validated in `__post_init__` and saved into the episode manifest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from venuskit.agent.hooks import CallUserHandler, SafetyGate, StepCheck, allow_all, no_step_check, no_user
+from venuskit.agent.policy import Policy, VenusPolicy
+from venuskit.agent.runner import EpisodeRunner, RunConfig
+from venuskit.envs.base import Env
+from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
+from venuskit.record.episode import Episode, Step
+from venuskit.record.store import EpisodeWriter
+
+
+@dataclass
+class AgentJob:
+    """A UI-Venus-2 agent on one task."""
+
+    goal: str = field(metadata={"help": "The task, in natural language (goes under '### User Task')."})
+    surface: str = field(default="browser", metadata={"help": "browser or mobile (mobile-web preset)."})
+    out: Path = field(default=Path("runs"), metadata={"help": "Folder that receives the episode folder."})
+    n_img: int = field(default=2, metadata={"help": "Past screenshots replayed to the model (N_IMG)."})
+    run: RunConfig = field(default_factory=RunConfig)
+    model: ModelConfig | None = field(default=None, metadata={"help": "OpenAI-compatible model endpoint."})
+
+    def __post_init__(self) -> None:
+        if not self.goal.strip():
+            raise ValueError("The task goal is empty; pass --task 'what the agent should do'.")
+        if self.surface not in ("browser", "mobile"):
+            raise ValueError(f"surface must be 'browser' or 'mobile' for a web run, got {self.surface!r}.")
+        if self.n_img < 0:
+            raise ValueError(f"n_img cannot be negative, got {self.n_img}.")
+
+
+def new_episode_id(prefix: str = "ep") -> str:
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"{prefix}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Dataclass configs -> plain JSON for the manifest (paths as strings, secrets dropped)."""
+    if dataclasses.is_dataclass(obj):
+        return {k: to_jsonable(v) for k, v in dataclasses.asdict(obj).items() if k != "api_key"}
+    if isinstance(obj, dict):
+        return {k: to_jsonable(v) for k, v in obj.items() if k != "api_key"}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    return str(obj) if isinstance(obj, Path) else obj
+
+
+def make_policy(job: AgentJob, prompt_kwargs: dict[str, Any] | None = None) -> Policy:
+    if job.model is None:
+        raise ValueError("No model configured; pass --model http://HOST:PORT/v1 and --model-name NAME.")
+    if prompt_kwargs is None and job.surface == "browser":
+        prompt_kwargs = {"current_date": dt.date.today().isoformat()}  # the browser prompt says "Today is ..."
+    return VenusPolicy(OpenAIBackend(job.model), job.surface, job.goal, n_img=job.n_img, prompt_kwargs=prompt_kwargs)
+
+
+def run_episode(
+    env: Env,
+    policy: Policy,
+    job: AgentJob,
+    task: dict[str, Any],
+    *,
+    step_check: StepCheck = no_step_check,
+    safety_gate: SafetyGate = allow_all,
+    call_user: CallUserHandler = no_user,
+    on_step: Callable[[Step], None] | None = None,
+    resume_dir: Path | None = None,
+) -> tuple[Episode, Path]:
+    """Run (or resume) one episode and return it with its folder. The env is not closed here."""
+    if resume_dir is not None:
+        writer = EpisodeWriter.open(resume_dir)
+        task = {**writer.episode.task, **_resume_start(writer)}
+        policy.set_goal(writer.episode.goal)
+    else:
+        policy.set_goal(job.goal)
+        writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task))
+    runner = EpisodeRunner(env, policy, writer, job.run, step_check=step_check, safety_gate=safety_gate,
+                           call_user=call_user, on_step=on_step)  # fmt: skip
+    try:
+        if resume_dir is not None:
+            runner.resume_history()
+        episode = runner.run(task)
+    finally:
+        writer.close()
+    return episode, writer.dir
+
+
+def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any]) -> Episode:
+    return Episode(
+        episode_id=new_episode_id(),
+        task={"goal": job.goal, **task},
+        surface=job.surface,
+        screen=(0, 0),
+        model=policy.describe(),
+        config=to_jsonable({"n_img": job.n_img, "run": job.run, "system_prompt": getattr(policy, "system", None)}),
+        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+    )
+
+
+def _resume_start(writer: EpisodeWriter) -> dict[str, Any]:
+    """Resuming a web episode reopens the last URL it saw; page state beyond the URL is not restored."""
+    steps = writer.load_steps()
+    last_url = next((s.url for s in reversed(steps) if s.url), None)
+    return {"start_url": last_url} if last_url else {}

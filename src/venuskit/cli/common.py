@@ -1,0 +1,109 @@
+"""Shared flags and the progress display for CLI verbs that run episodes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, NoReturn, Optional
+
+import typer
+from rich.console import Console
+
+console = Console(stderr=True, soft_wrap=True)  # error lines stay whole for grep and logs
+
+
+class ModelOpts:
+    model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang).")
+    model_name = typer.Option(..., "--model-name", help="Served model name, e.g. the --served-model-name given to vLLM.")
+    api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
+    temperature = typer.Option(0.0, help="Sampling temperature.")
+    max_tokens = typer.Option(4096, help="Max tokens per reply.")
+    timeout = typer.Option(120.0, help="Seconds per model call before it counts as timed out.")
+    thinking = typer.Option(None, "--thinking/--no-thinking", help="Send chat_template_kwargs.enable_thinking.")
+
+
+class RunOpts:
+    out = typer.Option(Path("runs"), help="Folder that receives episode folders.")
+    max_steps = typer.Option(30, help="Step limit per episode.")
+    n_img = typer.Option(2, help="Past screenshots replayed to the model (N_IMG).")
+    interactive = typer.Option(
+        True, "--interactive/--non-interactive", help="Answer CallUser on stdin (else the episode ends needs_user)."
+    )
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    console.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(code)
+
+
+def model_config(url: str, name: str, api_key: str, temperature: float, max_tokens: int, timeout: float,
+                 thinking: Optional[bool]) -> Any:  # fmt: skip
+    from venuskit.models.openai_backend import ModelConfig
+
+    key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
+    kwargs = {"enable_thinking": thinking} if thinking is not None else None
+    return ModelConfig(base_url=url, model=name, api_key=key, temperature=temperature, max_tokens=max_tokens,
+                       timeout_s=timeout, chat_template_kwargs=kwargs)  # fmt: skip
+
+
+def run_config(max_steps: int) -> Any:
+    from venuskit.agent.runner import RunConfig
+
+    return RunConfig(max_steps=max_steps)
+
+
+def browser_config(surface: str, allow_host: list[str], headed: bool) -> Any:
+    from venuskit.envs.browser import BrowserConfig
+
+    chromium = os.environ.get("VENUS_CHROMIUM") or None  # None: the env picks Debian's headless shell or chromium
+    preset = "mobile" if surface == "mobile" else "desktop"
+    cfg = BrowserConfig(preset=preset, executable_path=chromium, headless=not headed)
+    if allow_host:
+        cfg.allow_hosts = tuple(cfg.allow_hosts) + tuple(allow_host)
+    return cfg
+
+
+def run_with_progress(make_env: Callable[[], Any], job: Any, task: dict, interactive: bool,
+                      resume: Optional[Path], json_out: bool, make_policy: Callable | None = None) -> None:  # fmt: skip
+    """Run one episode with a live status line; SIGINT leaves a resumable folder and says how to resume."""
+    from venuskit.agent.hooks import no_user, stdin_user
+    from venuskit.agent.session import make_policy as default_policy, run_episode
+    from venuskit.envs.base import EnvError
+
+    call_user = stdin_user if interactive and sys.stdin.isatty() else no_user
+    try:
+        policy = (make_policy or default_policy)(job)
+        env = make_env()
+    except (ValueError, EnvError) as exc:
+        fail(str(exc))
+    try:
+        with console.status("starting…") as status:
+            on_step = lambda s: status.update(_step_line(s, job.run.max_steps))  # noqa: E731
+            episode, folder = run_episode(env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/yellow]: the episode is saved; resume with --resume EPISODE_DIR")
+        raise typer.Exit(130)
+    finally:
+        env.close()
+    _report(episode, folder, json_out)
+
+
+def _step_line(step: Any, max_steps: int) -> str:
+    what = step.action.name if step.action else (step.error or {}).get("type", "?")
+    return f"step {step.index + 1}/{max_steps}: {what}"
+
+
+def _report(episode: Any, folder: Path, json_out: bool) -> None:
+    o = episode.outcome
+    summary = {"episode_dir": str(folder), "reason": o.reason, "terminated": o.terminated, "truncated": o.truncated,
+               "needs_user": o.needs_user, "answer": o.answer, "reward": o.reward, "error": o.error}  # fmt: skip
+    if json_out:
+        typer.echo(json.dumps(summary))
+    else:
+        colour = "green" if o.terminated and not o.needs_user else "yellow"
+        console.print(f"[{colour}]{o.reason}[/{colour}] → {folder}" + (f"  answer: {o.answer}" if o.answer else ""))
+        if o.error:
+            console.print(f"[red]{o.error.get('type')}[/red]: {o.error.get('message')}")
+    raise typer.Exit(0 if o.reason in ("finished", "answer", "call_user", "env_done") else (2 if o.truncated else 1))

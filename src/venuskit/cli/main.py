@@ -1,0 +1,100 @@
+"""The `venus` command. Thin: each verb parses flags, builds one config and calls one function."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from venuskit.cli import miniwob_cmd
+from venuskit.cli.common import ModelOpts, RunOpts, fail, run_with_progress
+
+app = typer.Typer(
+    help="venuskit: run, record, verify and train UI-Venus-2 style GUI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(miniwob_cmd.app, name="miniwob", help="MiniWoB++ tasks on the venuskit browser env.")
+
+
+@app.command()
+def run(
+    task: str = typer.Option(..., "--task", help="What the agent should do."),
+    start_url: str = typer.Option(..., "--start-url", help="Page to open first (http, https or file)."),
+    model: str = ModelOpts.model,
+    model_name: str = ModelOpts.model_name,
+    api_key: str = ModelOpts.api_key,
+    temperature: float = ModelOpts.temperature,
+    max_tokens: int = ModelOpts.max_tokens,
+    timeout: float = ModelOpts.timeout,
+    thinking: Optional[bool] = ModelOpts.thinking,
+    surface: str = typer.Option("browser", help="browser (desktop viewport) or mobile (touch, mobile viewport)."),
+    out: Path = RunOpts.out,
+    max_steps: int = RunOpts.max_steps,
+    n_img: int = RunOpts.n_img,
+    interactive: bool = RunOpts.interactive,
+    allow_host: list[str] = typer.Option([], "--allow-host", help="Extra host the page may reach (repeatable)."),
+    headed: bool = typer.Option(False, help="Show the browser window (needs a display)."),
+    resume: Optional[Path] = typer.Option(None, help="Resume an interrupted episode folder."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Run the UI-Venus-2 agent on a web page in real Chromium and record the episode."""
+    from venuskit.agent.session import AgentJob
+    from venuskit.cli.common import browser_config, model_config, run_config
+
+    try:
+        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
+        job = AgentJob(goal=task, surface=surface, out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
+        bcfg = browser_config(surface, allow_host, headed)
+    except ValueError as exc:
+        fail(str(exc))
+    from venuskit.envs.browser import BrowserEnv
+
+    run_with_progress(lambda: BrowserEnv(bcfg), job, {"start_url": start_url}, interactive, resume, json_out)
+
+
+@app.command()
+def view(
+    episode_dir: Path = typer.Argument(..., help="An episode folder written by `venus run`."),
+    out: Optional[Path] = typer.Option(None, help="Where to write the HTML (default: EPISODE_DIR/episode.html)."),
+) -> None:
+    """Write one self-contained HTML page showing every step of an episode."""
+    from venuskit.record.viewer import render_html
+
+    if not (episode_dir / "manifest.json").exists():
+        fail(f"{episode_dir} is not an episode folder (no manifest.json).")
+    path = render_html(episode_dir, out)
+    typer.echo(str(path))
+
+
+@app.command()
+def export(
+    fmt: str = typer.Argument(..., help="chat (SFT JSONL in the UI-Venus-2 history protocol) or parquet (RL rows)."),
+    runs: Path = typer.Argument(..., help="A folder of episode folders (e.g. runs/)."),
+    out: Path = typer.Option(..., "--out", help="Output file (.jsonl or .parquet)."),
+    n_img: int = RunOpts.n_img,
+) -> None:
+    """Export recorded episodes as training data."""
+    from venuskit.record.export import export_chat_jsonl, export_parquet
+    from venuskit.record.store import iter_episode_dirs
+
+    dirs = list(iter_episode_dirs(runs))
+    if not dirs:
+        fail(f"No episode folders under {runs}.")
+    if fmt == "chat":
+        n = export_chat_jsonl(dirs, out, n_img=n_img)
+    elif fmt == "parquet":
+        n = export_parquet(dirs, out)
+    else:
+        fail(f"Unknown export format {fmt!r}; use chat or parquet.")
+    typer.echo(json.dumps({"rows": n, "out": str(out), "episodes": len(dirs)}))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""`venus miniwob list|run`: MiniWoB++ tasks from the `miniwob` package on the venuskit browser env."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from venuskit.cli.common import ModelOpts, RunOpts, browser_config, fail, model_config, run_config, run_with_progress
+
+app = typer.Typer(no_args_is_help=True)
+
+
+@app.command("list")
+def list_cmd(
+    deterministic: bool = typer.Option(False, "--deterministic", help="Only the deterministic tasks."),
+    json_out: bool = typer.Option(False, "--json", help="Print a JSON list."),
+) -> None:
+    """List MiniWoB++ task names."""
+    from venuskit.envs.miniwob import list_tasks
+
+    names = list_tasks(deterministic_only=deterministic)
+    typer.echo(json.dumps(names) if json_out else "\n".join(names))
+
+
+@app.command("run")
+def run_cmd(
+    task: str = typer.Argument(..., help="MiniWoB++ task name, e.g. click-button."),
+    seed: int = typer.Option(0, help="Episode seed (the same seed gives the same instance)."),
+    model: str = ModelOpts.model,
+    model_name: str = ModelOpts.model_name,
+    api_key: str = ModelOpts.api_key,
+    temperature: float = ModelOpts.temperature,
+    max_tokens: int = ModelOpts.max_tokens,
+    timeout: float = ModelOpts.timeout,
+    thinking: Optional[bool] = ModelOpts.thinking,
+    out: Path = RunOpts.out,
+    max_steps: int = typer.Option(10, help="Step limit per episode."),
+    n_img: int = RunOpts.n_img,
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Run the UI-Venus-2 agent on one MiniWoB++ episode; the raw reward is recorded in the outcome."""
+    from venuskit.agent.session import AgentJob
+    from venuskit.envs.miniwob import MiniWobEnv, list_tasks
+
+    if task not in list_tasks():
+        fail(f"Unknown MiniWoB++ task {task!r}; see `venus miniwob list`.")
+    def make_env() -> MiniWobEnv:
+        return MiniWobEnv(task, config=browser_config("browser", [], False))
+
+    try:
+        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
+        # The goal is MiniWoB++'s utterance, known only after reset: the policy reads it from the env.
+        job = AgentJob(goal=f"MiniWoB++ {task}", surface="browser", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
+    except ValueError as exc:
+        fail(str(exc))
+    run_with_progress(make_env, job, {"miniwob": task, "seed": seed}, False, None, json_out)

@@ -1,0 +1,948 @@
+"""The real browser environment: Chromium driven through Playwright's sync API.
+
+One `BrowserEnv` is one Chromium process (launched lazily, relaunched after a crash or hang) and one
+fresh browser context per episode. Two presets:
+
+- `desktop` (surface "browser"): a 1024x768 CSS viewport, the size UI-Venus-2's browser harness
+  uses (models/browser/venus_browser.py), mouse and keyboard input.
+- `mobile` (surface "mobile"): a 412x915 CSS viewport at device scale factor 2 (screenshots are
+  824x1830), touch events, a mobile user agent. Taps, swipes and long presses are touch input.
+
+Frames. `Observation.width/height` are screenshot pixels (CSS size x device scale factor). Actions
+arrive as normalised points, which `actions.coords` maps onto the CSS viewport; every coordinate in
+`StepResult.executed` is a CSS pixel of the viewport (mouse and touch input are in CSS pixels).
+
+Errors. `step()` never raises for a recoverable failure: it returns a `StepResult` whose `error` is an
+`EnvError` (ActionRefused, ActionTimeout, BrowserCrashed, or a plain EnvError for e.g. a failed
+navigation) and whose observation is valid. After ActionTimeout or BrowserCrashed the env has killed
+the browser, launched a new one and navigated back to the last URL (`info["relaunched"]`).
+`reset()` raises EnvError subclasses; `observe()` raises ActionTimeout/BrowserCrashed after it has
+recovered, so the next call works. Only a browser that cannot be relaunched at all raises from step().
+
+Per-action semantics follow the upstream executors (reference/ui-venus.md §2.2, §2.4); where this
+env must choose, the choice is written at the handler.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, Self
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Playwright, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from venuskit.actions import coords
+from venuskit.actions.surfaces import get_surface
+from venuskit.actions.types import Action, Point
+from venuskit.envs.base import ActionRefused, ActionTimeout, BrowserCrashed, EnvError, Observation, StepResult
+from venuskit.envs.netguard import LOOPBACK_HOSTS, NetGuard, NetPolicy, proxy_args, url_allowed
+
+DEBIAN_CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"  # Debian package chromium-headless-shell
+# Flags every launch gets: no sandbox (containers), no GPU, nothing phoning home, no smooth scrolling
+# (a wheel step must be finished by the time we take the screenshot).
+BASE_ARGS: tuple[str, ...] = (
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-smooth-scrolling",
+)  # fmt: skip
+# Fewer processes: ~60-130 MB less RSS per browser (measured on Chromium 156; see rss_mb()).
+LOW_MEMORY_ARGS: tuple[str, ...] = ("--no-zygote", "--in-process-gpu", "--renderer-process-limit=1")
+MOBILE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Mobile Safari/537.36"
+LAUNCH_SCHEMES = ("http", "https", "file")
+MAX_HOTKEY_KEYS = 3  # the browser harness's limit (reference/ui-venus.md §2.4)
+TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
+
+
+def _help(text: str, **kw: Any) -> Any:
+    return field(metadata={"help": text}, **kw)
+
+
+@dataclass
+class BrowserConfig:
+    """How to launch and drive the browser. Environment variables are read by the CLI, never here."""
+
+    executable_path: str | None = _help(
+        "Chromium binary. None: Debian's chromium-headless-shell when headless and installed (what Playwright "
+        "itself runs headless; ~130 MB less memory), else /usr/bin/chromium.",
+        default=None,
+    )
+    headless: bool = _help("Run without a window (needs no X display).", default=True)
+    preset: Literal["desktop", "mobile"] = _help(
+        "desktop: mouse + keyboard, surface 'browser'. mobile: touch, 412x915 CSS px at 2x, surface 'mobile'.",
+        default="desktop",
+    )
+    viewport: tuple[int, int] | None = _help(
+        "CSS viewport (width, height). None: 1024x768 desktop (as upstream's browser harness), 412x915 mobile.",
+        default=None,
+    )
+    device_scale_factor: float | None = _help(
+        "Screenshot pixels per CSS pixel. None: 1 desktop, 2 mobile.", default=None
+    )
+    user_agent: str | None = _help(
+        "User agent. None: Chromium's own on desktop, a Pixel-like one on mobile.", default=None
+    )
+    action_timeout_s: float = _help(
+        "Seconds one action (plus its own waiting) and one screenshot may take before the step is declared "
+        "hung, the browser is killed and relaunched.",
+        default=10.0,
+    )
+    navigation_timeout_s: float = _help("Seconds a navigation (reset, Launch, PressBack) may take.", default=30.0)
+    settle_s: float = _help(
+        "Pause after each action before waiting for 'load' and taking the screenshot.", default=0.15
+    )
+    wait_default_s: float | None = _help(
+        "Wait() without seconds. None: 3 s desktop, 1 s mobile (upstream).", default=None
+    )
+    long_press_default_s: float | None = _help(
+        "LongPress() without duration. None: 1 s mobile, 20 s desktop (upstream browser prompt).", default=None
+    )
+    max_wait_s: float = _help("Cap on any Wait or LongPress hold, in seconds.", default=30.0)
+    drag_duration_s: float | None = _help(
+        "Seconds a Drag takes from press to release. None: 0.5 desktop, 1.0 mobile (upstream).", default=None
+    )
+    swipe_duration_s: float = _help("Seconds a mobile Swipe takes.", default=0.3)
+    allow_hosts: tuple[str, ...] = _help(
+        "Hosts pages may reach (exact names or '*.suffix'); everything else is aborted by the network guard.",
+        default=LOOPBACK_HOSTS,
+    )
+    allow_file: bool = _help("Allow file: URLs (local fixture pages, MiniWoB++ HTML).", default=True)
+    extra_actions: tuple[str, ...] = _help(
+        "Action names accepted beyond the surface vocabulary (e.g. 'RightClick' for a harness-driven page).",
+        default=(),
+    )
+    low_memory: bool = _help(
+        "Launch with fewer Chromium processes (no zygote, GPU in-process, one renderer).", default=True
+    )
+    extra_args: tuple[str, ...] = _help("More Chromium switches, appended last.", default=())
+
+    def __post_init__(self) -> None:
+        if self.preset not in ("desktop", "mobile"):
+            raise ValueError(f"BrowserConfig.preset must be 'desktop' or 'mobile', got {self.preset!r}.")
+        if self.viewport is not None:
+            vp = tuple(self.viewport)
+            if len(vp) != 2 or not all(isinstance(v, int) and 16 <= v <= 8192 for v in vp):
+                raise ValueError(f"BrowserConfig.viewport must be (width, height) in CSS px, 16..8192; got {vp!r}.")
+            self.viewport = (vp[0], vp[1])
+        for name in ("action_timeout_s", "navigation_timeout_s", "max_wait_s", "swipe_duration_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"BrowserConfig.{name} must be positive, got {getattr(self, name)!r}.")
+        for name in ("wait_default_s", "long_press_default_s", "drag_duration_s", "device_scale_factor"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise ValueError(f"BrowserConfig.{name} must be positive or None, got {v!r}.")
+        if self.settle_s < 0:
+            raise ValueError(f"BrowserConfig.settle_s must be >= 0, got {self.settle_s!r}.")
+        self.allow_hosts = NetPolicy(tuple(self.allow_hosts)).allow_hosts
+        self.extra_actions = tuple(self.extra_actions)
+        self.extra_args = tuple(self.extra_args)
+
+    @property
+    def mobile(self) -> bool:
+        return self.preset == "mobile"
+
+    def css_viewport(self) -> tuple[int, int]:
+        return self.viewport or ((412, 915) if self.mobile else (1024, 768))
+
+    def scale(self) -> float:
+        return self.device_scale_factor or (2.0 if self.mobile else 1.0)
+
+    def resolve_executable(self) -> str:
+        if self.executable_path:
+            return self.executable_path
+        if self.headless and os.access(HEADLESS_SHELL, os.X_OK):
+            return HEADLESS_SHELL
+        return DEBIAN_CHROMIUM
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        """Field name -> help text (the CLI builds its options from this)."""
+        return {f.name: f.metadata.get("help", "") for f in fields(cls)}
+
+
+# ---- processes and memory (from /proc; psutil is not a dependency) ---------------------------------
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode(errors="replace")
+    except OSError:  # the process exited between listing and reading
+        return None
+
+
+def _proc_table() -> dict[int, tuple[int, list[str]]]:
+    """pid -> (parent pid, argv) for every process we can see."""
+    table: dict[int, tuple[int, list[str]]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        stat, cmdline = _read(f"/proc/{name}/stat"), _read(f"/proc/{name}/cmdline")
+        if stat is None or cmdline is None:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2 :].split()[1])  # the comm field may contain spaces
+        table[int(name)] = (ppid, [a for a in cmdline.split("\0") if a])
+    return table
+
+
+def process_tree(root: int, table: dict[int, tuple[int, list[str]]] | None = None) -> list[int]:
+    """`root` and all its descendants."""
+    table = table if table is not None else _proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def _kb(path: str, key: str) -> int:
+    text = _read(path) or ""
+    for line in text.splitlines():
+        if line.startswith(key):
+            return int(line.split()[1])
+    return 0
+
+
+def rss_mb(pids: Iterable[int] | None = None) -> float:
+    """Summed resident set size, in MB, of `pids` (default: this Python process and all its descendants,
+    i.e. the Playwright driver and every Chromium process). Shared pages count once per process, so
+    this overstates what a forked Chromium really costs; see `pss_mb`."""
+    pids = process_tree(os.getpid()) if pids is None else pids
+    return sum(_kb(f"/proc/{p}/status", "VmRSS:") for p in pids) / 1024
+
+
+def pss_mb(pids: Iterable[int] | None = None) -> float:
+    """Summed proportional set size, in MB: shared pages divided among their sharers, so the sum is
+    what the processes cost the machine together."""
+    pids = process_tree(os.getpid()) if pids is None else pids
+    return sum(_kb(f"/proc/{p}/smaps_rollup", "Pss:") for p in pids) / 1024
+
+
+def _alive(pid: int | None) -> bool:
+    stat = _read(f"/proc/{pid}/stat") if pid else None
+    return stat is not None and stat[stat.rindex(")") + 2] not in "ZX"
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise EnvError("The browser returned a screenshot that is not a PNG.")
+    return struct.unpack(">II", png[16:24])
+
+
+# ---- one Playwright driver per thread --------------------------------------------------------------
+
+
+class _Driver:
+    """Playwright's sync API allows one driver per thread; envs in the same thread share it."""
+
+    _local = threading.local()
+
+    @classmethod
+    def acquire(cls) -> Playwright:
+        state = getattr(cls._local, "state", None)
+        if state is None:
+            try:
+                state = cls._local.state = [sync_playwright().start(), 0]
+            except PlaywrightError as e:
+                raise EnvError(f"Could not start the Playwright driver: {_first_line(e)}") from e
+        state[1] += 1
+        return state[0]
+
+    @classmethod
+    def release(cls) -> None:
+        state = getattr(cls._local, "state", None)
+        if state is None:
+            return
+        state[1] -= 1
+        if state[1] <= 0:
+            cls._local.state = None
+            state[0].stop()
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+# ---- keys ------------------------------------------------------------------------------------------
+
+_KEY_ALIASES = {
+    "ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta", "win": "Meta",
+    "super": "Meta", "alt": "Alt", "option": "Alt", "shift": "Shift", "enter": "Enter", "return": "Enter",
+    "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space", "backspace": "Backspace",
+    "delete": "Delete", "del": "Delete", "insert": "Insert", "home": "Home", "end": "End", "pageup": "PageUp",
+    "pgup": "PageUp", "pagedown": "PageDown", "pgdn": "PageDown", "up": "ArrowUp", "down": "ArrowDown",
+    "left": "ArrowLeft", "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown",
+    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "capslock": "CapsLock",
+}  # fmt: skip
+
+
+def playwright_key(name: str) -> str:
+    """A model's key name ('ctrl', 'Enter', 'f5', 'C') -> Playwright's ('Control', 'Enter', 'F5', 'c')."""
+    low = name.strip().lower()
+    if low in _KEY_ALIASES:
+        return _KEY_ALIASES[low]
+    if len(low) in (2, 3) and low[0] == "f" and low[1:].isdigit():
+        return low.upper()
+    if len(name) == 1:
+        return low  # shortcuts speak lowercase letters; Playwright applies Shift itself
+    return name.strip()  # already a Playwright/DOM key name (e.g. 'ArrowUp'); unknown ones fail loudly
+
+
+# ---- the env ---------------------------------------------------------------------------------------
+
+Handler = Callable[["BrowserEnv", Any, dict[str, Any]], None]
+_NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
+
+
+class BrowserEnv:
+    """A Chromium tab the agent drives with venuskit actions. Use as a context manager or call close()."""
+
+    def __init__(self, config: BrowserConfig | None = None) -> None:
+        self.config = config or BrowserConfig()
+        self.surface = "mobile" if self.config.mobile else "browser"
+        self._policy = NetPolicy(self.config.allow_hosts, self.config.allow_file)
+        self._playwright: Playwright | None = None
+        self._browser: Any = None
+        self._context: Any = None
+        self._page: Any = None
+        self._cdp: Any = None
+        self._guard = NetGuard(self._policy)
+        self._tag = ""
+        self._root_pid: int | None = None
+        self._browser_pid: int | None = None
+        self._start_url: str | None = None
+        self._last_url: str | None = None
+        self._last_select: Any = None
+        self._executed: dict[str, Any] | None = None
+        self._dialogs: list[dict[str, str]] = []
+        self._closed = False
+
+    # -- public API --
+
+    @property
+    def page(self) -> Any:
+        """The live Playwright Page, for tests and oracles only; a policy never sees it."""
+        if self._page is None:
+            raise EnvError("The browser env has no page yet; call reset(task) first.")
+        return self._page
+
+    @property
+    def browser_pid(self) -> int | None:
+        """The Chromium browser process (for diagnostics and crash tests)."""
+        return self._browser_pid
+
+    def reset(self, task: dict[str, Any]) -> Observation:
+        """Start an episode: a fresh browser context at task["start_url"]. Raises EnvError subclasses."""
+        url = self._reset_url(task)
+        self._require_open()
+        try:
+            if not self._browser_alive():
+                self._launch()
+            self._open_context()
+            self._start_url = self._last_url = url
+            self._guarded(lambda: self._goto(url), self._nav_budget(), "reset")
+            obs = self._guarded(self._observe, self._obs_budget(), "reset")
+        except (ActionTimeout, BrowserCrashed):
+            self._teardown()  # the next reset launches a fresh browser
+            raise
+        self._add_feedback(obs.info)
+        return obs
+
+    def step(self, action: Action) -> StepResult:
+        """Run one action; see the module docstring for how errors are returned."""
+        self._require_open()
+        self.page  # noqa: B018 - raises the "call reset first" error
+        info: dict[str, Any] = {}
+        self._executed = None
+        error = self._refusal(action) or self._attempt(
+            lambda: self._run(action, info), self._budget(action), action.name
+        )
+        if not _fatal(error):
+            error = self._attempt(self._settle, self._nav_budget(), action.name) or error
+        obs = None
+        if not _fatal(error):
+            try:
+                obs = self._guarded(self._observe, self._obs_budget(), action.name)
+            except EnvError as e:
+                error = e
+        if obs is None:
+            obs = self._recover(info)
+        self._add_feedback(info)
+        return StepResult(observation=obs, executed=self._executed, info=info, error=error)
+
+    def observe(self) -> Observation:
+        """A fresh screenshot observation. After a hang or crash it relaunches, then raises the error."""
+        self._require_open()
+        self.page  # noqa: B018
+        try:
+            return self._guarded(self._observe, self._obs_budget(), "observe")
+        except (ActionTimeout, BrowserCrashed):
+            self._recover({})
+            raise
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._teardown()
+        if self._playwright is not None:
+            self._playwright = None
+            _Driver.release()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def memory_pids(self) -> list[int]:
+        """This Python process, the Playwright driver and this env's Chromium process tree."""
+        table = _proc_table()
+        pids, me, pid = [os.getpid()], os.getpid(), self._root_pid
+        if pid is None:
+            return pids
+        parent = table.get(pid, (0, []))[0]
+        while parent and parent != me and parent in table:  # the driver (and any wrapper) between us
+            pids.append(parent)
+            parent = table[parent][0]
+        return pids + process_tree(pid, table)
+
+    def rss_mb(self) -> float:
+        """Summed RSS of memory_pids(), in MB (overcounts pages shared between Chromium processes)."""
+        return rss_mb(self.memory_pids())
+
+    def pss_mb(self) -> float:
+        """Summed PSS of memory_pids(), in MB: what this env costs the machine."""
+        return pss_mb(self.memory_pids())
+
+    # -- launch, contexts, recovery --
+
+    def _require_open(self) -> None:
+        if self._closed:
+            raise EnvError("This BrowserEnv is closed; create a new one.")
+
+    def _launch(self) -> None:
+        self._teardown()
+        if self._playwright is None:
+            self._playwright = _Driver.acquire()
+        exe = self.config.resolve_executable()
+        if not os.access(exe, os.X_OK):
+            raise EnvError(f"No Chromium at {exe}; install Debian's chromium (apt-get install chromium) or set "
+                           "BrowserConfig.executable_path.")  # fmt: skip
+        self._tag = f"--venuskit-env={uuid.uuid4().hex[:16]}"  # finds our processes in /proc
+        args = [*BASE_ARGS, *(LOW_MEMORY_ARGS if self.config.low_memory else ()), *proxy_args(self._policy)]
+        args += [*self.config.extra_args, self._tag]
+        try:
+            # Playwright gives every launch a fresh temporary user-data dir and deletes it on exit.
+            self._browser = self._playwright.chromium.launch(
+                executable_path=exe, headless=self.config.headless, args=args,
+                timeout=self.config.navigation_timeout_s * 1000,
+            )  # fmt: skip
+        except PlaywrightError as e:
+            raise EnvError(f"Chromium ({exe}) failed to start: {_first_line(e)}") from e
+        self._find_pids()
+
+    def _find_pids(self) -> None:
+        table = _proc_table()
+        ours = [
+            p for p, (_, argv) in table.items() if self._tag in argv and not any(a.startswith("--type=") for a in argv)
+        ]
+        top = [p for p in ours if table[p][0] not in ours]
+        self._root_pid = top[0] if top else None
+        real = [p for p in ours if os.path.basename(table[p][1][0]).startswith("chrom")]
+        self._browser_pid = real[-1] if real else self._root_pid
+
+    def _browser_alive(self) -> bool:
+        return self._browser is not None and self._browser.is_connected() and _alive(self._browser_pid)
+
+    def _kill_browser(self) -> None:
+        """SIGKILL our Chromium tree. Safe from the watchdog thread: it touches only /proc and signals."""
+        root = self._root_pid
+        if root is None:
+            return
+        for pid in process_tree(root):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def _teardown(self) -> None:
+        """Kill and forget the browser. Killing first means close() never waits on a hung process."""
+        self._kill_browser()
+        for obj in (self._context, self._browser):
+            if obj is not None:
+                try:
+                    obj.close()
+                except PlaywrightError:
+                    pass  # already gone, which is the point
+        self._browser = self._context = self._page = self._cdp = self._last_select = None
+        self._root_pid = self._browser_pid = None
+
+    def _context_options(self) -> dict[str, Any]:
+        width, height = self.config.css_viewport()
+        opts: dict[str, Any] = {
+            "viewport": {"width": width, "height": height},
+            "device_scale_factor": self.config.scale(),
+            "accept_downloads": False,
+            "service_workers": "block",  # a service worker's fetches bypass context.route
+        }
+        if self.config.mobile:
+            opts.update(is_mobile=True, has_touch=True)
+        ua = self.config.user_agent
+        if ua is None and self.config.mobile:
+            ua = MOBILE_UA.format(major=self._browser.version.split(".")[0])
+        if ua:
+            opts["user_agent"] = ua
+        return opts
+
+    def _open_context(self) -> None:
+        if self._context is not None:
+            try:
+                self._context.close()
+            except PlaywrightError:
+                pass
+        self._page = self._cdp = self._last_select = None
+        self._guard = NetGuard(self._policy)
+        self._dialogs = []
+        ctx = self._browser.new_context(**self._context_options())
+        ctx.set_default_timeout(self.config.action_timeout_s * 1000)
+        ctx.set_default_navigation_timeout(self.config.navigation_timeout_s * 1000)
+        self._guard.install(ctx)
+        ctx.on("page", self._adopt_page)
+        self._context = ctx
+        self._adopt_page(ctx.new_page())
+
+    def _adopt_page(self, page: Any) -> None:
+        """A new tab (ours, or a popup the page opened) becomes the one the agent sees."""
+        if page is self._page:
+            return
+        self._page, self._cdp, self._last_select = page, None, None
+        page.on("dialog", self._on_dialog)
+        page.on("close", self._on_page_close)
+
+    def _on_page_close(self, page: Any) -> None:
+        if page is self._page and self._context is not None:
+            alive = [p for p in self._context.pages if not p.is_closed()]
+            self._page = alive[-1] if alive else None
+            self._cdp = self._last_select = None
+
+    def _on_dialog(self, dialog: Any) -> None:
+        # Headless screenshots do not show dialogs, so the message goes to info. Confirm/prompt are
+        # dismissed (the safe answer); alerts and beforeunload are accepted so the page can go on.
+        self._dialogs.append({"type": dialog.type, "message": dialog.message})
+        if dialog.type in ("alert", "beforeunload"):
+            dialog.accept()
+        else:
+            dialog.dismiss()
+
+    def _recover(self, info: dict[str, Any]) -> Observation:
+        """Relaunch after a hang or crash and go back to the last URL; raises only if Chromium cannot start."""
+        url = self._last_url
+        try:
+            self._launch()
+            self._open_context()
+            if url:
+                error = self._attempt(lambda: self._goto(url), self._nav_budget(), "relaunch")
+                if error is not None:
+                    info["relaunch_error"] = str(error)
+            obs = self._guarded(self._observe, self._obs_budget(), "relaunch")
+        except EnvError as e:
+            self._teardown()
+            raise BrowserCrashed(f"The browser died and could not be relaunched: {e}") from e
+        info.update(relaunched=True, restored_url=url)
+        return obs
+
+    # -- the watchdog and error classification --
+
+    def _guarded(self, fn: Callable[[], Any], budget_s: float, what: str) -> Any:
+        """Run `fn` with a watchdog: past `budget_s` a timer thread kills Chromium, which makes the blocked
+        Playwright call return (a hung renderer never answers an input event on its own)."""
+        fired = threading.Event()
+        timer = threading.Timer(budget_s, lambda: (fired.set(), self._kill_browser()))
+        timer.daemon = True
+        timer.start()
+        try:
+            result = fn()
+        except PlaywrightError as e:
+            raise self._classify(e, fired, what, budget_s) from e
+        finally:
+            timer.cancel()
+        if fired.is_set():  # it finished just as the timer fired: the browser is dead all the same
+            raise ActionTimeout(f"{what} did not finish within {budget_s:g} s; the browser was restarted.")
+        return result
+
+    def _attempt(self, fn: Callable[[], Any], budget_s: float, what: str) -> EnvError | None:
+        try:
+            self._guarded(fn, budget_s, what)
+        except EnvError as e:
+            return e
+        return None
+
+    def _classify(self, e: PlaywrightError, fired: threading.Event, what: str, budget_s: float) -> EnvError:
+        msg = _first_line(e)
+        if fired.is_set() or isinstance(e, PlaywrightTimeoutError):
+            return ActionTimeout(
+                f"{what} did not finish within {budget_s:g} s (the page hung); the browser was restarted."
+            )
+        if not self._browser_alive() or "Target crashed" in msg or "has been closed" in msg:
+            return BrowserCrashed(f"The browser died during {what} ({msg}); it was relaunched at the last URL.")
+        if "net::ERR_BLOCKED_BY_CLIENT" in msg or "net::ERR_PROXY" in msg or "net::ERR_TUNNEL" in msg:
+            return ActionRefused(
+                f"{what} tried to reach a host outside the allowlist; the network guard blocked it ({msg})."
+            )
+        if "Unknown key" in msg:
+            return ActionRefused(f"{what}: {msg}. Use names like ctrl, shift, alt, enter, esc, tab, a-z, f1-f12.")
+        return EnvError(f"{what} failed in the browser: {msg}")
+
+    def _budget(self, action: Action) -> float:
+        budget = self.config.action_timeout_s + self._hold_s(action)
+        return budget + (self.config.navigation_timeout_s if action.name in _NAVIGATING else 0.0)
+
+    def _nav_budget(self) -> float:
+        return self.config.navigation_timeout_s + self.config.action_timeout_s
+
+    def _obs_budget(self) -> float:
+        return self.config.action_timeout_s
+
+    # -- observation --
+
+    def _observe(self) -> Observation:
+        page = self.page
+        png = page.screenshot(type="png", caret="initial", timeout=self.config.action_timeout_s * 1000)
+        width, height = png_size(png)
+        url = page.url
+        if url.split(":", 1)[0] in LAUNCH_SCHEMES:  # not chrome-error:// or about:blank
+            self._last_url = url
+        vw, vh = self.config.css_viewport()
+        info = {"viewport": [vw, vh], "device_scale_factor": self.config.scale()}
+        return Observation(png=png, width=width, height=height, url=url, title=self._title(), info=info)
+
+    def _title(self) -> str | None:
+        try:
+            return self.page.title()
+        except PlaywrightError as e:
+            if not self._browser_alive() or "has been closed" in str(e):
+                raise
+            return None  # a navigation replaced the document mid-call; the screenshot is still good
+
+    def _settle(self) -> None:
+        page = self.page
+        if self.config.settle_s:
+            page.wait_for_timeout(self.config.settle_s * 1000)
+        try:
+            page.wait_for_load_state("load", timeout=self.config.navigation_timeout_s * 1000)
+        except PlaywrightTimeoutError:
+            pass  # a page still loading a slow subresource: the screenshot shows what there is
+
+    def _add_feedback(self, info: dict[str, Any]) -> None:
+        blocked = self._guard.drain()
+        if blocked:
+            info["blocked"] = blocked
+        if self._dialogs:
+            info["dialogs"], self._dialogs = self._dialogs, []
+
+    # -- URLs --
+
+    def _reset_url(self, task: dict[str, Any]) -> str:
+        url = task.get("start_url") if isinstance(task, dict) else None
+        if not isinstance(url, str) or not url:
+            raise EnvError(f"The task needs a 'start_url' string, got {url!r}.")
+        if url != "about:blank":
+            self._check_url(url, "reset")
+        return url
+
+    def _check_url(self, url: str, what: str) -> None:
+        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+        if scheme not in LAUNCH_SCHEMES:
+            raise ActionRefused(f"{what} opens only http, https and file URLs (with the scheme written out); "
+                                f"{url!r} is refused.")  # fmt: skip
+        if not url_allowed(url, self._policy):
+            self._guard.blocked.append({"url": url, "type": "document", "reason": "host not in the allowlist"})
+            raise ActionRefused(f"{what}: {url!r} is outside the allowed hosts {list(self._policy.allow_hosts)}.")
+
+    def _goto(self, url: str) -> None:
+        self.page.goto(url, wait_until="load")
+
+    # -- actions --
+
+    def _refusal(self, action: Action) -> ActionRefused | None:
+        spec = get_surface(self.surface)
+        if action.name in self.config.extra_actions and action.name in _HANDLERS:
+            return None
+        if action.name not in spec.actions or action.name not in _HANDLERS:
+            accepted = ", ".join(sorted(spec.actions | set(self.config.extra_actions)))
+            return ActionRefused(
+                f"{action.name} is not an action of the {self.surface} surface; it accepts: {accepted}."
+            )
+        return None
+
+    def _run(self, action: Action, info: dict[str, Any]) -> None:
+        _HANDLERS[action.name](self, action, info)
+
+    def _xy(self, point: Point | None, name: str = "point") -> tuple[int, int]:
+        if point is None:
+            raise ActionRefused(f"This action needs {name}=(x, y) on the {self.surface} surface.")
+        width, height = self.config.css_viewport()
+        return coords.point_to_pixels(point.as_tuple(), width, height)
+
+    def _hold_s(self, action: Action) -> float:
+        """Seconds an action waits on purpose (Wait, LongPress, Drag/Swipe), capped by max_wait_s."""
+        c, mobile = self.config, self.config.mobile
+        name = action.name
+        if name == "Wait":
+            s = action.seconds or c.wait_default_s or (1.0 if mobile else 3.0)  # type: ignore[attr-defined]
+        elif name == "LongPress":
+            s = action.duration or c.long_press_default_s or (1.0 if mobile else 20.0)  # type: ignore[attr-defined]
+        elif name == "Drag":
+            s = c.drag_duration_s or (1.0 if mobile else 0.5)
+        elif name == "Swipe":
+            s = c.swipe_duration_s
+        else:
+            return 0.0
+        return min(float(s), c.max_wait_s)
+
+    def _pause(self, seconds: float) -> None:
+        # wait_for_timeout, not time.sleep: the driver keeps dispatching events (route handlers) meanwhile.
+        self.page.wait_for_timeout(seconds * 1000)
+
+    def _touch(self, kind: str, x: float | None = None, y: float | None = None) -> None:
+        """One CDP touch event, so touch pages see real touchstart/touchmove/touchend."""
+        if self._cdp is None:
+            self._cdp = self._context.new_cdp_session(self.page)
+        points = [] if x is None else [{"x": x, "y": y}]
+        self._cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    def _click(self, action: Any, info: dict[str, Any], button: str = "left", count: int = 1) -> None:
+        x, y = self._xy(action.point)
+        page = self.page
+        if self.config.mobile:
+            self._executed = {"op": "tap", "x": x, "y": y, "count": count}
+            for _ in range(count):
+                page.touchscreen.tap(x, y)
+        else:
+            self._executed = {"op": "click", "x": x, "y": y, "button": button, "count": count}
+            page.mouse.click(x, y, button=button, click_count=count)
+        self._note_select(x, y, info)
+
+    def _note_select(self, x: int, y: int, info: dict[str, Any]) -> None:
+        """If the click landed on a native <select>, remember it for SelectOption and list its options
+        (headless screenshots do not show the open dropdown)."""
+        try:
+            handle = self.page.evaluate_handle(_SELECT_AT_JS, [x, y])
+        except PlaywrightError:
+            return  # the click navigated away (or the page died, which observe() will report)
+        element = handle.as_element()
+        if element is None:
+            handle.dispose()
+            return
+        self._last_select = element
+        info["select_options"] = element.evaluate(_OPTIONS_JS)
+
+    def _double_click(self, action: Any, info: dict[str, Any]) -> None:
+        self._click(action, info, count=2)
+
+    def _triple_click(self, action: Any, info: dict[str, Any]) -> None:
+        self._click(action, info, count=3)
+
+    def _right_click(self, action: Any, info: dict[str, Any]) -> None:
+        self._click(action, info, button="right")
+
+    def _middle_click(self, action: Any, info: dict[str, Any]) -> None:
+        self._click(action, info, button="middle")
+
+    def _hover(self, action: Any, info: dict[str, Any]) -> None:
+        x, y = self._xy(action.point)
+        self._executed = {"op": "move", "x": x, "y": y}
+        self.page.mouse.move(x, y)
+
+    def _drag(self, action: Any, info: dict[str, Any]) -> None:
+        (x1, y1), (x2, y2) = self._xy(action.start, "start"), self._xy(action.end, "end")
+        duration = self._hold_s(action)
+        if self.config.mobile:
+            self._touch_drag(x1, y1, x2, y2, duration)
+            return
+        self._executed = {"op": "drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration}
+        mouse = self.page.mouse
+        mouse.move(x1, y1)
+        mouse.down()
+        steps = _steps(duration)
+        for i in range(1, steps + 1):
+            self._pause(duration / steps)
+            mouse.move(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
+        mouse.up()
+
+    def _swipe(self, action: Any, info: dict[str, Any]) -> None:
+        (x1, y1), (x2, y2) = self._xy(action.start, "start"), self._xy(action.end, "end")
+        self._touch_drag(x1, y1, x2, y2, self._hold_s(action))
+
+    def _touch_drag(self, x1: int, y1: int, x2: int, y2: int, duration: float) -> None:
+        # The finger rests at the end point before lifting, so the page does not fling on: a swipe
+        # scrolls by exactly its length and the screenshot after it is reproducible.
+        self._executed = {"op": "touch_drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration}
+        self._touch("touchStart", x1, y1)
+        steps = _steps(duration)
+        for i in range(1, steps + 1):
+            self._pause(duration / steps)
+            self._touch("touchMove", x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
+        self._pause(TOUCH_REST_S)
+        self._touch("touchEnd")
+
+    def _long_press(self, action: Any, info: dict[str, Any]) -> None:
+        x, y = self._xy(action.point)
+        duration = self._hold_s(action)
+        kind = "touch" if self.config.mobile else "mouse"
+        self._executed = {"op": "long_press", "x": x, "y": y, "duration_s": duration, "input": kind}
+        if self.config.mobile:
+            self._touch("touchStart", x, y)
+            self._pause(duration)
+            self._touch("touchEnd")
+            return
+        self.page.mouse.move(x, y)
+        self.page.mouse.down()
+        self._pause(duration)
+        self.page.mouse.up()
+
+    def _scroll(self, action: Any, info: dict[str, Any]) -> None:
+        # Upstream scrolls 2/3 of the viewport per step; an explicit `amount` is CSS pixels here.
+        x, y = self._xy(action.point)
+        width, height = self.config.css_viewport()
+        vertical = action.direction in ("up", "down")
+        dist = action.amount or round((height if vertical else width) * 2 / 3)
+        sign = -1 if action.direction in ("up", "left") else 1
+        dx, dy = (0, sign * dist) if vertical else (sign * dist, 0)
+        self._executed = {"op": "wheel", "x": x, "y": y, "dx": dx, "dy": dy}
+        self.page.mouse.move(x, y)
+        self.page.mouse.wheel(dx, dy)
+
+    def _type(self, action: Any, info: dict[str, Any]) -> None:
+        parts = action.content.split("\n")
+        self._executed = {"op": "type", "text": action.content, "enters": len(parts) - 1}
+        keyboard = self.page.keyboard
+        for i, part in enumerate(parts):
+            if part:
+                keyboard.insert_text(part)
+            if i < len(parts) - 1:
+                keyboard.press("Enter")
+
+    def _hotkey(self, action: Any, info: dict[str, Any]) -> None:
+        if len(action.keys) > MAX_HOTKEY_KEYS:
+            raise ActionRefused(
+                f"Hotkey takes at most {MAX_HOTKEY_KEYS} keys on the browser surface, got {len(action.keys)}."
+            )
+        combo = "+".join(playwright_key(k) for k in action.keys)
+        self._press(combo, action.repeat)
+
+    def _press(self, combo: str, repeat: int = 1) -> None:
+        self._executed = {"op": "key", "combo": combo, "repeat": repeat}
+        for _ in range(repeat):
+            self.page.keyboard.press(combo)
+
+    def _select_option(self, action: Any, info: dict[str, Any]) -> None:
+        element = self._select_target()
+        if element is None:
+            raise ActionRefused(
+                "SelectOption needs a native <select> that was just clicked; click the dropdown first."
+            )
+        options = element.evaluate(_OPTIONS_JS)
+        info["options"] = options
+        if action.index >= len(options):
+            raise ActionRefused(f"SelectOption index {action.index} is out of range; the <select> has {len(options)} "
+                                f"options (0..{len(options) - 1}), listed in info['options'].")  # fmt: skip
+        self._executed = {"op": "select", "index": action.index}
+        element.select_option(index=action.index)
+        info["selected"] = options[action.index]
+
+    def _select_target(self) -> Any:
+        handle = self.page.evaluate_handle(
+            "() => document.activeElement?.tagName === 'SELECT' ? document.activeElement : null"
+        )
+        element = handle.as_element()
+        if element is not None:
+            return element
+        handle.dispose()
+        if self._last_select is not None and self._last_select.evaluate("s => s.isConnected"):
+            return self._last_select
+        return None
+
+    def _launch_url(self, action: Any, info: dict[str, Any]) -> None:
+        # Upstream opens a new tab; we navigate the current one so PressBack returns and one page is observed.
+        self._check_url(action.url, "Launch")
+        self._executed = {"op": "goto", "url": action.url}
+        self._goto(action.url)
+
+    def _press_back(self, action: Any, info: dict[str, Any]) -> None:
+        self._executed = {"op": "back"}
+        info["moved"] = self.page.go_back(wait_until="load") is not None
+
+    def _press_home(self, action: Any, info: dict[str, Any]) -> None:
+        # Browser: the Home key, as upstream (scrolls to the top; inside a text field it moves the caret).
+        # Mobile: a browser has no home screen, so Home returns to the episode's start page.
+        if not self.config.mobile:
+            self._press("Home")
+            return
+        self._executed = {"op": "goto", "url": self._start_url}
+        if self._start_url:
+            self._goto(self._start_url)
+
+    def _press_enter(self, action: Any, info: dict[str, Any]) -> None:
+        self._press("Enter")
+
+    def _wait(self, action: Any, info: dict[str, Any]) -> None:
+        seconds = self._hold_s(action)
+        self._executed = {"op": "wait", "seconds": seconds}
+        self._pause(seconds)
+
+    def _get_url(self, action: Any, info: dict[str, Any]) -> None:
+        info["url"] = self.page.url
+
+    def _take_note(self, action: Any, info: dict[str, Any]) -> None:
+        info["note"] = action.content
+
+    def _get_screenshot(self, action: Any, info: dict[str, Any]) -> None:
+        info["screenshot"] = "The step's observation is the screenshot; nothing else is saved."
+
+    def _no_op(self, action: Any, info: dict[str, Any]) -> None:
+        """Finished / Answer / CallUser: the runner ends the episode; the page is left as it is."""
+
+    def _no_apps(self, action: Any, info: dict[str, Any]) -> None:
+        raise ActionRefused(f"{action.name} needs an Android device; the mobile browser preset has no apps "
+                            "or recent-apps screen.")  # fmt: skip
+
+
+_SELECT_AT_JS = "([x, y]) => document.elementFromPoint(x, y)?.closest('select') ?? null"
+_OPTIONS_JS = (
+    "s => Array.from(s.options, (o, i) => ({index: i, text: o.text.trim(), value: o.value, disabled: o.disabled}))"
+)
+
+_HANDLERS: dict[str, Handler] = {
+    "Click": BrowserEnv._click, "DoubleClick": BrowserEnv._double_click, "TripleClick": BrowserEnv._triple_click,
+    "RightClick": BrowserEnv._right_click, "MiddleClick": BrowserEnv._middle_click, "Hover": BrowserEnv._hover,
+    "Drag": BrowserEnv._drag, "Swipe": BrowserEnv._swipe, "LongPress": BrowserEnv._long_press,
+    "Scroll": BrowserEnv._scroll, "Type": BrowserEnv._type, "Hotkey": BrowserEnv._hotkey,
+    "SelectOption": BrowserEnv._select_option, "Launch": BrowserEnv._launch_url, "PressBack": BrowserEnv._press_back,
+    "PressHome": BrowserEnv._press_home, "PressEnter": BrowserEnv._press_enter, "Wait": BrowserEnv._wait,
+    "GetUrl": BrowserEnv._get_url, "TakeNote": BrowserEnv._take_note, "GetScreenshot": BrowserEnv._get_screenshot,
+    "Finished": BrowserEnv._no_op, "Answer": BrowserEnv._no_op, "CallUser": BrowserEnv._no_op,
+    "LaunchApp": BrowserEnv._no_apps, "PressRecent": BrowserEnv._no_apps,
+}  # fmt: skip
+
+
+def _steps(duration: float) -> int:
+    """Moves in a drag: about one per 30 ms (each move is a round trip to the browser), 5 to 20."""
+    return max(5, min(20, round(duration / 0.03)))
+
+
+def _fatal(error: EnvError | None) -> bool:
+    """Errors after which the browser has been killed and must be relaunched."""
+    return isinstance(error, (ActionTimeout, BrowserCrashed))

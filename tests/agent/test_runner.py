@@ -1,0 +1,116 @@
+"""The recorded loop on real Chromium: scripted replies go through the real parser, the real env
+and the real episode store; what a user would see is asserted on the page and on disk."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_helpers import ADD, FINISH, NAME, PAGES, H, W
+
+from venuskit.agent.hooks import CheckResult, GateDecision
+from venuskit.agent.policy import ScriptedPolicy
+from venuskit.agent.runner import RunConfig
+from venuskit.agent.session import AgentJob, run_episode
+from venuskit.envs.browser import BrowserConfig, BrowserEnv
+from venuskit.record.store import load_episode
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def env():
+    with BrowserEnv(BrowserConfig(viewport=(W, H), wait_default_s=0.1)) as e:
+        yield e
+
+
+@pytest.fixture(scope="module")
+def site(serve_dir):
+    return serve_dir(PAGES)
+
+
+def run(env, site, tmp_path, replies, *, max_steps=10, **hooks):
+    policy = ScriptedPolicy(replies, "browser")
+    job = AgentJob(goal="Add one and type a name.", out=tmp_path, run=RunConfig(max_steps=max_steps))
+    episode, folder = run_episode(env, policy, job, {"start_url": f"{site}/counter.html"}, **hooks)
+    return episode, folder, policy
+
+
+def count(env) -> str:
+    return env.page.inner_text("#count")
+
+
+def test_scripted_episode_changes_the_page_and_is_recorded(env, site, tmp_path):
+    typed = "<think>Type.</think>\n<action>Type(content='Ada')</action>"
+    episode, folder, _ = run(env, site, tmp_path, [ADD, NAME, typed, FINISH])
+    assert episode.outcome.reason == "finished" and episode.outcome.terminated and not episode.outcome.truncated
+    assert count(env) == "1"
+    assert env.page.input_value("#name") == "Ada"
+    stored = load_episode(folder)
+    assert [s.action.name for s in stored.steps] == ["Click", "Click", "Type", "Finished"]
+    assert stored.screen == (W, H) and stored.finished and not stored.problems
+    assert stored.steps[0].executed["x"] == pytest.approx(200, abs=1)
+    assert all((folder / s.screenshot).stat().st_size > 0 for s in stored.steps)
+    assert "### User Task" in stored.config["system_prompt"]
+
+
+def test_unparsable_reply_is_reasked_once_then_recorded(env, site, tmp_path):
+    episode, folder, policy = run(env, site, tmp_path, ["Click the button", ADD, "nonsense", "<action>Click(", FINISH])
+    steps = load_episode(folder).steps
+    assert steps[0].action.name == "Click" and steps[0].attempts[0]["rejected_by"] == "parser"
+    assert steps[1].action is None and steps[1].error["type"] == "ActionParseError"
+    assert len(steps[1].attempts) == 1  # one re-ask, then the failure is recorded
+    assert "failed" in (policy.calls[1]["feedback"] or "")  # the re-ask told the model why
+    assert "failed" in (steps[2].feedback or "")  # and the next step starts with the error text
+    assert episode.outcome.reason == "finished" and count(env) == "1"
+
+
+def test_five_identical_actions_truncate(env, site, tmp_path):
+    episode, folder, _ = run(env, site, tmp_path, [ADD] * 8)
+    assert episode.outcome.truncated and episode.outcome.reason == "repeated_action"
+    assert len(load_episode(folder).steps) == 5 and count(env) == "5"
+
+
+def test_step_limit_truncates(env, site, tmp_path):
+    episode, folder, _ = run(env, site, tmp_path, [ADD, NAME, ADD, NAME], max_steps=3)
+    assert episode.outcome.truncated and episode.outcome.reason == "step_limit" and not episode.outcome.terminated
+    assert len(load_episode(folder).steps) == 3
+
+
+def test_call_user_without_a_user_ends_needs_user(env, site, tmp_path):
+    ask = "<think>Which name?</think>\n<action>CallUser(content='Which name should I type?')</action>"
+    episode, _, _ = run(env, site, tmp_path, [ask, FINISH])
+    assert episode.outcome.needs_user and episode.outcome.reason == "call_user"
+    assert episode.outcome.answer == "Which name should I type?"
+
+
+def test_call_user_reply_is_fed_back_and_the_run_goes_on(env, site, tmp_path):
+    ask = "<think>Which name?</think>\n<action>CallUser(content='Which name?')</action>"
+    episode, folder, policy = run(env, site, tmp_path, [ask, FINISH], call_user=lambda q: "Grace")
+    assert episode.outcome.reason == "finished"
+    assert "Grace" in policy.calls[1]["feedback"]
+    assert load_episode(folder).steps[0].info["user_reply"] == "Grace"
+
+
+def test_step_check_rejections_resample_and_are_recorded(env, site, tmp_path):
+    verdicts = iter([CheckResult(ok=False, label="wrong", reason="that is the name field")] * 2 + [CheckResult()] * 9)
+    episode, folder, policy = run(env, site, tmp_path, [NAME, NAME, ADD, FINISH], step_check=lambda ctx: next(verdicts))
+    first = load_episode(folder).steps[0]
+    assert [a["rejected_by"] for a in first.attempts] == ["step_check", "step_check"]
+    assert first.action.name == "Click" and count(env) == "1"  # only the accepted click ran
+    assert "that is the name field" in policy.calls[1]["feedback"]
+
+
+def test_safety_gate_block_keeps_the_action_from_running(env, site, tmp_path):
+    gate = lambda ctx: GateDecision("block", "clicking is consequential here")  # noqa: E731
+    episode, folder, _ = run(env, site, tmp_path, [ADD, FINISH], safety_gate=gate)
+    first = load_episode(folder).steps[0]
+    assert first.error["type"] == "SafetyBlocked" and count(env) == "0"
+
+
+def test_fuzzed_replies_are_recorded_and_the_run_goes_on(env, site, tmp_path):
+    junk = ["", "<action></action>", "<action>Click(point=(5000, 1))</action>", "<action>__import__('os')</action>",
+            "<think>x</think><action>Click(point=(1,2)) Click(point=(1,2))</action>", "\x00\uffff", "<action>Swipe(start=(1,2), end=(3,4))</action>"]  # fmt: skip
+    episode, folder, _ = run(env, site, tmp_path, junk * 2 + [FINISH], max_steps=20)
+    steps = load_episode(folder).steps
+    assert episode.outcome.reason == "finished"
+    assert sum(s.error is not None and s.error["type"] == "ActionParseError" for s in steps) == 7

@@ -1,0 +1,77 @@
+"""The `venus` command as a user runs it: a real subprocess, real Chromium, a loopback stand-in model."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from venuskit.models.standin_server import StandinServer
+from venuskit.record.store import load_episode
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "agent"))
+from agent_helpers import ADD, FINISH, PAGES  # noqa: E402
+
+VENUS = [sys.executable, "-m", "venuskit.cli.main"]
+
+
+def venus(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([*VENUS, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_lists_the_verbs():
+    out = venus("--help")
+    assert out.returncode == 0
+    for verb in ("run", "view", "miniwob", "export"):
+        assert verb in out.stdout
+
+
+def test_run_without_a_model_is_a_clear_error():
+    out = venus("run", "--task", "x", "--start-url", "http://127.0.0.1:1/", "--model", "nope", "--model-name", "m")
+    assert out.returncode == 2 and "base_url" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.browser
+def test_run_view_export_end_to_end(serve_dir, tmp_path):
+    site = serve_dir(PAGES)
+    with StandinServer([ADD, FINISH]) as srv:
+        out = venus("run", "--task", "Add one.", "--start-url", f"{site}/counter.html", "--model", srv.base_url,
+                    "--model-name", "standin", "--out", str(tmp_path / "runs"), "--json", "--non-interactive")  # fmt: skip
+        requests = [r.json for r in srv.chat_requests()]
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["reason"] == "finished" and result["terminated"]
+    folder = Path(result["episode_dir"])
+    assert [s.action.name for s in load_episode(folder).steps] == ["Click", "Finished"]
+    # The UI-Venus-2 protocol reached the server: goal in the system prompt, screenshots as PNG data URLs,
+    # the first reply replayed verbatim in the second request.
+    first, second = requests
+    assert first["model"] == "standin" and "### User Task\nAdd one." in first["messages"][0]["content"]
+    assert _images(first) == 1 and _images(second) == 2
+    assert any(m["role"] == "assistant" and m["content"] == ADD for m in second["messages"])
+
+    html = venus("view", str(folder))
+    assert html.returncode == 0 and Path(html.stdout.strip()).read_text().count("data:image/png;base64,") >= 2
+
+    chat = venus("export", "chat", str(tmp_path / "runs"), "--out", str(tmp_path / "sft.jsonl"))
+    parquet = venus("export", "parquet", str(tmp_path / "runs"), "--out", str(tmp_path / "rl.parquet"))
+    assert json.loads(chat.stdout)["rows"] == 2 and json.loads(parquet.stdout)["rows"] == 2
+    import datasets
+
+    rows = datasets.load_dataset("parquet", data_files=str(tmp_path / "rl.parquet"), split="train")
+    assert rows[0]["action"].startswith("Click(point=(") and rows[0]["image"].size == (1024, 768)
+
+
+def _images(request: dict) -> int:
+    return sum(
+        1 for m in request["messages"] if isinstance(m["content"], list)
+        for part in m["content"] if part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,")
+    )  # fmt: skip
+
+
+def test_view_refuses_a_folder_that_is_not_an_episode(tmp_path):
+    out = venus("view", str(tmp_path))
+    assert out.returncode == 2 and "not an episode folder" in out.stderr
