@@ -5,6 +5,9 @@ step record (PNG + JSONL line through venuskit.record.store.EpisodeWriter, fsync
 
   floor        a bare CDP `Page.captureScreenshot` (PNG) of the same page at the same viewport, through
                a CDPSession: no step can cost less than the screenshot it returns;
+  click floor  a raw CDP click (Input.dispatchMouseEvent press + release) and then the same capture: the
+               least any harness can do for a click step, since a changed page must be re-rendered
+               before it can be captured (reported beside, not instead of, the floor);
   miniwob gym  the miniwob package's own `gymnasium.make("miniwob/<task>-v1")` step (selenium +
                chromedriver), which also clicks, reads the reward and returns a screenshot.
 
@@ -12,6 +15,11 @@ The three are interleaved in one loop (the order rotates every step) so they sha
 The action is a click on one of the task's checkboxes, which toggles it and never ends the episode.
 
     .venv/bin/python benchmarks/step_overhead.py [--task click-checkboxes-soft] [--steps 40] [--no-gym]
+        [--frame-rate-limit]
+
+MiniWobEnv's default config turns off Chromium's 60 Hz frame pacing (see venuskit.envs.miniwob.FAST_FRAME_ARGS);
+every floor is measured in that same browser. `--frame-rate-limit` keeps the pacing, to show its cost: then
+every capture, the floor's included, waits 1-2 frames (17-33 ms).
 
 Human-readable lines first; the last line is one JSON object (overhead_vs_floor, speedup_vs_miniwob_gym,
 env_rss_mb, the raw medians). Goals: overhead_vs_floor <= 1.5, speedup_vs_miniwob_gym >= 2.5.
@@ -21,18 +29,20 @@ The miniwob gym needs chromedriver (Debian: apt-get install chromium-driver).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from venuskit.actions import coords
 from venuskit.actions.types import Click, Point
 from venuskit.envs.browser import pss_mb, rss_mb
-from venuskit.envs.miniwob import MiniWobEnv
+from venuskit.envs.miniwob import MiniWobEnv, default_config
 from venuskit.record.episode import Episode, Step
 from venuskit.record.store import EpisodeWriter
 
@@ -70,8 +80,9 @@ class Series:
 class VenuskitSide:
     """MiniWobEnv + an EpisodeWriter; `step` is the harness's whole per-step cost."""
 
-    def __init__(self, task: str, seed: int, root: str) -> None:
-        self.env = MiniWobEnv(task)
+    def __init__(self, task: str, seed: int, root: str, frame_rate_limit: bool) -> None:
+        config = default_config(task, extra_args=()) if frame_rate_limit else None
+        self.env = MiniWobEnv(task, config=config)
         self.obs = self.env.reset({"seed": seed})
         page = self.env.page
         self.cdp = page.context.new_cdp_session(page)
@@ -92,6 +103,13 @@ class VenuskitSide:
     def screenshot_floor(self) -> bytes:
         return self.cdp.send("Page.captureScreenshot", {"format": "png"})["data"]
 
+    def click_floor(self, xy: tuple[int, int]) -> bytes:
+        for kind in ("mousePressed", "mouseReleased"):
+            self.cdp.send(
+                "Input.dispatchMouseEvent", {"type": kind, "x": xy[0], "y": xy[1], "button": "left", "clickCount": 1}
+            )
+        return self.screenshot_floor()
+
     def step(self, xy: tuple[int, int], keep: bool) -> None:
         vw, vh = self.obs.info["viewport"]
         action = Click(point=Point(*coords.point_from_pixels(xy[0], xy[1], vw, vh)))
@@ -100,7 +118,9 @@ class VenuskitSide:
                       info=result.info, error=None if result.error is None else {"message": str(result.error)})  # fmt: skip
         self.record.timed(lambda: self.writer.add_step(record, result.observation.png), keep)
         if result.error is not None or result.terminated:
-            raise RuntimeError(f"A checkbox click should neither fail nor end the episode: {result.error or result.info}.")
+            raise RuntimeError(
+                f"A checkbox click should neither fail nor end the episode: {result.error or result.info}."
+            )
 
     def close(self) -> None:
         self.writer.close()
@@ -148,9 +168,11 @@ class GymSide:
 # ---- the run -------------------------------------------------------------------------------------
 
 
-def run(task: str, steps: int, warmup: int, seed: int, with_gym: bool) -> dict[str, Any]:
+def run(
+    task: str, steps: int, warmup: int, seed: int, with_gym: bool, frame_rate_limit: bool = False
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="venuskit-bench-") as root:
-        vk = VenuskitSide(task, seed, root)
+        vk = VenuskitSide(task, seed, root, frame_rate_limit)
         gym = GymSide(task, seed) if with_gym else None
         try:
             return _measure(vk, gym, task, steps, warmup, seed)
@@ -164,33 +186,40 @@ def _measure(vk: VenuskitSide, gym: GymSide | None, task: str, steps: int, warmu
     targets = vk.checkbox_centres()
     if not targets:
         raise SystemExit(f"{task} shows no checkbox to click; use one of {', '.join(CHECKBOX_TASKS)}.")
-    floor, total, gym_series = Series("floor"), Series("venuskit step"), Series("miniwob gym step")
+    floor, click_floor = Series("floor"), Series("click floor")
+    total, gym_series = Series("venuskit step"), Series("miniwob gym step")
     for i in range(warmup + steps):
         keep, xy = i >= warmup, targets[i % len(targets)]
         runs: list[Callable[[], Any]] = [
-            lambda: floor.timed(vk.screenshot_floor, keep),
-            lambda: total.timed(lambda: vk.step(xy, keep), keep),
+            functools.partial(floor.timed, vk.screenshot_floor, keep),
+            functools.partial(click_floor.timed, functools.partial(vk.click_floor, xy), keep),
+            functools.partial(total.timed, functools.partial(vk.step, xy, keep), keep),
         ]
         if gym is not None:
-            runs.append(lambda: gym_series.timed(lambda: gym.step(xy), keep))
+            runs.append(functools.partial(gym_series.timed, functools.partial(gym.step, xy), keep))
         for k in range(len(runs)):  # rotate the order so no side always runs right after another
             runs[(i + k) % len(runs)]()
-    return _report(vk, gym, task, steps, seed, floor, total, gym_series)
+    return _report(vk, gym, task, steps, seed, floor, click_floor, total, gym_series)
 
 
-def _report(vk, gym, task, steps, seed, floor: Series, total: Series, gym_series: Series) -> dict[str, Any]:
+def _report(
+    vk, gym, task, steps, seed, floor: Series, click_floor: Series, total: Series, gym_series: Series
+) -> dict[str, Any]:
     env_rss, env_pss = vk.rss()
     out: dict[str, Any] = {
         "task": task,
         "seed": seed,
         "steps": steps,
         "viewport": list(vk.obs.info["viewport"]),
+        "frame_rate_limit": "--disable-frame-rate-limit" not in vk.env.config.extra_args,
         "venuskit_step_ms": round(total.median_ms(), 2),
         "venuskit_step_p90_ms": round(total.p90_ms(), 2),
         "venuskit_env_step_ms": round(vk.env_only.median_ms(), 2),
         "record_write_ms": round(vk.record.median_ms(), 2),
         "floor_screenshot_ms": round(floor.median_ms(), 2),
         "overhead_vs_floor": round(total.median_ms() / floor.median_ms(), 3),
+        "click_floor_ms": round(click_floor.median_ms(), 2),
+        "overhead_vs_click_floor": round(total.median_ms() / click_floor.median_ms(), 3),
         "env_rss_mb": round(env_rss, 1),
         "env_pss_mb": round(env_pss, 1),
         "python_rss_mb": round(rss_mb([os.getpid()]), 1),
@@ -214,17 +243,27 @@ def _report(vk, gym, task, steps, seed, floor: Series, total: Series, gym_series
 
 def print_report(r: dict[str, Any]) -> None:
     w, h = r["viewport"]
-    print(f"MiniWoB++ {r['task']} (seed {r['seed']}), {w}x{h} viewport, median of {r['steps']} steps")
+    pacing = "60 Hz frame pacing" if r["frame_rate_limit"] else "no frame pacing"
+    print(f"MiniWoB++ {r['task']} (seed {r['seed']}), {w}x{h} viewport, {pacing}, median of {r['steps']} steps")
     print(f"  floor: CDP Page.captureScreenshot      {r['floor_screenshot_ms']:7.2f} ms")
-    print(f"  venuskit step (env + record)          {r['venuskit_step_ms']:7.2f} ms  (p90 {r['venuskit_step_p90_ms']:.2f})")
+    print(f"  click floor: CDP click + capture       {r['click_floor_ms']:7.2f} ms")
+    print(
+        f"  venuskit step (env + record)          {r['venuskit_step_ms']:7.2f} ms  (p90 {r['venuskit_step_p90_ms']:.2f})"
+    )
     print(f"    env.step (click, reward, screenshot) {r['venuskit_env_step_ms']:7.2f} ms")
     print(f"    record write (PNG + JSONL, fsync)     {r['record_write_ms']:7.2f} ms")
     print(f"  overhead vs floor                     {r['overhead_vs_floor']:7.2f} x   (goal <= {GOAL_OVERHEAD})")
+    print(f"  overhead vs click floor               {r['overhead_vs_click_floor']:7.2f} x")
     if r["miniwob_gym_step_ms"] is not None:
         print(f"  miniwob gym step (selenium)           {r['miniwob_gym_step_ms']:7.2f} ms")
-        print(f"  speedup vs miniwob gym                {r['speedup_vs_miniwob_gym']:7.2f} x   (goal >= {GOAL_SPEEDUP})")
+        print(
+            f"  speedup vs miniwob gym                {r['speedup_vs_miniwob_gym']:7.2f} x   (goal >= {GOAL_SPEEDUP})"
+        )
         print(f"  same utterance for the seed in both   {r['same_utterance_for_seed']}")
-    print(f"  memory: venuskit env {r['env_rss_mb']:.0f} MB RSS / {r['env_pss_mb']:.0f} MB PSS (driver + Chromium)", end="")
+    print(
+        f"  memory: venuskit env {r['env_rss_mb']:.0f} MB RSS / {r['env_pss_mb']:.0f} MB PSS (driver + Chromium)",
+        end="",
+    )
     if "miniwob_gym_rss_mb" in r:
         print(f"; miniwob gym {r['miniwob_gym_rss_mb']:.0f} MB RSS / {r['miniwob_gym_pss_mb']:.0f} MB PSS", end="")
     print(f"; python {r['python_rss_mb']:.0f} MB")
@@ -238,10 +277,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5, help="unmeasured steps first")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-gym", action="store_true", help="skip the miniwob gym (no chromedriver here)")
+    parser.add_argument("--frame-rate-limit", action="store_true", help="keep Chromium's 60 Hz frame pacing")
     args = parser.parse_args()
     if args.steps < 2:
         parser.error("--steps must be at least 2 to take a median and a p90.")
-    report = run(args.task, args.steps, args.warmup, args.seed, with_gym=not args.no_gym)
+    report = run(args.task, args.steps, args.warmup, args.seed, with_gym=not args.no_gym,
+                 frame_rate_limit=args.frame_rate_limit)  # fmt: skip
     print_report(report)
     print(json.dumps(report))
 

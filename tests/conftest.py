@@ -6,7 +6,6 @@ import functools
 import http.server
 import threading
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 

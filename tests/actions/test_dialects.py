@@ -36,8 +36,8 @@ from venuskit.actions import (
     TripleClick,
     Type,
     Wait,
+    coords,
 )
-from venuskit.actions import coords
 from venuskit.actions.dialects import guir1, pyautogui, uitars, venus15
 
 PROPS = settings(max_examples=120, deadline=None, derandomize=True)
@@ -127,7 +127,7 @@ def _snap_points(a, fn):
 def test_uitars_round_trip_relative1000(action, style, thought):
     text = uitars.format_response(thought.strip() or None, [action], style=style)
     r = uitars.parse(text)
-    snap = lambda p: Point(coords.from_grid(coords.to_grid(p.x, 1000), 1000),  # noqa: E731
+    snap = lambda p: Point(coords.from_grid(coords.to_grid(p.x, 1000), 1000),
                            coords.from_grid(coords.to_grid(p.y, 1000), 1000))  # fmt: skip
     assert r.actions == [_snap_points(action, snap)]
     assert r.thought == (thought.strip() or None)
@@ -184,7 +184,9 @@ def test_guir1_reads_python_literal_and_json_with_pixels():
     assert r.actions == [Click(point=Point(540.5 / 1080, 1200.5 / 2400))]
     js = '[{"action": "type", "point": [-100, -100], "input_text": "shanghai mall"}]'
     assert guir1.parse(js, 1080, 2400).actions == [Type(content="shanghai mall")]
-    r = guir1.parse("[{'action': 'scroll', 'point': [-100, -100], 'input_text': 'DOWN'}, {'action': 'complete'}]", 10, 10)
+    r = guir1.parse(
+        "[{'action': 'scroll', 'point': [-100, -100], 'input_text': 'DOWN'}, {'action': 'complete'}]", 10, 10
+    )
     assert r.actions == [Scroll(direction="down"), Finished()]
 
 
@@ -204,7 +206,7 @@ def test_guir1_round_trip_exact_pixels(actions, w, h):
     r = guir1.parse(guir1.format_response("t", actions, w, h), w, h)
     assert len(r.actions) == len(actions)
     for a, b in zip(actions, r.actions):
-        px = lambda p: coords.point_to_pixels(p.as_tuple(), w, h)  # noqa: E731
+        px = lambda p: coords.point_to_pixels(p.as_tuple(), w, h)
         assert type(a) is type(b)
         if getattr(a, "point", None) is not None:
             assert px(a.point) == px(b.point)  # the same screenshot pixel
@@ -333,7 +335,9 @@ def test_pyautogui_errors():
 
 
 def test_venus15_response_with_conclusion():
-    text = "<think>Open settings.</think><action>Click(box=(500, 1000))</action><conclusion>Tapped settings.</conclusion>"
+    text = (
+        "<think>Open settings.</think><action>Click(box=(500, 1000))</action><conclusion>Tapped settings.</conclusion>"
+    )
     r = venus15.parse(text)
     assert r.thought == "Open settings." and r.conclusion == "Tapped settings."
     assert r.actions == [Click(point=Point(0.5, 1.0))]
@@ -341,8 +345,10 @@ def test_venus15_response_with_conclusion():
 
 
 def test_venus15_overloaded_calls():
-    read = lambda call: venus15.parse(f"<think>t</think><action>{call}</action>").actions[0]  # noqa: E731
-    assert read("Scroll(start=(0, 800), end=(0, 200), direction='up')") == Swipe(start=Point(0, 0.8), end=Point(0, 0.2))
+    read = lambda call: venus15.parse(f"<think>t</think><action>{call}</action>").actions[0]
+    assert read("Scroll(start=(0, 800), end=(0, 200), direction='up')") == Swipe(
+        start=Point(0, 0.8), end=Point(0, 0.2)
+    )
     assert read("Scroll(direction='down')") == Scroll(direction="down")
     assert read("Launch(app='Maps')") == LaunchApp(app="Maps")
     assert read("Launch(url='https://a.b')") == Launch(url="https://a.b")
@@ -374,7 +380,7 @@ VENUS15_ACTIONS = st.one_of(
 @given(action=VENUS15_ACTIONS, conclusion=st.text(max_size=10).filter(lambda t: "<" not in t))
 def test_venus15_round_trip(action, conclusion):
     r = venus15.parse(venus15.format_response("think", action, conclusion))
-    snap = lambda p: Point(coords.from_grid(coords.to_grid(p.x, 1000), 1000),  # noqa: E731
+    snap = lambda p: Point(coords.from_grid(coords.to_grid(p.x, 1000), 1000),
                            coords.from_grid(coords.to_grid(p.y, 1000), 1000))  # fmt: skip
     assert r.actions == [_snap_points(action, snap)]
     assert r.conclusion == conclusion.strip()

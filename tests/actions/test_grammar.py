@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -103,8 +105,12 @@ def test_strings_may_use_either_quote_and_escapes():
 def test_computer_swipe_is_scroll_at_the_cursor_positive_vertical_is_up():
     assert one("<action>Swipe(amount=5, axis='vertical')</action>", "computer") == Scroll(direction="up", amount=5)
     assert one("<action>Swipe(amount=-7, axis='vertical')</action>", "computer") == Scroll(direction="down", amount=7)
-    assert one("<action>Swipe(amount=3, axis='horizontal')</action>", "computer") == Scroll(direction="right", amount=3)
-    assert one("<action>Swipe(amount=-1, axis='horizontal')</action>", "computer") == Scroll(direction="left", amount=1)
+    assert one("<action>Swipe(amount=3, axis='horizontal')</action>", "computer") == Scroll(
+        direction="right", amount=3
+    )
+    assert one("<action>Swipe(amount=-1, axis='horizontal')</action>", "computer") == Scroll(
+        direction="left", amount=1
+    )
     assert format_call(Scroll(direction="down", amount=7), "computer") == "Swipe(amount=-7, axis='vertical')"
 
 
@@ -227,7 +233,7 @@ def test_strings_that_look_like_our_tags_survive():
     text = format_response("t", Type(content=tricky), "mobile")
     assert "</action><action>" not in text.split("<action>", 1)[1][:-9]
     assert one(text) == Type(content=tricky)
-    assert eval(quote(tricky)) == tricky  # noqa: S307 - the test checks our own literal, not model output
+    assert ast.literal_eval(quote(tricky)) == tricky
 
 
 def test_format_refuses_what_the_surface_cannot_say():
@@ -253,9 +259,7 @@ def test_format_refuses_what_the_surface_cannot_say():
 
 
 def test_spans_index_raw_text_with_unicode_and_raw_newlines():
-    text = (
-        "思考 😀 </think>\n<action>  Type (content='héllo\nwörld 😀') </action>"
-    )  # pre-opened think, space before '(', a raw newline inside the string
+    text = "思考 😀 </think>\n<action>  Type (content='héllo\nwörld 😀') </action>"  # pre-opened think, space before '(', a raw newline inside the string
     r = parse_response(text, "mobile")
     (s,) = r.action_spans
     assert text[slice(*s.name_span)] == "Type"
@@ -406,7 +410,7 @@ def test_describe_subset_keeps_order_and_refuses_unknown_names():
 
 def test_every_described_example_without_placeholders_parses():
     # signatures whose examples are literal (no x1/y1 placeholders) must parse as written
-    for surface, grammar in GRAMMARS.items():
+    for surface in GRAMMARS:
         for line in describe_actions(surface).splitlines():
             sig = line[2:].split(", or ")[0] if line.startswith("- ") else ""
             if sig and "x1" not in sig and "x2" not in sig and "up/down" not in sig:

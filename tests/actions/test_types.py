@@ -130,3 +130,18 @@ def test_public_api_is_reexported():
                  "action_from_dict", "Click", "Sequence", "Swipe", "SelectOption"):  # fmt: skip
         assert hasattr(va, name), name
     assert set(va.ACTION_TYPES) <= set(va.__all__)
+
+
+def test_from_dict_refuses_misspelt_fields_and_bad_points():
+    with pytest.raises(ActionError, match=r"Click has no field\(s\) \['pointt'\]"):
+        action_from_dict({"type": "Click", "pointt": [0.1, 0.2]})
+    with pytest.raises(ActionError, match=r"Click.point must be \[x, y\]"):
+        action_from_dict({"type": "Click", "point": [0.1]})
+    with pytest.raises(ActionError, match="Unknown action type"):
+        action_from_dict({"type": ["Click"]})
+
+
+def test_point_and_grid_survive_huge_integers():
+    with pytest.raises(ActionError, match="outside"):
+        Point(10**400, 0.5)
+    assert va.coords.from_grid(10**400, 999) == 1.0 and va.coords.from_grid(-(10**400), 1000) == 0.0

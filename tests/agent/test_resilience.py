@@ -9,7 +9,6 @@ import socket
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 from agent_helpers import ADD, FINISH, NAME, PAGES, H, W
@@ -21,7 +20,6 @@ from venuskit.envs.browser import BrowserConfig, BrowserEnv
 from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
 from venuskit.models.standin_server import Reply, StandinServer
 from venuskit.record.store import load_episode
-
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +70,9 @@ def test_killed_browser_is_a_recorded_step_error_and_the_run_goes_on(site, tmp_p
                 killed.append(env.browser_pid)
                 os.kill(env.browser_pid, signal.SIGKILL)
 
-        episode, folder = run_episode(env, policy, job, {"start_url": f"{site}/counter.html"}, on_step=kill_after_first)
+        episode, folder = run_episode(
+            env, policy, job, {"start_url": f"{site}/counter.html"}, on_step=kill_after_first
+        )
         assert episode.outcome.reason == "finished"
         assert env.browser_pid != killed[0]  # relaunched
         assert env.page.inner_text("#count") == "1"  # a fresh page after the relaunch, then one more click
@@ -83,9 +83,25 @@ def test_killed_browser_is_a_recorded_step_error_and_the_run_goes_on(site, tmp_p
 
 def test_sigint_leaves_a_resumable_episode(site, tmp_path):
     with StandinServer([ADD] + [Reply(text=NAME, delay_s=0.5)] * 20) as srv:
-        cmd = [sys.executable, "-m", "venuskit.cli.main", "run", "--task", "Add one.", "--start-url",
-               f"{site}/counter.html", "--model", srv.base_url, "--model-name", "standin", "--out", str(tmp_path),
-               "--non-interactive", "--max-steps", "30"]  # fmt: skip
+        cmd = [
+            sys.executable,
+            "-m",
+            "venuskit.cli.main",
+            "run",
+            "--task",
+            "Add one.",
+            "--start-url",
+            f"{site}/counter.html",
+            "--model",
+            srv.base_url,
+            "--model-name",
+            "standin",
+            "--out",
+            str(tmp_path),
+            "--non-interactive",
+            "--max-steps",
+            "30",
+        ]
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not list(tmp_path.glob("*/step_0002.png")):

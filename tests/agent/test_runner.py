@@ -4,7 +4,6 @@ and the real episode store; what a user would see is asserted on the page and on
 from __future__ import annotations
 
 import pytest
-
 from agent_helpers import ADD, FINISH, NAME, PAGES, H, W
 
 from venuskit.agent.hooks import CheckResult, GateDecision
@@ -93,7 +92,9 @@ def test_call_user_reply_is_fed_back_and_the_run_goes_on(env, site, tmp_path):
 
 def test_step_check_rejections_resample_and_are_recorded(env, site, tmp_path):
     verdicts = iter([CheckResult(ok=False, label="wrong", reason="that is the name field")] * 2 + [CheckResult()] * 9)
-    episode, folder, policy = run(env, site, tmp_path, [NAME, NAME, ADD, FINISH], step_check=lambda ctx: next(verdicts))
+    episode, folder, policy = run(
+        env, site, tmp_path, [NAME, NAME, ADD, FINISH], step_check=lambda ctx: next(verdicts)
+    )
     first = load_episode(folder).steps[0]
     assert [a["rejected_by"] for a in first.attempts] == ["step_check", "step_check"]
     assert first.action.name == "Click" and count(env) == "1"  # only the accepted click ran
@@ -108,8 +109,15 @@ def test_safety_gate_block_keeps_the_action_from_running(env, site, tmp_path):
 
 
 def test_fuzzed_replies_are_recorded_and_the_run_goes_on(env, site, tmp_path):
-    junk = ["", "<action></action>", "<action>Click(point=(5000, 1))</action>", "<action>__import__('os')</action>",
-            "<think>x</think><action>Click(point=(1,2)) Click(point=(1,2))</action>", "\x00\uffff", "<action>Swipe(start=(1,2), end=(3,4))</action>"]  # fmt: skip
+    junk = [
+        "",
+        "<action></action>",
+        "<action>Click(point=(5000, 1))</action>",
+        "<action>__import__('os')</action>",
+        "<think>x</think><action>Click(point=(1,2)) Click(point=(1,2))</action>",
+        "\x00\uffff",
+        "<action>Swipe(start=(1,2), end=(3,4))</action>",
+    ]
     episode, folder, _ = run(env, site, tmp_path, junk * 2 + [FINISH], max_steps=20)
     steps = load_episode(folder).steps
     assert episode.outcome.reason == "finished"

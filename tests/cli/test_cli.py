@@ -38,8 +38,21 @@ def test_run_without_a_model_is_a_clear_error():
 def test_run_view_export_end_to_end(serve_dir, tmp_path):
     site = serve_dir(PAGES)
     with StandinServer([ADD, FINISH]) as srv:
-        out = venus("run", "--task", "Add one.", "--start-url", f"{site}/counter.html", "--model", srv.base_url,
-                    "--model-name", "standin", "--out", str(tmp_path / "runs"), "--json", "--non-interactive")  # fmt: skip
+        out = venus(
+            "run",
+            "--task",
+            "Add one.",
+            "--start-url",
+            f"{site}/counter.html",
+            "--model",
+            srv.base_url,
+            "--model-name",
+            "standin",
+            "--out",
+            str(tmp_path / "runs"),
+            "--json",
+            "--non-interactive",
+        )
         requests = [r.json for r in srv.chat_requests()]
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -67,9 +80,12 @@ def test_run_view_export_end_to_end(serve_dir, tmp_path):
 
 def _images(request: dict) -> int:
     return sum(
-        1 for m in request["messages"] if isinstance(m["content"], list)
-        for part in m["content"] if part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,")
-    )  # fmt: skip
+        1
+        for m in request["messages"]
+        if isinstance(m["content"], list)
+        for part in m["content"]
+        if part.get("type") == "image_url" and part["image_url"]["url"].startswith("data:image/png;base64,")
+    )
 
 
 def test_view_refuses_a_folder_that_is_not_an_episode(tmp_path):

@@ -1,13 +1,15 @@
 """Fixtures for the env tests: two real loopback HTTP servers serving tests/envs/pages/.
 
-`/redirect?to=URL` answers 302 to URL (for the network guard's redirect test) and `/pong` answers a
-small CORS-enabled text body (so a page on one server can fetch from the other).
+`/redirect?to=URL` answers 302 to URL (for the network guard's redirect test), `/pong` answers a
+small CORS-enabled text body (so a page on one server can fetch from the other) and `/stall?s=N`
+answers after N seconds (a subresource that holds a page's load event back).
 """
 
 from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -27,6 +29,10 @@ class _PagesHandler(http.server.SimpleHTTPRequestHandler):
             self.send_response(302)
             self.send_header("Location", parse_qs(parts.query)["to"][0])
             self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif parts.path == "/stall":
+            time.sleep(float(parse_qs(parts.query)["s"][0]))
+            self.send_response(204)
             self.end_headers()
         elif parts.path == "/pong":
             body = b"pong"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +15,31 @@ import pytest
 
 from venuskit.actions import coords
 from venuskit.actions.types import (
-    Answer, CallUser, Click, DoubleClick, Drag, Finished, GetScreenshot, GetUrl, Hotkey, Hover, Launch, LaunchApp,
-    LongPress, Point, PressBack, PressEnter, PressHome, PressRecent, RightClick, Scroll, SelectOption, Swipe, TakeNote,
-    Type, Wait,
+    Answer,
+    CallUser,
+    Click,
+    DoubleClick,
+    Drag,
+    Finished,
+    GetScreenshot,
+    GetUrl,
+    Hotkey,
+    Hover,
+    Launch,
+    LaunchApp,
+    LongPress,
+    Point,
+    PressBack,
+    PressEnter,
+    PressHome,
+    PressRecent,
+    RightClick,
+    Scroll,
+    SelectOption,
+    Swipe,
+    TakeNote,
+    Type,
+    Wait,
 )  # fmt: skip
 from venuskit.envs.base import ActionRefused, ActionTimeout, BrowserCrashed, EnvError, StepResult
 from venuskit.envs.browser import BrowserConfig, BrowserEnv, playwright_key, png_size
@@ -25,10 +48,10 @@ pytestmark = pytest.mark.browser
 
 # Short holds and timeouts keep the suite fast; the defaults (3 s waits, 20 s browser long press) are
 # the upstream ones and are checked by test_defaults_follow_upstream without launching anything.
-FAST: dict[str, Any] = dict(
-    action_timeout_s=5.0, navigation_timeout_s=10.0, settle_s=0.05, wait_default_s=0.2,
-    long_press_default_s=0.3, drag_duration_s=0.3, swipe_duration_s=0.2,
-)  # fmt: skip
+FAST: dict[str, Any] = {
+    "action_timeout_s": 5.0, "navigation_timeout_s": 10.0, "settle_s": 0.05, "wait_default_s": 0.2,
+    "long_press_default_s": 0.3, "drag_duration_s": 0.3, "swipe_duration_s": 0.2,
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +89,20 @@ def ok(result: StepResult) -> StepResult:
     return result
 
 
+def wait_dead(pid: int) -> None:
+    """SIGKILL is asynchronous: wait until the process is gone or a zombie."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] in "ZX":
+                    return
+        except OSError:
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"process {pid} still runs 5 s after SIGKILL")
+
+
 def near(event: dict[str, Any], x: int, y: int) -> bool:
     return abs(event["x"] - x) <= 1 and abs(event["y"] - y) <= 1
 
@@ -97,7 +134,7 @@ def test_double_and_right_click(desk: BrowserEnv, events_url: str) -> None:
     ok(desk.step(RightClick(point=pt(desk, 610, 310))))  # accepted through extra_actions
     (menu,) = events(desk, "contextmenu")
     assert near(menu, 610, 310) and menu["button"] == 2
-    assert "contextmenu" in desk.page.inner_text("#log")  # the page's own DOM record agrees
+    assert "contextmenu" in desk.page.text_content("#log")  # the page's own DOM record agrees
 
 
 def test_hover_moves_without_clicking(desk: BrowserEnv, events_url: str) -> None:
@@ -114,7 +151,7 @@ def test_drag_presses_moves_and_releases(desk: BrowserEnv, events_url: str) -> N
     (down,), (up,) = events(desk, "mousedown"), events(desk, "mouseup")
     assert near(down, 400, 300) and near(up, 800, 500)
     moves = [e for e in events(desk, "mousemove") if down["t"] <= e["t"] <= up["t"]]
-    assert len(moves) >= 10 and moves == sorted(moves, key=lambda e: e["x"])
+    assert len(moves) >= 5 and moves == sorted(moves, key=lambda e: e["x"])
     assert up["t"] - down["t"] >= 250  # drag_duration_s=0.3
 
 
@@ -178,13 +215,16 @@ def test_select_option_on_the_clicked_select(desk: BrowserEnv, events_url: str) 
     refused = desk.step(SelectOption(index=1))
     assert isinstance(refused.error, ActionRefused) and "click the dropdown first" in str(refused.error)
     clicked = ok(desk.step(Click(point=pt(desk, 80, 140))))
-    assert [o["text"] for o in clicked.info["select_options"]] == ["Red", "Green", "Blue"]
+    assert [o["text"] for o in clicked.info["select_options"]] == ["Red", "Green", "Blue", "Gray"]
     result = ok(desk.step(SelectOption(index=2)))
-    assert result.info["selected"]["value"] == "blue" and len(result.info["options"]) == 3
+    assert result.info["selected"]["value"] == "blue" and len(result.info["options"]) == 4
     assert [e["value"] for e in events(desk, "change")] == ["blue"]
     out_of_range = desk.step(SelectOption(index=7))
-    assert isinstance(out_of_range.error, ActionRefused) and "0..2" in str(out_of_range.error)
-    assert len(out_of_range.info["options"]) == 3
+    assert isinstance(out_of_range.error, ActionRefused) and "0..3" in str(out_of_range.error)
+    assert len(out_of_range.info["options"]) == 4
+    disabled = desk.step(SelectOption(index=3))
+    assert isinstance(disabled.error, ActionRefused) and "disabled" in str(disabled.error)
+    assert desk.page.input_value("#sel") == "blue" and disabled.info.get("relaunched") is None
     ok(desk.step(Click(point=pt(desk, 700, 700))))  # the page still takes clicks after the dropdown
     assert near(events(desk, "click")[-1], 700, 700)
 
@@ -311,9 +351,10 @@ def test_swipe_scrolls_with_touch_events(mob: BrowserEnv, events_url: str) -> No
     assert result.executed["op"] == "touch_drag"
     (start,), (end,) = events(mob, "touchstart"), events(mob, "touchend")
     assert near(start, 200, 800) and near(end, 200, 300)
-    moves = events(mob, "touchmove")
-    assert len(moves) >= 10 and [m["y"] for m in moves] == sorted((m["y"] for m in moves), reverse=True)
-    assert mob.page.evaluate("scrollY") > 300  # a touch swipe up scrolls the page down
+    moves = events(mob, "touchmove")  # Chromium may coalesce some moves, never reorder them
+    assert len(moves) >= 3 and [m["y"] for m in moves] == sorted((m["y"] for m in moves), reverse=True)
+    # The page scrolls by the finger's travel less Chromium's touch slop, and no fling adds to it.
+    assert 450 <= mob.page.evaluate("scrollY") <= 500
     assert events(mob, "wheel", "mousedown") == []
 
 
@@ -354,14 +395,25 @@ def test_killed_browser_is_relaunched_at_the_last_url(events_url: str) -> None:
         env.reset({"start_url": events_url})
         ok(env.step(Scroll(point=pt(env, 300, 300), direction="down")))
         old_pid = env.browser_pid
-        os.kill(old_pid, signal.SIGKILL)
+        os.kill(old_pid, signal.SIGKILL)  # between steps
+        wait_dead(old_pid)
         result = env.step(Click(point=pt(env, 500, 500)))
-        assert isinstance(result.error, BrowserCrashed)
+        assert isinstance(result.error, BrowserCrashed) and "was not run" in str(result.error)
+        assert result.executed is None  # planned on a page that no longer exists
         assert result.info["relaunched"] is True and result.observation.url == events_url
         assert env.browser_pid != old_pid and result.observation.width == 1024
         ok(env.step(Click(point=pt(env, 321, 432))))
         (click,) = events(env, "click")
         assert near(click, 321, 432)
+
+        killer = threading.Timer(0.3, os.kill, args=(env.browser_pid, signal.SIGKILL))  # during a step
+        killer.start()
+        during = env.step(Wait(seconds=2.0))
+        killer.join()
+        assert isinstance(during.error, BrowserCrashed) and during.info["relaunched"] is True
+        assert during.observation.url == events_url
+        ok(env.step(Click(point=pt(env, 10, 700))))
+        assert env.observe().title == "events"
 
 
 @pytest.mark.slow
@@ -379,6 +431,34 @@ def test_hung_page_times_out_and_recovers(pages_url: str) -> None:
         assert env.page.evaluate("window.__clicks") == 1
         obs = env.observe()
         assert obs.title == "hang"
+
+
+@pytest.mark.slow
+def test_a_last_url_that_hangs_on_load_is_replaced_by_a_blank_tab(pages_url: str) -> None:
+    config = BrowserConfig(**{**FAST, "action_timeout_s": 1.0, "navigation_timeout_s": 2.0})
+    with BrowserEnv(config) as env:
+        env.reset({"start_url": f"{pages_url}/events.html"})
+        env.page.evaluate("history.replaceState(null, '', 'hang.html?onload')")  # a URL that hangs when loaded
+        assert ok(env.step(GetUrl())).info["url"] == f"{pages_url}/hang.html?onload"
+        pid = env.browser_pid
+        os.kill(pid, signal.SIGKILL)
+        wait_dead(pid)
+        result = env.step(Click(point=pt(env, 10, 10)))
+        assert isinstance(result.error, BrowserCrashed)
+        assert result.info["restored_url"] is None and "did not finish" in result.info["relaunch_error"]
+        assert result.observation.url == "about:blank"
+        ok(env.step(Launch(url=f"{pages_url}/page2.html")))
+
+
+@pytest.mark.slow
+def test_a_stalled_subresource_delays_steps_only_boundedly(pages_url: str) -> None:
+    with BrowserEnv(BrowserConfig(**{**FAST, "action_timeout_s": 1.0})) as env:
+        t0 = time.monotonic()
+        obs = env.reset({"start_url": f"{pages_url}/stalled.html"})
+        assert obs.title == "stalled" and time.monotonic() - t0 < 6
+        t1 = time.monotonic()
+        ok(env.step(Click(point=pt(env, 10, 10))))
+        assert time.monotonic() - t1 < 5  # not the 10 s navigation timeout, nor the 15 s stall
 
 
 def test_step_before_reset_and_after_close() -> None:

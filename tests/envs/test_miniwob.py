@@ -5,7 +5,9 @@ the raised time limit. One Chromium serves the whole module."""
 from __future__ import annotations
 
 import io
+import os
 import re
+import signal
 import time
 
 import pytest
@@ -13,12 +15,13 @@ from PIL import Image
 
 from venuskit.actions import coords
 from venuskit.actions.types import Click, Finished, Launch, Point, Type
-from venuskit.envs.base import ActionRefused, Env, EnvError
+from venuskit.envs.base import ActionRefused, BrowserCrashed, Env, EnvError
 from venuskit.envs.miniwob import (
     DEFAULT_EPISODE_TIME_LIMIT_S,
     FLIGHT_TASK_SIZE,
     TASK_SIZE,
     MiniWobEnv,
+    default_config,
     get_task,
     list_tasks,
 )
@@ -38,7 +41,9 @@ def point_of(env: MiniWobEnv, locator) -> Point:
     box = locator.bounding_box()
     assert box is not None, f"{locator} is not visible"
     vw, vh = env.page.viewport_size["width"], env.page.viewport_size["height"]
-    return Point(*coords.point_from_pixels(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2), vw, vh))
+    return Point(
+        *coords.point_from_pixels(int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] / 2), vw, vh)
+    )
 
 
 def click(env: MiniWobEnv, locator):
@@ -236,6 +241,18 @@ def test_a_short_time_limit_times_the_episode_out(env):
 
 
 @browser
+@pytest.mark.slow
+def test_a_browser_crash_ends_the_episode_with_the_error(env):
+    env.reset({"miniwob": "click-button", "seed": 3})
+    os.kill(env._browser.browser_pid, signal.SIGKILL)  # the env's own Chromium, nothing else
+    result = env.step(Click(point=Point(0.5, 0.99)))
+    assert isinstance(result.error, BrowserCrashed)
+    assert result.terminated and result.reward == 0.0 and "lost" in result.info["reason"]
+    assert isinstance(env.step(Click(point=Point(0.5, 0.5))).error, ActionRefused)
+    assert env.reset({"miniwob": "click-button", "seed": 3}).info["utterance"]  # the relaunched browser works
+
+
+@browser
 def test_step_before_reset_is_an_error():
     e = MiniWobEnv("click-button")
     try:
@@ -265,3 +282,12 @@ def test_a_flightwob_task_loads_over_loopback_http():
         assert (obs.width, obs.height) == FLIGHT_TASK_SIZE
         assert obs.info["utterance"] and obs.info["fields"]
         assert_task_screenshot(obs.png, FLIGHT_TASK_SIZE)
+
+
+@browser
+def test_a_hidpi_config_doubles_the_screenshot_and_points_still_land():
+    with MiniWobEnv("click-tab", config=default_config("click-tab", device_scale_factor=2)) as e:
+        obs = e.reset({"seed": 1})
+        assert (obs.width, obs.height) == (2 * TASK_SIZE[0], 2 * TASK_SIZE[1])
+        result = solve_click_tab(e, obs.info["utterance"])
+        assert result.terminated and result.reward == 1.0

@@ -28,6 +28,8 @@ def clamp01(v: float) -> float:
 
 def from_grid(g: float, scale: GridScale) -> float:
     """A model grid value (0..999) to a normalised coordinate in [0, 1]."""
+    if g <= 0 or g >= scale:  # clamp before dividing: a huge int cannot become a float
+        return 0.0 if g <= 0 else 1.0
     return clamp01(g / scale)
 
 

@@ -90,8 +90,8 @@ def _where(message: str, offset: int | None, call: str | None, argument: str | N
     return text[:1].upper() + text[1:]
 
 
-class _Bad(Exception):
-    """A bad argument value; the call parser adds where it happened."""
+class BadValue(ValueError):
+    """A bad argument value, raised by value converters; the call parser adds where it happened."""
 
 
 def _short(v: object, limit: int = 60) -> str:
@@ -291,7 +291,9 @@ def _browser_calls() -> dict[str, CallSpec]:
 
 
 def _computer_calls() -> dict[str, CallSpec]:
-    pointer = [_spec(cls, _POINT_OPT, bare_ok=True) for cls in (Click, DoubleClick, TripleClick, RightClick, MiddleClick)]
+    pointer = [
+        _spec(cls, _POINT_OPT, bare_ok=True) for cls in (Click, DoubleClick, TripleClick, RightClick, MiddleClick)
+    ]
     return _table(
         *pointer,
         _spec(Hover, _POINT),
@@ -473,7 +475,7 @@ def literal(node: ast.AST, src: PySource) -> Any:
     )
 
 
-def _finite(v: int | float, node: ast.AST, src: PySource) -> int | float:
+def _finite(v: float, node: ast.AST, src: PySource) -> int | float:
     if isinstance(v, float) and not math.isfinite(v):
         raise ActionParseError(f"the number {src.snippet(node)!r} is not finite", offset=src.start(node))
     return v
@@ -489,26 +491,26 @@ def _is_number(v: object) -> bool:
 def grid_value(v: object, grammar: Grammar) -> float:
     """One grid number -> [0, 1] under the grammar's range rule."""
     if not _is_number(v):
-        raise _Bad(f"must hold numbers, got {_short(v)}")
+        raise BadValue(f"must hold numbers, got {_short(v)}")
     if grammar.clamp:
         v = min(grammar.grid, max(0, v))  # clamp before dividing: a huge int cannot become a float
     elif not 0 <= v < grammar.grid_limit:  # type: ignore[operator]
-        raise _Bad(f"has {_short(v)} outside the grid 0..{grammar.grid_limit - 1}")
+        raise BadValue(f"has {_short(v)} outside the grid 0..{grammar.grid_limit - 1}")
     return coords.from_grid(v, grammar.grid)  # type: ignore[arg-type]
 
 
 def _point(v: object, grammar: Grammar) -> Point:
     if not isinstance(v, (tuple, list)) or len(v) != 2:
-        raise _Bad(f"must be a pair (x, y), got {_short(v)}")
+        raise BadValue(f"must be a pair (x, y), got {_short(v)}")
     return Point(grid_value(v[0], grammar), grid_value(v[1], grammar))
 
 
 def _keys(v: object, p: Param) -> tuple[str, ...]:
     keys = (v,) if isinstance(v, str) else v
     if not isinstance(keys, (tuple, list)) or not keys or not all(isinstance(k, str) and k for k in keys):
-        raise _Bad(f"must be a non-empty list of key names, got {_short(v)}")
+        raise BadValue(f"must be a non-empty list of key names, got {_short(v)}")
     if p.max_items is not None and len(keys) > p.max_items:
-        raise _Bad(f"has {len(keys)} keys; at most {p.max_items} are allowed")
+        raise BadValue(f"has {len(keys)} keys; at most {p.max_items} are allowed")
     return tuple(keys)
 
 
@@ -518,25 +520,25 @@ def _convert(p: Param, v: object, grammar: Grammar) -> Any:
         return _point(v, grammar)
     if kind == "text":
         if not isinstance(v, str):
-            raise _Bad(f"must be a string, got {_short(v)}")
+            raise BadValue(f"must be a string, got {_short(v)}")
         return v
     if kind == "int":
         if isinstance(v, bool) or not isinstance(v, int):
-            raise _Bad(f"must be an integer, got {_short(v)}")
+            raise BadValue(f"must be an integer, got {_short(v)}")
         return v
     if kind == "number":
         if not _is_number(v):
-            raise _Bad(f"must be a number, got {_short(v)}")
+            raise BadValue(f"must be a number, got {_short(v)}")
         return v
     if kind == "keys":
         return _keys(v, p)
     if kind == "direction":
         if not isinstance(v, str) or v.lower() not in DIRECTIONS:
-            raise _Bad(f"must be one of {', '.join(DIRECTIONS)}, got {_short(v)}")
+            raise BadValue(f"must be one of {', '.join(DIRECTIONS)}, got {_short(v)}")
         return v.lower()
     if kind == "axis":
         if v not in ("vertical", "horizontal"):
-            raise _Bad(f"must be 'vertical' or 'horizontal', got {_short(v)}")
+            raise BadValue(f"must be 'vertical' or 'horizontal', got {_short(v)}")
         return v
     raise AssertionError(f"unknown parameter kind {kind!r}")
 
@@ -597,7 +599,7 @@ def _keyword_values(node: ast.Call, spec: CallSpec, grammar: Grammar, src: PySou
             continue
         try:
             values[key] = _convert(p, literal(kw.value, src), grammar)
-        except _Bad as e:
+        except BadValue as e:
             raise ActionParseError(str(e), call=name, argument=kw.arg, offset=src.start(kw.value)) from None
     missing = [grammar.kw(p) for p in spec.params if p.required and p.name not in values]
     if missing:
@@ -699,7 +701,7 @@ def _only_space(text: str, start: int, end: int, where: str) -> None:
     stray = re.search(r"\S", text[start:end])
     if stray:
         at = start + stray.start()
-        raise ActionParseError(f"unexpected text {_short(text[at:at + 30])} {where}", offset=at)
+        raise ActionParseError(f"unexpected text {_short(text[at : at + 30])} {where}", offset=at)
 
 
 # ---- parse -----------------------------------------------------------------------------------------
@@ -767,7 +769,9 @@ def _default_unbuild(spec: CallSpec, action: Action, grammar: Grammar) -> dict[s
     for p in spec.params:
         v = getattr(action, p.attr)
         if v is None and p.required:
-            raise ActionError(f"{action.name}.{p.attr} is required to write {spec.call} in the {grammar.name} grammar.")
+            raise ActionError(
+                f"{action.name}.{p.attr} is required to write {spec.call} in the {grammar.name} grammar."
+            )
         if v is None or (not p.required and not p.always and v == p.default):
             continue
         out[p.name] = v

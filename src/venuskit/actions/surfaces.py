@@ -26,16 +26,68 @@ class SurfaceSpec:
 
 
 _MOBILE = frozenset(
-    "Click Drag Swipe DoubleClick LongPress Type LaunchApp Wait CallUser GetScreenshot "
-    "PressBack PressHome PressEnter PressRecent Answer Finished".split()
+    [
+        "Click",
+        "Drag",
+        "Swipe",
+        "DoubleClick",
+        "LongPress",
+        "Type",
+        "LaunchApp",
+        "Wait",
+        "CallUser",
+        "GetScreenshot",
+        "PressBack",
+        "PressHome",
+        "PressEnter",
+        "PressRecent",
+        "Answer",
+        "Finished",
+    ]
 )
 _BROWSER = frozenset(
-    "Click Drag Scroll Type Launch Wait GetUrl Finished TakeNote CallUser LongPress PressBack "
-    "PressHome PressEnter Hover DoubleClick Hotkey SelectOption".split()
+    [
+        "Click",
+        "Drag",
+        "Scroll",
+        "Type",
+        "Launch",
+        "Wait",
+        "GetUrl",
+        "Finished",
+        "TakeNote",
+        "CallUser",
+        "LongPress",
+        "PressBack",
+        "PressHome",
+        "PressEnter",
+        "Hover",
+        "DoubleClick",
+        "Hotkey",
+        "SelectOption",
+    ]
 )
 _COMPUTER = frozenset(
-    "Click DoubleClick TripleClick RightClick MiddleClick Hover Drag Scroll Type Hotkey KeyDown KeyUp "
-    "MouseDown MouseUp Sequence Wait CallUser Finished".split()
+    [
+        "Click",
+        "DoubleClick",
+        "TripleClick",
+        "RightClick",
+        "MiddleClick",
+        "Hover",
+        "Drag",
+        "Scroll",
+        "Type",
+        "Hotkey",
+        "KeyDown",
+        "KeyUp",
+        "MouseDown",
+        "MouseUp",
+        "Sequence",
+        "Wait",
+        "CallUser",
+        "Finished",
+    ]
 )
 
 SURFACES: dict[str, SurfaceSpec] = {
@@ -65,5 +117,5 @@ def check_surface(action: Action, surface: str) -> None:
             check_surface(child, surface)
     elif not spec.cursor_pointer and getattr(action, "point", 0) is None:
         raise ActionError(f"{action.name} on the {surface} surface needs a {spec.point_kw}=(x, y).")
-    elif not spec.cursor_pointer and action.name == "Drag" and getattr(action, "start") is None:
+    elif not spec.cursor_pointer and action.name == "Drag" and action.start is None:
         raise ActionError(f"Drag on the {surface} surface needs start=(x, y).")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, Union
+from typing import ClassVar, Literal
 
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -36,7 +36,7 @@ class Point:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ActionError(f"Point.{name} must be a number, got {v!r}.")
-            if not 0.0 <= float(v) <= 1.0:
+            if not 0.0 <= v <= 1.0:  # compare before float(): a huge int would overflow
                 raise ActionError(f"Point.{name}={v!r} is outside [0, 1]; convert with venuskit.actions.coords.")
             object.__setattr__(self, name, float(v))
 
@@ -59,7 +59,7 @@ def _need_text(obj: object, name: str) -> None:
 
 
 def _need_keys(obj: object, max_keys: int = MAX_KEYS) -> None:
-    keys = getattr(obj, "keys")
+    keys = obj.keys
     if isinstance(keys, list):
         keys = tuple(keys)
         object.__setattr__(obj, "keys", keys)
@@ -415,26 +415,59 @@ ACTION_TYPES: dict[str, type[Action]] = {
     )
 }  # fmt: skip
 
-AnyAction = Union[
-    Click, DoubleClick, TripleClick, RightClick, MiddleClick, LongPress, Hover, Drag, Swipe, Scroll, Type,
-    Hotkey, KeyDown, KeyUp, MouseDown, MouseUp, Launch, LaunchApp, Wait, PressBack, PressHome, PressEnter,
-    PressRecent, GetUrl, TakeNote, SelectOption, GetScreenshot, Sequence, CallUser, Answer, Finished,
-]  # fmt: skip
+AnyAction = (
+    Click
+    | DoubleClick
+    | TripleClick
+    | RightClick
+    | MiddleClick
+    | LongPress
+    | Hover
+    | Drag
+    | Swipe
+    | Scroll
+    | Type
+    | Hotkey
+    | KeyDown
+    | KeyUp
+    | MouseDown
+    | MouseUp
+    | Launch
+    | LaunchApp
+    | Wait
+    | PressBack
+    | PressHome
+    | PressEnter
+    | PressRecent
+    | GetUrl
+    | TakeNote
+    | SelectOption
+    | GetScreenshot
+    | Sequence
+    | CallUser
+    | Answer
+    | Finished
+)
 
 
 def action_from_dict(d: dict) -> Action:
     """Inverse of Action.to_dict (used by the episode record)."""
     d = dict(d)
     kind = d.pop("type", None)
-    cls = ACTION_TYPES.get(kind)  # type: ignore[arg-type]
+    cls = ACTION_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ActionError(f"Unknown action type {kind!r}.")
+    names = {f.name for f in dataclasses.fields(cls)}
+    if set(d) - names:  # a misspelt field must not silently become a default (e.g. Click at the cursor)
+        raise ActionError(f"{kind} has no field(s) {sorted(set(d) - names)}; it has {sorted(names)}.")
     kwargs = {}
     for f in dataclasses.fields(cls):
         if f.name not in d:
             continue
         v = d[f.name]
         if f.name in ("point", "start", "end") and v is not None:
+            if not isinstance(v, (list, tuple)) or len(v) != 2:
+                raise ActionError(f"{kind}.{f.name} must be [x, y], got {v!r}.")
             v = Point(*v)
         elif f.name == "keys":
             v = tuple(v)

@@ -7,8 +7,9 @@ the runner knowing about them.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from venuskit.actions.types import Action
 from venuskit.envs.base import Observation

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 from venuskit.actions import ActionParseError, parse_response
 from venuskit.actions.history import Turn, build_messages
@@ -88,9 +89,15 @@ class ScriptedPolicy:
         self.calls: list[dict[str, Any]] = []  # what the policy was shown, for tests
 
     def act(self, observation: Observation, history: list[Turn], feedback: str | None = None) -> PolicyOutput:
-        self.calls.append({"history": len(history), "feedback": feedback, "size": (observation.width, observation.height)})
+        self.calls.append(
+            {"history": len(history), "feedback": feedback, "size": (observation.width, observation.height)}
+        )
         t0 = time.perf_counter()
-        raw = self.replies.pop(0) if self.replies else "<think>No script left.</think><action>CallUser(content='script exhausted')</action>"
+        raw = (
+            self.replies.pop(0)
+            if self.replies
+            else "<think>No script left.</think><action>CallUser(content='script exhausted')</action>"
+        )
         out = parse_output(raw, self.surface)
         out.latency_s = time.perf_counter() - t0
         return out

@@ -7,13 +7,14 @@ never loses the episode: the folder on disk is always a valid, resumable episode
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from venuskit.actions.coords import point_to_pixels
 from venuskit.actions.history import Turn
 from venuskit.actions.prompts import notes_feedback, step_feedback
-from venuskit.actions.types import Action, CallUser, Finished, Answer, Scroll, Sequence, Swipe
+from venuskit.actions.types import Action, CallUser, Scroll, Sequence, Swipe
 from venuskit.agent.hooks import CallUserHandler, SafetyGate, StepCheck, StepContext, allow_all, no_step_check, no_user
 from venuskit.agent.policy import Policy, PolicyOutput
 from venuskit.envs.base import Env, EnvError, Observation, StepResult
@@ -37,7 +38,9 @@ class RunConfig:
         if self.max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {self.max_steps}.")
         if self.max_identical < 2:
-            raise ValueError(f"max_identical must be at least 2 (a repeat needs two actions), got {self.max_identical}.")
+            raise ValueError(
+                f"max_identical must be at least 2 (a repeat needs two actions), got {self.max_identical}."
+            )
         if self.parse_reasks < 0 or self.step_check_retries < 0:
             raise ValueError("parse_reasks and step_check_retries cannot be negative.")
 
@@ -83,7 +86,9 @@ class EpisodeRunner:
         """Run to an end and return the episode. KeyboardInterrupt is recorded, then re-raised."""
         t_start = time.monotonic()
         if self.episode.finished:
-            raise ValueError(f"Episode {self.episode.episode_id} is finished ({self.episode.outcome.reason}); nothing to resume.")
+            raise ValueError(
+                f"Episode {self.episode.episode_id} is finished ({self.episode.outcome.reason}); nothing to resume."
+            )
         self.episode.outcome = Outcome()  # a resumed episode drops the outcome that stopped it
         try:
             obs = self._reset(task)
@@ -103,7 +108,9 @@ class EpisodeRunner:
         """Rebuild the model's history from the steps already on disk (resume after an interruption)."""
         for step in self.writer.load_steps():
             if step.action is not None and step.raw_output is not None:  # the live run keeps parsed replies only
-                self.turns.append(Turn(png=self.writer.read_png(step), response=step.raw_output, feedback=step.feedback))
+                self.turns.append(
+                    Turn(png=self.writer.read_png(step), response=step.raw_output, feedback=step.feedback)
+                )
             if step.info.get("note"):
                 self.notes.append(str(step.info["note"]))
 
@@ -166,7 +173,9 @@ class EpisodeRunner:
             check = {"step_check": {"label": verdict.label, "reason": verdict.reason, **verdict.details}}
             if verdict.ok:
                 break
-            attempts.append({"raw": out.raw, "rejected_by": "step_check", "label": verdict.label, "reason": verdict.reason})
+            attempts.append(
+                {"raw": out.raw, "rejected_by": "step_check", "label": verdict.label, "reason": verdict.reason}
+            )
             out = self._ask(obs, _join(feedback, _rejected_feedback(out, verdict.label, verdict.reason)), attempts)
         return _Proposal(out, attempts, time.perf_counter() - t0, check)
 
@@ -234,8 +243,14 @@ class EpisodeRunner:
 
     def _terminal_outcome(self, action: Action, step: Step) -> None:
         reason = {"Finished": "finished", "Answer": "answer", "CallUser": "call_user"}[action.name]
-        self._end(Outcome(terminated=True, needs_user=isinstance(action, CallUser), reason=reason,
-                          answer=getattr(action, "content", None)))  # fmt: skip
+        self._end(
+            Outcome(
+                terminated=True,
+                needs_user=isinstance(action, CallUser),
+                reason=reason,
+                answer=getattr(action, "content", None),
+            )
+        )
 
     def _run_env(self, step: Step, action: Action) -> StepResult:
         t0 = time.perf_counter()
@@ -252,10 +267,15 @@ class EpisodeRunner:
                 break
         step.executed = executed[0] if len(executed) == 1 else {"op": "sequence", "children": executed}
         step.timings["env_s"] = time.perf_counter() - t0
-        self.feedback = _join(self.feedback, step_feedback(
-            error=step.error["message"] if step.error else None, response=step.raw_output,
-            url=step.info.get("url"), options=step.info.get("options"),
-        ))  # fmt: skip
+        self.feedback = _join(
+            self.feedback,
+            step_feedback(
+                error=step.error["message"] if step.error else None,
+                response=step.raw_output,
+                url=step.info.get("url"),
+                options=step.info.get("options"),
+            ),
+        )
         if "note" in step.info:
             self.notes.append(str(step.info["note"]))
         assert result is not None
@@ -287,11 +307,20 @@ class EpisodeRunner:
             self._end(Outcome(truncated=True, reason="repeated_action"))
 
     def _context(self, step: Step, obs: Observation, out: PolicyOutput | None) -> StepContext:
-        action = step.action if out is None else (out.actions[0] if len(out.actions) == 1 else Sequence(actions=tuple(out.actions)))
+        action = (
+            step.action
+            if out is None
+            else (out.actions[0] if len(out.actions) == 1 else Sequence(actions=tuple(out.actions)))
+        )
         return StepContext(
-            goal=self.episode.goal, surface=self.policy.surface, step_index=step.index, observation=obs,
-            action=action, thought=(out.thought if out else step.thought), raw_output=(out.raw if out else step.raw_output or ""),
-        )  # fmt: skip
+            goal=self.episode.goal,
+            surface=self.policy.surface,
+            step_index=step.index,
+            observation=obs,
+            action=action,
+            thought=(out.thought if out else step.thought),
+            raw_output=(out.raw if out else step.raw_output or ""),
+        )
 
     def _end(self, outcome: Outcome, finished: bool = True) -> None:
         self.episode.outcome = outcome

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from venuskit.agent.hooks import CallUserHandler, SafetyGate, StepCheck, allow_all, no_step_check, no_user
 from venuskit.agent.policy import Policy, VenusPolicy
@@ -86,8 +87,16 @@ def run_episode(
     else:
         policy.set_goal(job.goal)
         writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task))
-    runner = EpisodeRunner(env, policy, writer, job.run, step_check=step_check, safety_gate=safety_gate,
-                           call_user=call_user, on_step=on_step)  # fmt: skip
+    runner = EpisodeRunner(
+        env,
+        policy,
+        writer,
+        job.run,
+        step_check=step_check,
+        safety_gate=safety_gate,
+        call_user=call_user,
+        on_step=on_step,
+    )
     try:
         if resume_dir is not None:
             runner.resume_history()
@@ -105,7 +114,7 @@ def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any]) -> Episode
         screen=(0, 0),
         model=policy.describe(),
         config=to_jsonable({"n_img": job.n_img, "run": job.run, "system_prompt": getattr(policy, "system", None)}),
-        created=dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
 
 

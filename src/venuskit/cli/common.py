@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, NoReturn, Optional
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -15,8 +16,12 @@ console = Console(stderr=True, soft_wrap=True)  # error lines stay whole for gre
 
 
 class ModelOpts:
-    model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang).")
-    model_name = typer.Option(..., "--model-name", help="Served model name, e.g. the --served-model-name given to vLLM.")
+    model = typer.Option(
+        ..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang)."
+    )
+    model_name = typer.Option(
+        ..., "--model-name", help="Served model name, e.g. the --served-model-name given to vLLM."
+    )
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
     temperature = typer.Option(0.0, help="Sampling temperature.")
     max_tokens = typer.Option(4096, help="Max tokens per reply.")
@@ -38,14 +43,22 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def model_config(url: str, name: str, api_key: str, temperature: float, max_tokens: int, timeout: float,
-                 thinking: Optional[bool]) -> Any:  # fmt: skip
+def model_config(
+    url: str, name: str, api_key: str, temperature: float, max_tokens: int, timeout: float, thinking: bool | None
+) -> Any:
     from venuskit.models.openai_backend import ModelConfig
 
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     kwargs = {"enable_thinking": thinking} if thinking is not None else None
-    return ModelConfig(base_url=url, model=name, api_key=key, temperature=temperature, max_tokens=max_tokens,
-                       timeout_s=timeout, chat_template_kwargs=kwargs)  # fmt: skip
+    return ModelConfig(
+        base_url=url,
+        model=name,
+        api_key=key,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
+        chat_template_kwargs=kwargs,
+    )
 
 
 def run_config(max_steps: int) -> Any:
@@ -65,11 +78,19 @@ def browser_config(surface: str, allow_host: list[str], headed: bool) -> Any:
     return cfg
 
 
-def run_with_progress(make_env: Callable[[], Any], job: Any, task: dict, interactive: bool,
-                      resume: Optional[Path], json_out: bool, make_policy: Callable | None = None) -> None:  # fmt: skip
+def run_with_progress(
+    make_env: Callable[[], Any],
+    job: Any,
+    task: dict,
+    interactive: bool,
+    resume: Path | None,
+    json_out: bool,
+    make_policy: Callable | None = None,
+) -> None:
     """Run one episode with a live status line; SIGINT leaves a resumable folder and says how to resume."""
     from venuskit.agent.hooks import no_user, stdin_user
-    from venuskit.agent.session import make_policy as default_policy, run_episode
+    from venuskit.agent.session import make_policy as default_policy
+    from venuskit.agent.session import run_episode
     from venuskit.envs.base import EnvError
 
     call_user = stdin_user if interactive and sys.stdin.isatty() else no_user
@@ -81,10 +102,12 @@ def run_with_progress(make_env: Callable[[], Any], job: Any, task: dict, interac
     try:
         with console.status("starting…") as status:
             on_step = lambda s: status.update(_step_line(s, job.run.max_steps))  # noqa: E731
-            episode, folder = run_episode(env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume)
+            episode, folder = run_episode(
+                env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume
+            )
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/yellow]: the episode is saved; resume with --resume EPISODE_DIR")
-        raise typer.Exit(130)
+        raise typer.Exit(130) from None
     finally:
         env.close()
     _report(episode, folder, json_out)
@@ -97,8 +120,16 @@ def _step_line(step: Any, max_steps: int) -> str:
 
 def _report(episode: Any, folder: Path, json_out: bool) -> None:
     o = episode.outcome
-    summary = {"episode_dir": str(folder), "reason": o.reason, "terminated": o.terminated, "truncated": o.truncated,
-               "needs_user": o.needs_user, "answer": o.answer, "reward": o.reward, "error": o.error}  # fmt: skip
+    summary = {
+        "episode_dir": str(folder),
+        "reason": o.reason,
+        "terminated": o.terminated,
+        "truncated": o.truncated,
+        "needs_user": o.needs_user,
+        "answer": o.answer,
+        "reward": o.reward,
+        "error": o.error,
+    }
     if json_out:
         typer.echo(json.dumps(summary))
     else:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
 
 import typer
+
 from venuskit.cli import miniwob_cmd
 from venuskit.cli.common import ModelOpts, RunOpts, fail, run_with_progress
 
@@ -29,7 +29,7 @@ def run(
     temperature: float = ModelOpts.temperature,
     max_tokens: int = ModelOpts.max_tokens,
     timeout: float = ModelOpts.timeout,
-    thinking: Optional[bool] = ModelOpts.thinking,
+    thinking: bool | None = ModelOpts.thinking,
     surface: str = typer.Option("browser", help="browser (desktop viewport) or mobile (touch, mobile viewport)."),
     out: Path = RunOpts.out,
     max_steps: int = RunOpts.max_steps,
@@ -37,7 +37,7 @@ def run(
     interactive: bool = RunOpts.interactive,
     allow_host: list[str] = typer.Option([], "--allow-host", help="Extra host the page may reach (repeatable)."),
     headed: bool = typer.Option(False, help="Show the browser window (needs a display)."),
-    resume: Optional[Path] = typer.Option(None, help="Resume an interrupted episode folder."),
+    resume: Path | None = typer.Option(None, help="Resume an interrupted episode folder."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run the UI-Venus-2 agent on a web page in real Chromium and record the episode."""
@@ -58,7 +58,7 @@ def run(
 @app.command()
 def view(
     episode_dir: Path = typer.Argument(..., help="An episode folder written by `venus run`."),
-    out: Optional[Path] = typer.Option(None, help="Where to write the HTML (default: EPISODE_DIR/episode.html)."),
+    out: Path | None = typer.Option(None, help="Where to write the HTML (default: EPISODE_DIR/episode.html)."),
 ) -> None:
     """Write one self-contained HTML page showing every step of an episode."""
     from venuskit.record.viewer import render_html

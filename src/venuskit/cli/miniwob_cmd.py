@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from venuskit.cli.common import ModelOpts, RunOpts, browser_config, fail, model_config, run_config, run_with_progress
+from venuskit.cli.common import ModelOpts, RunOpts, fail, model_config, run_config, run_with_progress
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -35,7 +35,7 @@ def run_cmd(
     temperature: float = ModelOpts.temperature,
     max_tokens: int = ModelOpts.max_tokens,
     timeout: float = ModelOpts.timeout,
-    thinking: Optional[bool] = ModelOpts.thinking,
+    thinking: bool | None = ModelOpts.thinking,
     out: Path = RunOpts.out,
     max_steps: int = typer.Option(10, help="Step limit per episode."),
     n_img: int = RunOpts.n_img,
@@ -43,17 +43,22 @@ def run_cmd(
 ) -> None:
     """Run the UI-Venus-2 agent on one MiniWoB++ episode; the raw reward is recorded in the outcome."""
     from venuskit.agent.session import AgentJob
-    from venuskit.envs.miniwob import MiniWobEnv, list_tasks
+    from venuskit.envs.miniwob import MiniWobEnv, default_config, list_tasks
 
     if task not in list_tasks():
         fail(f"Unknown MiniWoB++ task {task!r}; see `venus miniwob list`.")
+
     def make_env() -> MiniWobEnv:
-        return MiniWobEnv(task, config=browser_config("browser", [], False))
+        chromium = os.environ.get("VENUS_CHROMIUM")
+        overrides = {"executable_path": chromium} if chromium else {}
+        return MiniWobEnv(task, config=default_config(task, **overrides))  # the 160x210 task area
 
     try:
         mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
         # The goal is MiniWoB++'s utterance, known only after reset: the policy reads it from the env.
-        job = AgentJob(goal=f"MiniWoB++ {task}", surface="browser", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
+        job = AgentJob(
+            goal=f"MiniWoB++ {task}", surface="browser", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg
+        )
     except ValueError as exc:
         fail(str(exc))
     run_with_progress(make_env, job, {"miniwob": task, "seed": seed}, False, None, json_out)

@@ -26,8 +26,10 @@ env must choose, the choice is written at the handler.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import struct
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -52,9 +54,13 @@ BASE_ARGS: tuple[str, ...] = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run", "--disable-smooth-scrolling",
 )  # fmt: skip
-# Fewer processes: ~60-130 MB less RSS per browser (measured on Chromium 156; see rss_mb()).
+# Fewer processes (5 instead of 8 with the headless shell): ~130 MB less summed RSS; the PSS, what the
+# machine really pays, stays about the same (~350 MB with the driver; measured on Chromium 156).
 LOW_MEMORY_ARGS: tuple[str, ...] = ("--no-zygote", "--in-process-gpu", "--renderer-process-limit=1")
-MOBILE_UA = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.0.0 Mobile Safari/537.36"
+MOBILE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/{major}.0.0.0 Mobile Safari/537.36"
+)
 LAUNCH_SCHEMES = ("http", "https", "file")
 MAX_HOTKEY_KEYS = 3  # the browser harness's limit (reference/ui-venus.md §2.4)
 TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
@@ -70,7 +76,7 @@ class BrowserConfig:
 
     executable_path: str | None = _help(
         "Chromium binary. None: Debian's chromium-headless-shell when headless and installed (what Playwright "
-        "itself runs headless; ~130 MB less memory), else /usr/bin/chromium.",
+        "itself runs headless; ~170 MB less memory), else /usr/bin/chromium.",
         default=None,
     )
     headless: bool = _help("Run without a window (needs no X display).", default=True)
@@ -321,6 +327,8 @@ class BrowserEnv:
         self._tag = ""
         self._root_pid: int | None = None
         self._browser_pid: int | None = None
+        self._scratch: str | None = None
+        self._profile_dir: str | None = None
         self._start_url: str | None = None
         self._last_url: str | None = None
         self._last_select: Any = None
@@ -349,22 +357,23 @@ class BrowserEnv:
         try:
             if not self._browser_alive():
                 self._launch()
-            self._open_context()
+            self._guarded(self._open_context, self._nav_budget(), "reset")
             self._start_url = self._last_url = url
             self._guarded(lambda: self._goto(url), self._nav_budget(), "reset")
             obs = self._guarded(self._observe, self._obs_budget(), "reset")
         except (ActionTimeout, BrowserCrashed):
-            self._teardown()  # the next reset launches a fresh browser
+            self._teardown(graceful=False)  # the next reset launches a fresh browser
             raise
         self._add_feedback(obs.info)
         return obs
 
     def step(self, action: Action) -> StepResult:
         """Run one action; see the module docstring for how errors are returned."""
-        self._require_open()
-        self.page  # noqa: B018 - raises the "call reset first" error
         info: dict[str, Any] = {}
         self._executed = None
+        if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
+            obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
+            return StepResult(observation=obs, info=info, error=_gone_error(action.name))
         error = self._refusal(action) or self._attempt(
             lambda: self._run(action, info), self._budget(action), action.name
         )
@@ -383,8 +392,9 @@ class BrowserEnv:
 
     def observe(self) -> Observation:
         """A fresh screenshot observation. After a hang or crash it relaunches, then raises the error."""
-        self._require_open()
-        self.page  # noqa: B018
+        if not self._page_ready():
+            self._recover({})
+            raise _gone_error("observe")
         try:
             return self._guarded(self._observe, self._obs_budget(), "observe")
         except (ActionTimeout, BrowserCrashed):
@@ -432,8 +442,15 @@ class BrowserEnv:
         if self._closed:
             raise EnvError("This BrowserEnv is closed; create a new one.")
 
+    def _page_ready(self) -> bool:
+        """Raise if no episode was started; else whether the tab is usable as it is."""
+        self._require_open()
+        if self._start_url is None:
+            raise EnvError("The browser env has no episode yet; call reset(task) first.")
+        return self._page is not None and not self._page.is_closed() and self._browser_alive()
+
     def _launch(self) -> None:
-        self._teardown()
+        self._teardown(graceful=False)  # only ever replaces a dead or hung browser
         if self._playwright is None:
             self._playwright = _Driver.acquire()
         exe = self.config.resolve_executable()
@@ -443,13 +460,16 @@ class BrowserEnv:
         self._tag = f"--venuskit-env={uuid.uuid4().hex[:16]}"  # finds our processes in /proc
         args = [*BASE_ARGS, *(LOW_MEMORY_ARGS if self.config.low_memory else ()), *proxy_args(self._policy)]
         args += [*self.config.extra_args, self._tag]
+        # Playwright gives every launch a fresh temporary user-data dir; its artifacts go to our own
+        # scratch dir. Playwright removes both on a clean close, _teardown after a kill.
+        self._scratch = tempfile.mkdtemp(prefix="venuskit-browser-")
         try:
-            # Playwright gives every launch a fresh temporary user-data dir and deletes it on exit.
             self._browser = self._playwright.chromium.launch(
-                executable_path=exe, headless=self.config.headless, args=args,
+                executable_path=exe, headless=self.config.headless, args=args, downloads_path=self._scratch,
                 timeout=self.config.navigation_timeout_s * 1000,
             )  # fmt: skip
         except PlaywrightError as e:
+            self._remove_dirs()
             raise EnvError(f"Chromium ({exe}) failed to start: {_first_line(e)}") from e
         self._find_pids()
 
@@ -462,6 +482,9 @@ class BrowserEnv:
         self._root_pid = top[0] if top else None
         real = [p for p in ours if os.path.basename(table[p][1][0]).startswith("chrom")]
         self._browser_pid = real[-1] if real else self._root_pid
+        argv = table[self._browser_pid][1] if self._browser_pid in table else []
+        profiles = [a.split("=", 1)[1] for a in argv if a.startswith("--user-data-dir=")]
+        self._profile_dir = profiles[0] if profiles else None
 
     def _browser_alive(self) -> bool:
         return self._browser is not None and self._browser.is_connected() and _alive(self._browser_pid)
@@ -477,17 +500,26 @@ class BrowserEnv:
             except (ProcessLookupError, PermissionError):
                 pass
 
-    def _teardown(self) -> None:
-        """Kill and forget the browser. Killing first means close() never waits on a hung process."""
+    def _teardown(self, graceful: bool = True) -> None:
+        """Close and forget the browser: gracefully when asked and healthy (a watchdog kills it if
+        closing hangs), else by SIGKILL. Then remove its temporary directories."""
+        if graceful and self._browser is not None and self._browser_alive():
+            self._attempt(self._browser.close, self.config.action_timeout_s, "close")
         self._kill_browser()
-        for obj in (self._context, self._browser):
-            if obj is not None:
-                try:
-                    obj.close()
-                except PlaywrightError:
-                    pass  # already gone, which is the point
+        if self._browser is not None:
+            try:
+                self._browser.close()  # a no-op on a dead browser, but lets the driver let go of it
+            except PlaywrightError:
+                pass  # already gone, which is the point
+        self._remove_dirs()
         self._browser = self._context = self._page = self._cdp = self._last_select = None
         self._root_pid = self._browser_pid = None
+
+    def _remove_dirs(self) -> None:
+        for path in (self._scratch, self._profile_dir):
+            if path and os.path.basename(path).startswith(("venuskit-browser-", "playwright_chromiumdev_profile-")):
+                shutil.rmtree(path, ignore_errors=True)
+        self._scratch = self._profile_dir = None
 
     def _context_options(self) -> dict[str, Any]:
         width, height = self.config.css_viewport()
@@ -547,21 +579,35 @@ class BrowserEnv:
             dialog.dismiss()
 
     def _recover(self, info: dict[str, Any]) -> Observation:
-        """Relaunch after a hang or crash and go back to the last URL; raises only if Chromium cannot start."""
+        """Relaunch after a hang or crash and go back to the last URL; if that page hangs or kills the
+        browser again, start from a blank tab. Raises BrowserCrashed only if Chromium cannot start."""
         url = self._last_url
         try:
-            self._launch()
-            self._open_context()
-            if url:
-                error = self._attempt(lambda: self._goto(url), self._nav_budget(), "relaunch")
-                if error is not None:
-                    info["relaunch_error"] = str(error)
-            obs = self._guarded(self._observe, self._obs_budget(), "relaunch")
+            obs = self._restore(url, info)
+            if obs is None:
+                url, obs = None, self._restore(None, info)
+            if obs is None:
+                raise EnvError(info.get("relaunch_error", "even a blank tab hung"))
         except EnvError as e:
-            self._teardown()
+            self._teardown(graceful=False)
             raise BrowserCrashed(f"The browser died and could not be relaunched: {e}") from e
         info.update(relaunched=True, restored_url=url)
         return obs
+
+    def _restore(self, url: str | None, info: dict[str, Any]) -> Observation | None:
+        """A new browser at `url` (None: a blank tab) and its observation; None if it hung or died again."""
+        self._launch()
+        self._guarded(self._open_context, self._nav_budget(), "relaunch")
+        error = self._attempt(lambda: self._goto(url), self._nav_budget(), "relaunch") if url else None
+        if error is not None:
+            info["relaunch_error"] = str(error)  # e.g. the server has gone: the error page is observed
+        if _fatal(error):
+            return None
+        try:
+            return self._guarded(self._observe, self._obs_budget(), "relaunch")
+        except (ActionTimeout, BrowserCrashed) as e:
+            info["relaunch_error"] = str(e)
+            return None
 
     # -- the watchdog and error classification --
 
@@ -593,7 +639,7 @@ class BrowserEnv:
         msg = _first_line(e)
         if fired.is_set() or isinstance(e, PlaywrightTimeoutError):
             return ActionTimeout(
-                f"{what} did not finish within {budget_s:g} s (the page hung); the browser was restarted."
+                f"{what} did not finish within {budget_s:g} s (a hung page, browser or server); the browser was restarted."
             )
         if not self._browser_alive() or "Target crashed" in msg or "has been closed" in msg:
             return BrowserCrashed(f"The browser died during {what} ({msg}); it was relaunched at the last URL.")
@@ -637,13 +683,19 @@ class BrowserEnv:
             return None  # a navigation replaced the document mid-call; the screenshot is still good
 
     def _settle(self) -> None:
-        page = self.page
         if self.config.settle_s:
-            page.wait_for_timeout(self.config.settle_s * 1000)
+            self.page.wait_for_timeout(self.config.settle_s * 1000)
+        self._wait_loaded()
+
+    def _wait_loaded(self) -> None:
+        """Wait for the document, then give subresources a bounded time: a page whose 'load' never
+        fires (a stalled image, a long poll) must not cost every step the full navigation timeout."""
+        page = self.page
         try:
-            page.wait_for_load_state("load", timeout=self.config.navigation_timeout_s * 1000)
+            page.wait_for_load_state("domcontentloaded", timeout=self.config.navigation_timeout_s * 1000)
+            page.wait_for_load_state("load", timeout=self.config.action_timeout_s * 1000)
         except PlaywrightTimeoutError:
-            pass  # a page still loading a slow subresource: the screenshot shows what there is
+            pass  # still loading: the screenshot shows what there is
 
     def _add_feedback(self, info: dict[str, Any]) -> None:
         blocked = self._guard.drain()
@@ -672,7 +724,8 @@ class BrowserEnv:
             raise ActionRefused(f"{what}: {url!r} is outside the allowed hosts {list(self._policy.allow_hosts)}.")
 
     def _goto(self, url: str) -> None:
-        self.page.goto(url, wait_until="load")
+        self.page.goto(url, wait_until="domcontentloaded")
+        self._wait_loaded()
 
     # -- actions --
 
@@ -859,6 +912,9 @@ class BrowserEnv:
         if action.index >= len(options):
             raise ActionRefused(f"SelectOption index {action.index} is out of range; the <select> has {len(options)} "
                                 f"options (0..{len(options) - 1}), listed in info['options'].")  # fmt: skip
+        if options[action.index]["disabled"] or element.is_disabled():
+            raise ActionRefused(f"Option {action.index} ({options[action.index]['text']!r}) cannot be chosen: "
+                                "it or its <select> is disabled.")  # fmt: skip
         self._executed = {"op": "select", "index": action.index}
         element.select_option(index=action.index)
         info["selected"] = options[action.index]
@@ -883,7 +939,7 @@ class BrowserEnv:
 
     def _press_back(self, action: Any, info: dict[str, Any]) -> None:
         self._executed = {"op": "back"}
-        info["moved"] = self.page.go_back(wait_until="load") is not None
+        info["moved"] = self.page.go_back(wait_until="domcontentloaded") is not None
 
     def _press_home(self, action: Any, info: dict[str, Any]) -> None:
         # Browser: the Home key, as upstream (scrolls to the top; inside a text field it moves the caret).
@@ -941,6 +997,11 @@ _HANDLERS: dict[str, Handler] = {
 def _steps(duration: float) -> int:
     """Moves in a drag: about one per 30 ms (each move is a round trip to the browser), 5 to 20."""
     return max(5, min(20, round(duration / 0.03)))
+
+
+def _gone_error(what: str) -> BrowserCrashed:
+    return BrowserCrashed(f"The browser had died (or its tab closed) before {what}; it was relaunched at the last "
+                          f"URL and {what} was not run.")  # fmt: skip
 
 
 def _fatal(error: EnvError | None) -> bool:

@@ -29,7 +29,9 @@ import threading
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
+
+from playwright.sync_api import Error as PlaywrightError
 
 from venuskit.actions.types import Action, Launch, PressBack
 from venuskit.envs.base import ActionRefused, EnvError, Observation, StepResult
@@ -41,6 +43,11 @@ DEFAULT_EPISODE_TIME_LIMIT_S = 24 * 3600.0  # MiniWoB's own 10 s would time out 
 MAX_EPISODE_TIME_LIMIT_S = (2**31 - 1) / 1000  # a larger setTimeout delay overflows and fires at once
 DEFAULT_MODE = "train"  # what miniwob's gym env passes to core.setDataMode
 READY_TIMEOUT_S = 10.0  # page load + problem generation; FlightWoB's iframe is the slow one
+# Headless Chromium paces frames at 60 Hz, and a screenshot waits for the next frame: 17-33 ms per capture.
+# Unpaced, a capture of a 160x210 page takes ~4 ms. The cost: a page that animates forever (a rAF loop)
+# renders >1000 fps and burns a core; MiniWoB++ pages only animate briefly (d3/jQuery transitions), and an
+# idle task page stays at ~1% CPU (measured). That is why this is MiniWoB's default, not BrowserEnv's.
+FAST_FRAME_ARGS = ("--disable-frame-rate-limit",)
 _NAVIGATING = (Launch, PressBack)  # would leave the task page and lose the episode (PressHome is the Home key)
 
 _START_EPISODE_JS = """([seed, mode, limitMs]) => {
@@ -132,7 +139,7 @@ def get_task(name: str) -> MiniWobTask:
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per file of an airline site would drown the run's own output
 
 
@@ -200,14 +207,15 @@ class MiniWobEnv:
     # -- Env protocol --------------------------------------------------------------------------------
 
     def reset(self, task: dict[str, Any] | None = None) -> Observation:
-        """Load the task page fresh (no state leaks between episodes), seed it and start an episode."""
+        """Load the task page fresh (no state leaks between episodes), seed it and start an episode.
+        Raises ValueError for a bad task dict and EnvError subclasses when the page does not start."""
         spec, seed, mode = self._parse_task(task or {})
+        self._state = None  # until the new episode runs, step() refuses
         self._browser.reset({"start_url": self._url(spec)})
-        page = self.page
-        page.wait_for_function("() => window.core !== undefined && core.cover_div !== null", timeout=self._ready_ms)
-        if not page.evaluate(_START_EPISODE_JS, [seed, mode, round(self.episode_time_limit_s * 1000)]):
-            page.wait_for_function("() => WOB_TASK_READY === true", timeout=self._ready_ms)
-        utterance, fields = _split_utterance(page.evaluate("() => core.getUtterance()"))
+        try:
+            utterance, fields = self._start_episode(seed, mode)
+        except PlaywrightError as e:
+            raise EnvError(f"MiniWoB++ task {spec.name!r} did not start: {str(e).strip().splitlines()[0]}") from e
         if not utterance:
             raise EnvError(f"MiniWoB++ task {spec.name!r} started but shows no instruction; its page did not load.")
         self._task = spec
@@ -219,17 +227,24 @@ class MiniWobEnv:
 
     def step(self, action: Action) -> StepResult:
         """Run `action`, then read the page's reward globals. After the episode ended, actions are refused:
-        the finished page shows miniwob's START cover, and only `reset` starts the next episode."""
+        the finished page shows miniwob's START cover, and only `reset` starts the next episode. If the
+        browser crashed or hung (BrowserEnv relaunched it), the episode is lost: the step carries the error
+        and ends the episode with reward 0."""
         if self._state is None or self._task is None:
             raise EnvError("MiniWobEnv.step was called before reset; call reset(task) first.")
         if self._state.done:
             return self._refuse(action, "The MiniWoB++ episode is over; call reset() to start the next one.")
         if isinstance(action, _NAVIGATING):
-            return self._refuse(action, f"{action.name} would leave the MiniWoB++ task page; it is not available here.")
+            return self._refuse(
+                action, f"{action.name} would leave the MiniWoB++ task page; it is not available here."
+            )
         result = self._browser.step(action)
+        if result.info.get("relaunched"):  # the browser crashed or hung: the reloaded page has no episode
+            self._state = _PageState(True, 0.0, 0.0, "the browser restarted and the episode was lost")
+            return self._finish(result)
         try:
             self._state = self._read_state()
-        except Exception as e:  # noqa: BLE001 - a crashed or navigated page; keep the step, report the error
+        except (PlaywrightError, EnvError) as e:  # e.g. the page navigated away by itself
             result.error = result.error or EnvError(f"Could not read the MiniWoB++ reward from the page: {e}")
             return result
         return self._finish(result)
@@ -273,7 +288,7 @@ class MiniWobEnv:
         r = self.step(action)
         return r.observation, float(r.reward or 0.0), r.terminated, False, dict(r.info)
 
-    def __enter__(self) -> "MiniWobEnv":
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -285,10 +300,19 @@ class MiniWobEnv:
     def _ready_ms(self) -> float:
         return READY_TIMEOUT_S * 1000
 
+    def _start_episode(self, seed: int | str, mode: str) -> tuple[str, dict[str, Any]]:
+        page = self.page
+        page.wait_for_function("() => window.core !== undefined && core.cover_div !== null", timeout=self._ready_ms)
+        if not page.evaluate(_START_EPISODE_JS, [seed, mode, round(self.episode_time_limit_s * 1000)]):
+            page.wait_for_function("() => WOB_TASK_READY === true", timeout=self._ready_ms)
+        return _split_utterance(page.evaluate("() => core.getUtterance()"))
+
     def _parse_task(self, task: dict[str, Any]) -> tuple[MiniWobTask, int | str, str]:
         name = task.get("miniwob") or self.task_name
         if not name:
-            raise ValueError('MiniWobEnv.reset needs a task: pass {"miniwob": "<task name>"} or MiniWobEnv(task_name).')
+            raise ValueError(
+                'MiniWobEnv.reset needs a task: pass {"miniwob": "<task name>"} or MiniWobEnv(task_name).'
+            )
         seed = task.get("seed")
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)  # drawn here so the episode can be replayed
@@ -314,14 +338,18 @@ class MiniWobEnv:
         result.terminated = state.done
         result.info.update({"miniwob": self._task.name, "seed": self._episode["seed"]})
         if state.done:
-            result.info.update({"raw_reward": state.raw_reward, "env_reward": state.env_reward, "reason": state.reason})
+            result.info.update(
+                {"raw_reward": state.raw_reward, "env_reward": state.env_reward, "reason": state.reason}
+            )
         result.observation.info.update(self._episode)
         return result
 
     def _refuse(self, action: Action, message: str) -> StepResult:
         state = self._state
         assert state is not None
-        result = StepResult(observation=self.observe(), error=ActionRefused(message), reward=0.0, terminated=state.done)
+        result = StepResult(
+            observation=self.observe(), error=ActionRefused(message), reward=0.0, terminated=state.done
+        )
         result.info.update({"refused": action.name})
         return result
 
@@ -343,8 +371,9 @@ def _split_utterance(response: Any) -> tuple[str, dict[str, Any]]:
 
 def default_config(task_name: str | None = None, **overrides: Any) -> BrowserConfig:
     """The BrowserConfig MiniWobEnv uses when given none: the viewport is the task area (160x210 CSS px, or
-    375x667 for FlightWoB) and there is no settle pause after actions (MiniWoB++ pages load nothing after
-    an action; miniwob's own env does not wait either, and the "-nodelay" tasks exist for animations).
-    `overrides` are BrowserConfig fields, e.g. device_scale_factor=2 for 320x420 screenshots."""
+    375x667 for FlightWoB), no settle pause after actions (MiniWoB++ pages load nothing after an action;
+    miniwob's own env does not wait either, and the "-nodelay" tasks exist for animations) and no 60 Hz
+    frame pacing (`FAST_FRAME_ARGS`). `overrides` are BrowserConfig fields, e.g. device_scale_factor=2
+    for 320x420 screenshots, or extra_args=() to keep Chromium's frame pacing."""
     size = get_task(task_name).size if task_name else TASK_SIZE
-    return BrowserConfig(**{"viewport": size, "settle_s": 0.0, **overrides})
+    return BrowserConfig(**{"viewport": size, "settle_s": 0.0, "extra_args": FAST_FRAME_ARGS, **overrides})

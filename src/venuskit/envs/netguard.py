@@ -86,7 +86,7 @@ def proxy_args(policy: NetPolicy) -> list[str]:
     that off and the allowed loopback names are listed like any other host."""
     bypass = sorted({_bypass_rule(h) for h in policy.allow_hosts})
     if not set(LOOPBACK_HOSTS) <= set(policy.allow_hosts):
-        bypass.append("<-loopback>")
+        bypass.insert(0, "<-loopback>")  # first: Chromium stops at the first rule that matches a host
     return [f"--proxy-server={BLACK_HOLE_PROXY}", f"--proxy-bypass-list={';'.join(bypass)}"]
 
 

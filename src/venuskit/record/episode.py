@@ -24,7 +24,9 @@ class Step:
     raw_output: str | None = None  # the model's full reply, verbatim
     thought: str | None = None
     action: Action | None = None  # parsed, normalised ([0,1] points)
-    executed: dict[str, Any] | None = None  # the pixel-level action the env ran, e.g. {"op": "click", "x": 10, "y": 20}
+    executed: dict[str, Any] | None = (
+        None  # the pixel-level action the env ran, e.g. {"op": "click", "x": 10, "y": 20}
+    )
     error: dict[str, Any] | None = None  # {"type": "ActionParseError", "message": "..."}
     info: dict[str, Any] = field(default_factory=dict)  # env feedback: note, url from GetUrl, select options...
     # The text the model was shown with this step's screenshot (errors / GetUrl / options of the step
@@ -39,7 +41,7 @@ class Step:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Step":
+    def from_dict(cls, d: dict[str, Any]) -> Step:
         d = dict(d)
         act = d.get("action")
         d["action"] = action_from_dict(act) if act else None
@@ -55,7 +57,9 @@ class Outcome:
     terminated: bool = False
     truncated: bool = False
     needs_user: bool = False
-    reason: str | None = None  # "finished", "answer", "call_user", "step_limit", "timeout", "repeated_action", "interrupted", "error"
+    reason: str | None = (
+        None  # "finished", "answer", "call_user", "step_limit", "timeout", "repeated_action", "interrupted", "error"
+    )
     answer: str | None = None  # content of the final Finished/Answer/CallUser
     error: dict[str, Any] | None = None
     reward: float | None = None  # env reward where one exists (MiniWoB++ raw reward)
@@ -92,7 +96,7 @@ class Episode:
         return d
 
     @classmethod
-    def from_manifest(cls, d: dict[str, Any], steps: list[Step] | None = None) -> "Episode":
+    def from_manifest(cls, d: dict[str, Any], steps: list[Step] | None = None) -> Episode:
         d = dict(d)
         d["screen"] = tuple(d.get("screen") or (0, 0))
         d["outcome"] = Outcome(**(d.get("outcome") or {}))

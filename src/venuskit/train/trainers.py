@@ -262,10 +262,23 @@ def _no_domain_rows(domain: str, rows: list[dict[str, Any]]) -> list[dict[str, A
 
 def train(trainer: Any, cfg: Any) -> Any:
     """Run training (resuming if asked), save the final model and processor to output_dir; returns TRL's output."""
-    result = trainer.train(resume_from_checkpoint=resolve_resume(cfg))
+    checkpoint = resolve_resume(cfg)
+    if checkpoint is not None:
+        _restore_weights(trainer, checkpoint)
+    result = trainer.train(resume_from_checkpoint=checkpoint)
     trainer.save_model(cfg.output_dir)
     trainer.processing_class.save_pretrained(cfg.output_dir)
     return result
+
+
+def _restore_weights(trainer: Any, checkpoint: str) -> None:
+    """Load a checkpoint's weights through from_pretrained. transformers 5.x saves Qwen-VL weights in the
+    checkpoint key layout (visual.*, model.layers.*), which Trainer's raw state-dict loader does not convert back:
+    it warns about missing keys and silently keeps the old weights. Optimizer, scheduler and RNG state are still
+    restored by Trainer."""
+    restored = load_model(checkpoint).state_dict()
+    trainer.accelerator.unwrap_model(trainer.model).load_state_dict(restored)
+    trainer._load_from_checkpoint = lambda *args, **kwargs: None
 
 
 # ---- MOPD -------------------------------------------------------------------------------------------

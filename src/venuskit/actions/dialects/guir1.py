@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from venuskit.actions import coords
-from venuskit.actions.grammar import ActionParseError, PySource, Response, check_thought
+from venuskit.actions.grammar import ActionParseError, BadValue, PySource, Response, check_thought
 from venuskit.actions.types import (
     DIRECTIONS,
     Action,
@@ -79,7 +79,7 @@ def _point(v: object, width: int, height: int) -> Point | None:
         return None
     ok = isinstance(v, (list, tuple)) and len(v) == 2
     if not ok or not all(isinstance(n, (int, float)) and not isinstance(n, bool) and math.isfinite(n) for n in v):
-        raise ValueError(f"'point' must be [x, y] in pixels, got {v!r}"[:200])
+        raise BadValue(f"'point' must be [x, y] in pixels, got {v!r}"[:200])
     if v[0] < 0 or v[1] < 0:
         return None  # GUI-R1 writes [-100, -100] for "no point"
     return Point(*coords.point_from_pixels(v[0], v[1], width, height))
@@ -87,16 +87,16 @@ def _point(v: object, width: int, height: int) -> Point | None:
 
 def _action(d: object, width: int, height: int) -> Action:
     if not isinstance(d, dict) or not isinstance(d.get("action"), str):
-        raise ValueError(f"each item must be a dict with an 'action' name, got {d!r}"[:200])
+        raise BadValue(f"each item must be a dict with an 'action' name, got {d!r}"[:200])
     name = d["action"].strip().lower()
     text = d.get("input_text", NO_TEXT)
     if not isinstance(text, str):
-        raise ValueError(f"'input_text' must be a string, got {text!r}"[:200])
+        raise BadValue(f"'input_text' must be a string, got {text!r}"[:200])
     given = None if text.strip().lower() == NO_TEXT else text
     point = _point(d.get("point"), width, height)
     if name in _POINTED:
         if point is None:
-            raise ValueError(f"{name} needs a point [x, y]")
+            raise BadValue(f"{name} needs a point [x, y]")
         return _POINTED[name](point=point)
     if name in _BARE:
         return _BARE[name]()
@@ -105,14 +105,14 @@ def _action(d: object, width: int, height: int) -> Action:
     if name == "scroll":
         direction = (given or "").strip().lower()
         if direction not in DIRECTIONS:
-            raise ValueError(f"scroll needs input_text in {', '.join(DIRECTIONS)}, got {text!r}")
+            raise BadValue(f"scroll needs input_text in {', '.join(DIRECTIONS)}, got {text!r}")
         return Scroll(point=point, direction=direction)  # type: ignore[arg-type]
     if name == "open_app":
         return LaunchApp(app=given or "")
     if name in _PRESS or name == "hotkey":
         keys = (_PRESS[name],) if name in _PRESS else tuple((given or "").lower().replace("+", " ").split())
         return Hotkey(keys=keys)
-    raise ValueError(f"{name!r} is not a GUI-R1 action venuskit can run")
+    raise BadValue(f"{name!r} is not a GUI-R1 action venuskit can run")
 
 
 def parse(text: str, width: int, height: int) -> Response:

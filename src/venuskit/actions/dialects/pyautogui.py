@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from venuskit.actions import coords
-from venuskit.actions.grammar import ActionParseError, PySource, Response, literal, quote
+from venuskit.actions.grammar import ActionParseError, BadValue, PySource, Response, literal, quote
 from venuskit.actions.types import (
     MAX_SEQUENCE,
     Action,
@@ -86,10 +86,10 @@ class _Screen:
             x, y = x
         if x is None and y is None:
             if required:
-                raise ValueError("needs x and y")
+                raise BadValue("needs x and y")
             return None
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (x, y)):
-            raise ValueError(f"x and y must both be pixel numbers, got x={x!r}, y={y!r}")
+            raise BadValue(f"x and y must both be pixel numbers, got x={x!r}, y={y!r}")
         return Point(*coords.point_from_pixels(x, y, self.width, self.height))  # type: ignore[arg-type]
 
     def pixels(self, p: Point) -> tuple[int, int]:
@@ -100,14 +100,14 @@ def _bind(fn: str, call: ast.Call, src: PySource) -> dict[str, Any]:
     names = _PARAMS.get(fn)
     if names is None:  # hotkey(*keys)
         if call.keywords and any(k.arg not in _IGNORED_KW for k in call.keywords):
-            raise ValueError("takes only key names")
+            raise BadValue("takes only key names")
         return {"keys": tuple(literal(a, src) for a in call.args)}
     if len(call.args) > len(names):
-        raise ValueError(f"takes at most {len(names)} positional arguments")
+        raise BadValue(f"takes at most {len(names)} positional arguments")
     args = {names[i]: literal(a, src) for i, a in enumerate(call.args)}
     for kw in call.keywords:
         if kw.arg is None or (kw.arg not in names and kw.arg not in _IGNORED_KW) or kw.arg in args:
-            raise ValueError(f"does not take {'**kwargs' if kw.arg is None else repr(kw.arg)} here")
+            raise BadValue(f"does not take {'**kwargs' if kw.arg is None else repr(kw.arg)} here")
         args[kw.arg] = literal(kw.value, src)
     return args
 
@@ -115,29 +115,29 @@ def _bind(fn: str, call: ast.Call, src: PySource) -> dict[str, Any]:
 def _key_names(v: object) -> list[str]:
     keys = [v] if isinstance(v, str) else v
     if not isinstance(keys, (list, tuple)) or not keys or not all(isinstance(k, str) and k for k in keys):
-        raise ValueError(f"needs key names, got {v!r}"[:200])
+        raise BadValue(f"needs key names, got {v!r}"[:200])
     return [k.lower() for k in keys]
 
 
 def _int(v: object, what: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError(f"{what} must be an integer, got {v!r}"[:200])
+        raise BadValue(f"{what} must be an integer, got {v!r}"[:200])
     return v
 
 
 def _mouse(fn: str, a: dict[str, Any], screen: _Screen) -> list[Action]:
     button = a.get("button", "left")
     if not isinstance(button, str):
-        raise ValueError(f"button must be 'left', 'right' or 'middle', got {button!r}"[:200])
+        raise BadValue(f"button must be 'left', 'right' or 'middle', got {button!r}"[:200])
     if fn == "click":
         clicks = _int(a.get("clicks", 1), "clicks")
         kinds = {("left", 1): Click, ("left", 2): DoubleClick, ("left", 3): TripleClick, ("right", 1): RightClick,
                  ("middle", 1): MiddleClick}  # fmt: skip
         if (button, clicks) not in kinds:
-            raise ValueError(f"button={button!r} with clicks={clicks} has no venuskit action")
+            raise BadValue(f"button={button!r} with clicks={clicks} has no venuskit action")
         return [kinds[(button, clicks)](point=screen.point(a, False))]
     if button != "left":
-        raise ValueError(f"only the left button is supported here, got {button!r}")
+        raise BadValue(f"only the left button is supported here, got {button!r}")
     simple = {"doubleClick": DoubleClick, "tripleClick": TripleClick, "rightClick": RightClick,
               "middleClick": MiddleClick, "mouseDown": MouseDown, "mouseUp": MouseUp}  # fmt: skip
     if fn in simple:
@@ -168,7 +168,7 @@ def _keyboard(fn: str, a: dict[str, Any]) -> list[Action]:
 def _scroll(fn: str, a: dict[str, Any], screen: _Screen) -> list[Action]:
     clicks = _int(a.get("clicks"), "clicks")
     if clicks == 0:
-        raise ValueError("scroll(0) does nothing")
+        raise BadValue("scroll(0) does nothing")
     positive, negative = ("right", "left") if fn == "hscroll" else ("up", "down")
     direction = positive if clicks > 0 else negative
     return [Scroll(point=screen.point(a, False), direction=direction, amount=abs(clicks))]  # type: ignore[arg-type]
@@ -188,7 +188,7 @@ def _statement(node: ast.stmt, src: PySource, screen: _Screen) -> list[Action]:
         if module == "time" and fn == "sleep" and len(call.args) == 1 and not call.keywords:
             return [Wait(seconds=literal(call.args[0], src))]
         if module != "pyautogui" or (fn not in _PARAMS and fn != "hotkey"):
-            raise ValueError("is not a supported pyautogui call")
+            raise BadValue("is not a supported pyautogui call")
         a = _bind(fn, call, src)
         if fn in ("write", "typewrite", "press", "hotkey", "keyDown", "keyUp"):
             return _keyboard(fn, a)

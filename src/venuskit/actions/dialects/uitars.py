@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from venuskit.actions import coords
-from venuskit.actions.grammar import ActionParseError, PySource, Response, literal, quote
+from venuskit.actions.grammar import ActionParseError, BadValue, PySource, Response, literal, quote
 from venuskit.actions.types import (
     DIRECTIONS,
     Action,
@@ -73,7 +73,7 @@ class Frame:
     def to_point(self, x: float, y: float) -> Point:
         if self.coord_mode == "relative1000":
             if not (0 <= x <= 1000 and 0 <= y <= 1000):
-                raise ValueError(f"({x:g}, {y:g}) is outside the 0-1000 grid")
+                raise BadValue(f"({x:g}, {y:g}) is outside the 0-1000 grid")
             return Point(coords.from_grid(x, 1000), coords.from_grid(y, 1000))
         kw = {"min_pixels": self.min_pixels, "max_pixels": self.max_pixels}
         return Point(*coords.point_from_resized(x, y, self.height, self.width, self.factor, **kw))  # type: ignore[arg-type]
@@ -97,13 +97,13 @@ _THOUGHT = re.compile(r"^[ \t]*Thought:[ \t]*", re.MULTILINE)
 
 def _point(v: object, frame: Frame) -> Point:
     if not isinstance(v, str):
-        raise ValueError(f"must be a coordinate string such as '(x1,y1)', got {v!r}")
+        raise BadValue(f"must be a coordinate string such as '(x1,y1)', got {v!r}")
     m = _COORDS.fullmatch(_TOKENS.sub(" ", v).strip())
     if not m:
-        raise ValueError(f"must be a coordinate string such as '(x1,y1)' or '<point>x1 y1</point>', got {v!r}")
+        raise BadValue(f"must be a coordinate string such as '(x1,y1)' or '<point>x1 y1</point>', got {v!r}")
     nums = [float(g) for g in m.groups() if g is not None]
     if not all(math.isfinite(n) and n >= 0 for n in nums):
-        raise ValueError(f"has a negative or non-finite coordinate in {v!r}")
+        raise BadValue(f"has a negative or non-finite coordinate in {v!r}")
     if len(nums) == 4:  # a box: act at its centre
         nums = [(nums[0] + nums[2]) / 2, (nums[1] + nums[3]) / 2]
     return frame.to_point(nums[0], nums[1])
@@ -111,17 +111,17 @@ def _point(v: object, frame: Frame) -> Point:
 
 def _text(v: object) -> str:
     if not isinstance(v, str):
-        raise ValueError(f"must be a string, got {v!r}")
+        raise BadValue(f"must be a string, got {v!r}")
     return v
 
 
 def _pick(args: dict[str, Any], keys: tuple[str, ...], frame: Frame, required: bool = True) -> Point | None:
     given = [k for k in keys if k in args]
     if len(given) > 1:
-        raise ValueError(f"give only one of {', '.join(given)}")
+        raise BadValue(f"give only one of {', '.join(given)}")
     if not given:
         if required:
-            raise ValueError(f"needs {keys[0]}='(x1,y1)'")
+            raise BadValue(f"needs {keys[0]}='(x1,y1)'")
         return None
     return _point(args[given[0]], frame)
 
@@ -134,14 +134,14 @@ Builder = Callable[[dict[str, Any], Frame], Action]
 def _key_list(v: object) -> tuple[str, ...]:
     keys = tuple(_text(v).lower().split())
     if not keys:
-        raise ValueError("needs at least one key name, e.g. key='ctrl c'")
+        raise BadValue("needs at least one key name, e.g. key='ctrl c'")
     return keys
 
 
 def _direction(v: object) -> str:
     d = _text(v).strip().lower()
     if d not in DIRECTIONS:
-        raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {v!r}")
+        raise BadValue(f"direction must be one of {', '.join(DIRECTIONS)}, got {v!r}")
     return d
 
 
@@ -277,7 +277,10 @@ def format_action(
     style "point": `click(point='<point>x y</point>')` (the UI-TARS-1.5 mobile spelling)."""
     frame = Frame(coord_mode, width, height, factor, min_pixels, max_pixels)
     name, parts = _call_parts(action)
-    keys = {"start": "point" if style == "point" else "start_box", "end": "end_point" if style == "point" else "end_box"}
+    keys = {
+        "start": "point" if style == "point" else "start_box",
+        "end": "end_point" if style == "point" else "end_box",
+    }
     if style == "point" and name in ("drag", "swipe"):
         keys["start"] = "start_point"
     args = []
