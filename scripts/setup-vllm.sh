@@ -12,7 +12,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${VENUSKIT_VLLM_VENV:-$ROOT/.venv-vllm}"
-MODEL_DIR="${VENUSKIT_TINY_MODEL_DIR:-$ROOT/.cache/tiny-qwen25vl}"
+MODEL_DIR="${VENUSKIT_TINY_MODEL_DIR:-$ROOT/.cache/tiny-qwen25vl-v2}"
 PYTHON="${PYTHON:-python3}"
 VLLM_VERSION="0.32.0"
 STAMP="$VENV/.venuskit-vllm-$VLLM_VERSION"
@@ -62,5 +62,5 @@ cat <<EOF
   HF_HUB_OFFLINE=1 VLLM_CPU_KVCACHE_SPACE=1 VLLM_NO_USAGE_STATS=1 \\
     $VENV/bin/python -m vllm.entrypoints.launchers.api_server.entry --model $MODEL_DIR \\
     --served-model-name tiny-qwen25vl --host 127.0.0.1 --port 8000 \\
-    --enforce-eager --dtype float32 --max-model-len 2048 --max-num-seqs 4
+    --enforce-eager --dtype float32 --max-model-len 16384 --max-num-seqs 4
 EOF

@@ -50,6 +50,11 @@ def test_proxy_args_black_hole_everything_else() -> None:
     assert partial == "--proxy-bypass-list=<-loopback>;*.test;127.0.0.1"  # localhost goes to the black hole
 
 
+def test_extra_args_cannot_switch_the_proxy_layer_off() -> None:
+    with pytest.raises(ValueError, match="allow_hosts"):
+        BrowserConfig(extra_args=("--no-proxy-server",))
+
+
 # ---- real Chromium -----------------------------------------------------------------------------
 
 

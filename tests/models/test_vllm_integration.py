@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.vllm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV = Path(os.environ.get("VENUSKIT_VLLM_VENV", ROOT / ".venv-vllm"))
-MODEL_DIR = Path(os.environ.get("VENUSKIT_TINY_MODEL_DIR", ROOT / ".cache" / "tiny-qwen25vl"))
+MODEL_DIR = Path(os.environ.get("VENUSKIT_TINY_MODEL_DIR", ROOT / ".cache" / "tiny-qwen25vl-v2"))
 SERVED_NAME = "tiny-qwen25vl"
 START_TIMEOUT_S = 180.0
 
@@ -119,7 +119,7 @@ def vllm_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VllmServer
     command = [
         str(python), "-m", "vllm.entrypoints.launchers.api_server.entry", "--model", str(MODEL_DIR),
         "--served-model-name", SERVED_NAME, "--host", "127.0.0.1", "--port", str(port), "--enforce-eager",
-        "--dtype", "float32", "--max-model-len", "2048", "--max-num-seqs", "4",
+        "--dtype", "float32", "--max-model-len", "16384", "--max-num-seqs", "4",
     ]  # fmt: skip
     started = time.monotonic()
     with log_path.open("wb") as log:
@@ -241,3 +241,29 @@ def test_vllm_and_transformers_agree_token_for_token(vllm_server: VllmServer, tm
     served_ids = served.raw["choices"][0]["token_ids"]
     assert served_ids == reference["completion"]
     assert len(served_ids) == served.usage.completion_tokens >= 1
+
+
+@pytest.mark.browser
+def test_venus_run_against_the_real_server_records_every_reply(vllm_server: VllmServer, serve_dir, tmp_path) -> None:
+    """The whole loop on real parts: `venus run` -> real vLLM -> real Chromium. The tiny model's random
+    replies are not valid actions, so every step must be a recorded parse error and the run must go on to
+    its step limit: nothing crashes and nothing is lost."""
+    import sys
+
+    from venuskit.record.store import load_episode
+
+    site = serve_dir(Path(__file__).parents[1] / "agent" / "pages")
+    cmd = [sys.executable, "-m", "venuskit.cli.main", "run", "--task", "Add one.", "--start-url",
+           f"{site}/counter.html", "--model", vllm_server.base_url, "--model-name", SERVED_NAME,
+           "--max-tokens", "24", "--max-steps", "3", "--out", str(tmp_path), "--json", "--non-interactive"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert "Traceback" not in out.stderr
+    episode = load_episode(result["episode_dir"])
+    assert len(episode.steps) == 3 and not episode.problems
+    for step in episode.steps:
+        assert step.raw_output is not None  # the model's reply, verbatim (a random model may reply nothing)
+        assert step.attempts and step.attempts[0]["rejected_by"] == "parser"  # one re-ask per unparsable reply
+        assert step.action is not None or step.error["type"] == "ActionParseError"
+    if all(s.action is None for s in episode.steps):
+        assert result["reason"] == "step_limit" and result["truncated"] and out.returncode == 2

@@ -48,6 +48,7 @@ _BROWSER = {
     "PressEnter": "Press the Enter key.",
     "Hover": "Move the pointer over the given coordinate to reveal tooltips or menus.",
     "DoubleClick": "Double-click at the given coordinate.",
+    "RightClick": "Right-click at the given coordinate to open a context menu.",
     "Hotkey": "Press a key combination of at most three keys, e.g. ('ctrl', 'tab') for the next tab.",
     "SelectOption": "Choose option `index` of the native select element clicked last; its options are listed "
     "in the message.",

@@ -284,6 +284,7 @@ def _browser_calls() -> dict[str, CallSpec]:
         _spec(PressEnter),
         _spec(Hover, _POINT),
         _spec(DoubleClick, _POINT),
+        _spec(RightClick, _POINT),  # not in upstream's browser prompt; the env supports it, so the grammar does
         _spec(Hotkey, Param("keys", "keys", max_items=3, example="('ctrl', 'c')"),
               Param("repeat", "int", required=False, default=1, shown=False)),
         _spec(SelectOption, Param("index", "int", example="3")),

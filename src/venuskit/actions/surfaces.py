@@ -63,6 +63,7 @@ _BROWSER = frozenset(
         "PressEnter",
         "Hover",
         "DoubleClick",
+        "RightClick",
         "Hotkey",
         "SelectOption",
     ]

@@ -25,6 +25,7 @@ env must choose, the choice is written at the handler.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -148,6 +149,9 @@ class BrowserConfig:
         self.allow_hosts = NetPolicy(tuple(self.allow_hosts)).allow_hosts
         self.extra_actions = tuple(self.extra_actions)
         self.extra_args = tuple(self.extra_args)
+        if any(a.startswith(("--proxy-server", "--proxy-bypass-list", "--no-proxy-server")) for a in self.extra_args):
+            raise ValueError("BrowserConfig.extra_args may not set a proxy: the network guard owns it. "
+                             "Widen BrowserConfig.allow_hosts instead.")  # fmt: skip
 
     @property
     def mobile(self) -> bool:
@@ -495,10 +499,8 @@ class BrowserEnv:
         if root is None:
             return
         for pid in process_tree(root):
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
                 os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
 
     def _teardown(self, graceful: bool = True) -> None:
         """Close and forget the browser: gracefully when asked and healthy (a watchdog kills it if
@@ -507,10 +509,8 @@ class BrowserEnv:
             self._attempt(self._browser.close, self.config.action_timeout_s, "close")
         self._kill_browser()
         if self._browser is not None:
-            try:
+            with contextlib.suppress(PlaywrightError):  # already gone, which is the point
                 self._browser.close()  # a no-op on a dead browser, but lets the driver let go of it
-            except PlaywrightError:
-                pass  # already gone, which is the point
         self._remove_dirs()
         self._browser = self._context = self._page = self._cdp = self._last_select = None
         self._root_pid = self._browser_pid = None
@@ -540,10 +540,8 @@ class BrowserEnv:
 
     def _open_context(self) -> None:
         if self._context is not None:
-            try:
+            with contextlib.suppress(PlaywrightError):  # the old episode's tab may be dead or hung
                 self._context.close()
-            except PlaywrightError:
-                pass
         self._page = self._cdp = self._last_select = None
         self._guard = NetGuard(self._policy)
         self._dialogs = []
@@ -639,7 +637,8 @@ class BrowserEnv:
         msg = _first_line(e)
         if fired.is_set() or isinstance(e, PlaywrightTimeoutError):
             return ActionTimeout(
-                f"{what} did not finish within {budget_s:g} s (a hung page, browser or server); the browser was restarted."
+                f"{what} did not finish within {budget_s:g} s (a hung page, browser or server); "
+                "the browser was restarted."
             )
         if not self._browser_alive() or "Target crashed" in msg or "has been closed" in msg:
             return BrowserCrashed(f"The browser died during {what} ({msg}); it was relaunched at the last URL.")

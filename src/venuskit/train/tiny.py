@@ -134,7 +134,7 @@ def qwen25vl_config(tokenizer: Any, dims: dict[str, Any]) -> Any:
         "num_hidden_layers": 2,
         "num_attention_heads": dims["text_heads"],
         "num_key_value_heads": dims["kv_heads"],
-        "max_position_embeddings": 4096,
+        "max_position_embeddings": 32768,  # RoPE: long agent prompts (byte tokens) cost nothing here
         "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": dims["mrope"]},
         "bos_token_id": ids["<|endoftext|>"],
         "eos_token_id": ids["<|im_end|>"],

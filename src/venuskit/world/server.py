@@ -1,0 +1,246 @@
+"""The world server: one stdlib HTTP server on 127.0.0.1 serving every app to many isolated episodes.
+
+Isolation. Each episode has its own in-memory database. A browser is bound to an episode by opening
+its one-time bind URL (`/_bind/<token>`), which sets an HttpOnly cookie holding a random episode
+secret and redirects (303, so the bind URL never enters the history) to the start page. The token is
+spent on first use and a reset issues a new secret, so a browser can reach only the episode it was
+bound to, and a page cannot learn or switch to another. Nothing a contract expects is served: the
+harness reads state in-process through `WorldServer.state(episode_id)`.
+
+Serve mode (`venus world serve`): requests without a cookie use the one default episode, so a person
+can just open the URL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.server
+import secrets
+import threading
+import traceback
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from venuskit.world.apps import build_router
+from venuskit.world.state import LOCALES, EpisodeState, Snapshots
+from venuskit.world.web import Ctx, Request, Response, not_found, parse_form, parse_query
+
+COOKIE = "vk_session"
+STATIC = {"world.css": "text/css; charset=utf-8", "world.js": "text/javascript; charset=utf-8"}
+DEFAULT_TODAY = dt.date(2024, 3, 14)
+
+
+@dataclass
+class EpisodeInfo:
+    episode_id: str
+    seed: int
+    locale: str
+    today: dt.date
+
+
+class WorldServer:
+    """Start with `start()` (or as a context manager); `new_episode` / `reset` hand out bind URLs."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, serve_mode: bool = False) -> None:
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError(f"The world server binds loopback only; {host!r} is not a loopback address.")
+        self.host, self.port, self.serve_mode = host, port, serve_mode
+        self.router = build_router()
+        self.snapshots = Snapshots()
+        self._states: dict[str, EpisodeState] = {}
+        self._info: dict[str, EpisodeInfo] = {}
+        self._secrets: dict[str, str] = {}  # cookie secret -> episode id
+        self._tokens: dict[str, tuple[str, str]] = {}  # one-time bind token -> (episode id, next path)
+        self._lock = threading.Lock()
+        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self.default_episode: str | None = None
+        self.errors: list[str] = []  # handler tracebacks, for tests and diagnostics
+
+    # -- lifecycle --
+
+    def start(self) -> WorldServer:
+        handler = _make_handler(self)
+        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), handler)
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, name="venuskit-world", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+        with self._lock:
+            for state in self._states.values():
+                state.close()
+            self._states.clear()
+
+    def __enter__(self) -> WorldServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        if self._httpd is None:
+            raise RuntimeError("The world server is not running; call start() first.")
+        return f"http://{self.host}:{self.port}"
+
+    # -- episodes --
+
+    def new_episode(self, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> str:
+        episode_id = f"w{secrets.token_hex(6)}"
+        with self._lock:
+            self._states[episode_id] = EpisodeState(episode_id)
+        self.reset(episode_id, seed, locale, today)
+        return episode_id
+
+    def reset(self, episode_id: str, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> None:
+        """Restore the episode to the background world of (seed, locale, today) and revoke every browser
+        bound to it before (a fresh secret is issued by the next bind URL)."""
+        if locale not in LOCALES:
+            raise ValueError(f"Unknown locale {locale!r}; the world speaks {', '.join(LOCALES)}.")
+        today = today or DEFAULT_TODAY
+        state = self.state(episode_id)
+        snapshot = self.snapshots.get(seed, locale, today)
+        with self.snapshots._lock:  # noqa: SLF001 - a source connection must not be backed up concurrently
+            state.restore(snapshot)
+        with self._lock:
+            self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today)
+            for secret in [s for s, e in self._secrets.items() if e == episode_id]:
+                del self._secrets[secret]
+
+    def bind_url(self, episode_id: str, next_path: str = "/") -> str:
+        """A one-time URL that binds the browser that opens it to this episode, then shows `next_path`."""
+        self.state(episode_id)
+        if not next_path.startswith("/") or next_path.startswith("//"):
+            raise ValueError(f"next_path must be a path on the world server, got {next_path!r}.")
+        token = secrets.token_urlsafe(18)
+        with self._lock:
+            self._tokens[token] = (episode_id, next_path)
+        return f"{self.base_url}/_bind/{token}?next={quote(next_path, safe='/?=&')}"
+
+    def state(self, episode_id: str) -> EpisodeState:
+        with self._lock:
+            state = self._states.get(episode_id)
+        if state is None:
+            raise KeyError(f"No world episode {episode_id!r}; create it with new_episode().")
+        return state
+
+    def info(self, episode_id: str) -> EpisodeInfo:
+        return self._info[episode_id]
+
+    def close_episode(self, episode_id: str) -> None:
+        with self._lock:
+            state = self._states.pop(episode_id, None)
+            self._info.pop(episode_id, None)
+            for secret in [s for s, e in self._secrets.items() if e == episode_id]:
+                del self._secrets[secret]
+        if state is not None:
+            state.close()
+
+    def episode_count(self) -> int:
+        return len(self._states)
+
+    # -- request handling (called from the server's threads) --
+
+    def _bind(self, token: str) -> tuple[str, str] | None:
+        with self._lock:
+            found = self._tokens.pop(token, None)
+            if found is None:
+                return None
+            secret = secrets.token_urlsafe(24)
+            self._secrets[secret] = found[0]
+        return secret, found[1]
+
+    def _episode_for(self, cookie_header: str | None) -> EpisodeState | None:
+        secret = _cookie(cookie_header, COOKIE)
+        with self._lock:
+            episode_id = self._secrets.get(secret or "") or (self.default_episode if self.serve_mode else None)
+            return self._states.get(episode_id or "")
+
+    def handle(self, req: Request, cookie_header: str | None) -> Response:
+        if req.path.startswith("/_bind/"):
+            bound = self._bind(req.path[len("/_bind/") :])
+            if bound is None:
+                return Response(body=_page("This sign-in link has expired.", "Ask the harness for a new one."),
+                                status=410)  # fmt: skip
+            secret, next_path = bound
+            cookie = f"{COOKIE}={secret}; Path=/; HttpOnly; SameSite=Strict"
+            return Response(status=303, headers=[("Location", next_path), ("Set-Cookie", cookie)])
+        if req.path.startswith("/static/"):
+            return _static(req.path[len("/static/") :])
+        if req.path == "/favicon.ico":
+            return Response(body=b"", status=204)
+        state = self._episode_for(cookie_header)
+        if state is None:
+            return Response(body=_page("You are signed out.", "Open the world through a session link."), status=401)
+        found = self.router.match(req.method, req.path)
+        if found is None:
+            return not_found(f"No page at {req.path}.")
+        handler, params = found
+        return handler(Ctx(req, state), **params)
+
+
+def _cookie(header: str | None, name: str) -> str | None:
+    for part in (header or "").split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == name:
+            return value
+    return None
+
+
+def _page(title: str, text: str) -> bytes:
+    return (f"<!doctype html><meta charset=utf-8><title>{title}</title><link rel=stylesheet href=/static/world.css>"
+            f"<div class=signed-out><h1>{title}</h1><p>{text}</p></div>").encode()  # fmt: skip
+
+
+def _static(name: str) -> Response:
+    if name not in STATIC:
+        return not_found()
+    body = resources.files("venuskit.world").joinpath("static", name).read_bytes()
+    return Response(body=body, content_type=STATIC[name], headers=[("Cache-Control", "max-age=3600")])
+
+
+def _make_handler(world: WorldServer) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: a page and its stylesheet share one connection
+
+        def do_GET(self) -> None:
+            self._serve("GET", b"")
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            self._serve("POST", self.rfile.read(length) if length else b"")
+
+        def _serve(self, method: str, raw: bytes) -> None:
+            parts = urlsplit(self.path)
+            multi = parse_form(raw) if raw else {}
+            form = {k: v[-1] for k, v in multi.items()}
+            req = Request(method, parts.path, parse_query(parts.query), form, multi)
+            try:
+                resp = world.handle(req, self.headers.get("Cookie"))
+            except Exception:  # noqa: BLE001 - one broken page must not kill the server; it is recorded
+                world.errors.append(traceback.format_exc())
+                resp = Response(body=_page("Something went wrong", "Please go back and try again."), status=500)
+            self._send(resp)
+
+        def _send(self, resp: Response) -> None:
+            self.send_response(resp.status)
+            self.send_header("Content-Type", resp.content_type)
+            self.send_header("Content-Length", str(len(resp.body)))
+            if not any(k == "Cache-Control" for k, _ in resp.headers):
+                self.send_header("Cache-Control", "no-store")
+            for key, value in resp.headers:
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(resp.body)
+
+        def log_message(self, *args: Any) -> None:  # quiet: tests and serve mode print their own lines
+            pass
+
+    return Handler

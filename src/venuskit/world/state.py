@@ -1,0 +1,141 @@
+"""Episode state: one in-memory SQLite database per episode, restored from a seeded snapshot.
+
+A snapshot is the background world generated from (seed, locale, today); it is built once per process
+and cached. Reset copies it into the episode's own connection with SQLite's backup API (a memory to
+memory page copy, well under a millisecond for our few hundred rows), then the task's setup rows go
+on top. Contracts read state through `EpisodeState.rows` / `one` / `scalar` in the harness process,
+never through the agent's browser.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+import threading
+from importlib import resources
+from typing import Any
+
+from venuskit.world import data
+
+SCHEMA = resources.files("venuskit.world").joinpath("schema.sql").read_text(encoding="utf-8")
+LOCALES = ("en", "zh")
+
+
+def _connect() -> sqlite3.Connection:
+    # One connection shared by the server's request threads and the harness: every use holds the
+    # episode lock, so check_same_thread can be off.
+    conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+class Snapshots:
+    """Background worlds keyed by (seed, locale, today), generated once and kept in memory."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[int, str, str], sqlite3.Connection] = {}
+        self._lock = threading.Lock()
+
+    def get(self, seed: int, locale: str, today: dt.date) -> sqlite3.Connection:
+        key = (seed, locale, today.isoformat())
+        with self._lock:
+            conn = self._cache.get(key)
+            if conn is None:
+                conn = self._cache[key] = _connect()
+                conn.executescript(SCHEMA)
+                data.generate(conn, seed, locale, today)
+            return conn
+
+
+class EpisodeState:
+    """The live state of one episode. Thread-safe: every access holds `lock`."""
+
+    def __init__(self, episode_id: str) -> None:
+        self.episode_id = episode_id
+        self.conn = _connect()
+        self.lock = threading.RLock()
+        self._tick = 0
+        self.meta: dict[str, str] = {}
+
+    # -- reset --
+
+    def restore(self, snapshot: sqlite3.Connection, snapshot_lock: threading.Lock | None = None) -> None:
+        with self.lock:
+            if snapshot_lock is not None:
+                with snapshot_lock:
+                    snapshot.backup(self.conn)
+            else:
+                snapshot.backup(self.conn)
+            self._tick = 0
+            self.meta = {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM meta")}
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.lock:
+            self.conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
+            self.meta[key] = value
+
+    # -- simulated time --
+
+    @property
+    def today(self) -> dt.date:
+        return dt.date.fromisoformat(self.meta["today"])
+
+    @property
+    def locale(self) -> str:
+        return self.meta.get("locale", "en")
+
+    def now(self) -> str:
+        """Simulated time for a new record: the task's fixed clock plus one minute per write, so records
+        made during the episode sort after each other and after the background data."""
+        with self.lock:
+            self._tick += 1
+            start = dt.datetime.fromisoformat(self.meta["now"])
+            return (start + dt.timedelta(minutes=self._tick)).isoformat(timespec="minutes")
+
+    # -- reads (apps and contracts) --
+
+    def rows(self, sql: str, params: tuple | list = ()) -> list[dict[str, Any]]:
+        with self.lock:
+            return [dict(r) for r in self.conn.execute(sql, tuple(params))]
+
+    def one(self, sql: str, params: tuple | list = ()) -> dict[str, Any] | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+    def scalar(self, sql: str, params: tuple | list = ()) -> Any:
+        with self.lock:
+            row = self.conn.execute(sql, tuple(params)).fetchone()
+        return None if row is None else row[0]
+
+    # -- writes (apps and the harness's setup and interrupts) --
+
+    def write(self, sql: str, params: tuple | list = ()) -> int:
+        """Run one INSERT/UPDATE/DELETE; returns lastrowid."""
+        with self.lock:
+            return int(self.conn.execute(sql, tuple(params)).lastrowid or 0)
+
+    def insert(self, table: str, **values: Any) -> int:
+        cols = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        return self.write(f"INSERT INTO {table}({cols}) VALUES ({marks})", tuple(values.values()))
+
+    def log(self, app: str, kind: str, **detail: Any) -> None:
+        """Record a consequential action (send, delete, transfer, submit...) for the contract."""
+        self.insert("action_log", at=self.now(), app=app, kind=kind, detail=json.dumps(detail, ensure_ascii=False))
+
+    def actions(self, kind: str | None = None) -> list[dict[str, Any]]:
+        sql, params = "SELECT * FROM action_log", ()
+        if kind is not None:
+            sql, params = sql + " WHERE kind = ?", (kind,)
+        out = self.rows(sql + " ORDER BY id", params)
+        for r in out:
+            r["detail"] = json.loads(r["detail"])
+        return out
+
+    def user(self) -> dict[str, str]:
+        return {"name": self.meta.get("user_name", ""), "email": self.meta.get("user_email", "")}
+
+    def close(self) -> None:
+        with self.lock:
+            self.conn.close()

@@ -1,0 +1,153 @@
+"""The world's small web stack: requests, responses, a regex router and Jinja2 rendering.
+
+Stdlib `http.server` does the HTTP; this module turns a request into a call of one app handler
+`handler(ctx, **path_params) -> Response`. Handlers see the episode's state through `ctx.state`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, quote
+
+import jinja2
+
+from venuskit.world import i18n
+from venuskit.world.state import EpisodeState
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("venuskit.world", "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    form: dict[str, str] = field(default_factory=dict)
+    multi: dict[str, list[str]] = field(default_factory=dict)  # every value of repeated form fields
+
+    def all(self, name: str) -> list[str]:
+        return [v for v in self.multi.get(name, []) if v]
+
+    def arg(self, name: str, default: str = "") -> str:
+        return self.form.get(name, self.query.get(name, default)).strip()
+
+
+@dataclass
+class Response:
+    body: bytes = b""
+    status: int = 200
+    content_type: str = "text/html; charset=utf-8"
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+
+def redirect(location: str) -> Response:
+    # 303: after a POST the browser GETs the new page, so PressBack never re-submits a form.
+    return Response(status=303, headers=[("Location", location)])
+
+
+def not_found(message: str = "Not found") -> Response:
+    return Response(body=f"<h1>404</h1><p>{html.escape(message)}</p>".encode(), status=404)
+
+
+def parse_form(raw: bytes) -> dict[str, list[str]]:
+    return parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
+
+
+def parse_query(qs: str) -> dict[str, str]:
+    return {k: v[-1] for k, v in parse_qs(qs, keep_blank_values=True).items()}
+
+
+@dataclass
+class Ctx:
+    """What a handler gets: the request, the episode state and a renderer bound to its locale."""
+
+    req: Request
+    state: EpisodeState
+
+    @property
+    def locale(self) -> str:
+        return self.state.locale
+
+    def t(self, key: str, **kw: Any) -> str:
+        return i18n.t(self.locale, key, **kw)
+
+    def render(self, template: str, **kw: Any) -> Response:
+        html = _ENV.get_template(template).render(**self.globals(), **kw)
+        return Response(body=html.encode("utf-8"))
+
+    def globals(self) -> dict[str, Any]:
+        loc = self.locale
+        return {
+            "t": lambda key, **kw: i18n.t(loc, key, **kw),
+            "locale": loc,
+            "user": self.state.user(),
+            "today": self.state.today,
+            "today_label": i18n.long_date(loc, self.state.today),
+            "fdate": lambda s: i18n.short_date(loc, s, self.state.today),
+            "fdatetime": lambda s: i18n.date_time(loc, s),
+            "money": lambda cents, cur="EUR": i18n.money(loc, cents, cur),
+            "path": self.req.path,
+            "q": self.req.query,
+            "urlq": quote,
+            "json": json.loads,
+            "initials": initials,
+        }
+
+
+def initials(name: str) -> str:
+    parts = name.split()
+    if len(parts) >= 2:
+        return (parts[0][0] + parts[1][0]).upper()
+    return name[:1].upper()
+
+
+Handler = Callable[..., Response]
+
+
+class Router:
+    """Routes (method, path regex) to handlers. Patterns use {name} for a path segment and {name:int}."""
+
+    def __init__(self) -> None:
+        self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
+
+    def add(self, method: str, pattern: str, handler: Handler) -> None:
+        regex = re.sub(r"\{(\w+):int\}", r"(?P<\1>\\d+)", pattern)
+        regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", regex)
+        self._routes.append((method, re.compile(f"^{regex}$"), handler))
+
+    def get(self, pattern: str) -> Callable[[Handler], Handler]:
+        def deco(fn: Handler) -> Handler:
+            self.add("GET", pattern, fn)
+            return fn
+
+        return deco
+
+    def post(self, pattern: str) -> Callable[[Handler], Handler]:
+        def deco(fn: Handler) -> Handler:
+            self.add("POST", pattern, fn)
+            return fn
+
+        return deco
+
+    def match(self, method: str, path: str) -> tuple[Handler, dict[str, Any]] | None:
+        for m, regex, handler in self._routes:
+            found = regex.match(path)
+            if found and m == method:
+                params = {k: int(v) if v.isdigit() else v for k, v in found.groupdict().items()}
+                return handler, params
+        return None
+
+
+def iso_day(s: str) -> dt.date:
+    return dt.date.fromisoformat(s[:10])
