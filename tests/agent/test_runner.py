@@ -122,3 +122,20 @@ def test_fuzzed_replies_are_recorded_and_the_run_goes_on(env, site, tmp_path):
     steps = load_episode(folder).steps
     assert episode.outcome.reason == "finished"
     assert sum(s.error is not None and s.error["type"] == "ActionParseError" for s in steps) == 7
+
+
+def test_mobile_surface_taps_and_types_on_a_touch_page(site, tmp_path):
+    from venuskit.actions import Click, Point, format_call
+
+    def tap(x: float, y: float) -> str:  # CSS px of the 412x915 mobile viewport
+        return f"<action>{format_call(Click(point=Point((x + 0.5) / 412, (y + 0.5) / 915)), 'mobile')}</action>"
+
+    replies = [tap(200, 140), tap(300, 320), "<action>Type(content='Lin')</action>", FINISH]
+    job = AgentJob(goal="Add one and type a name.", surface="mobile", out=tmp_path)
+    with BrowserEnv(BrowserConfig(preset="mobile")) as mob:
+        episode, folder = run_episode(mob, ScriptedPolicy(replies, "mobile"), job, {"start_url": f"{site}/counter.html"})
+        assert episode.outcome.reason == "finished"
+        assert mob.page.inner_text("#count") == "1" and mob.page.input_value("#name") == "Lin"
+    stored = load_episode(folder)
+    assert stored.screen == (824, 1830)  # screenshots at device scale factor 2
+    assert "**You are a GUI Agent.**" in stored.config["system_prompt"]
