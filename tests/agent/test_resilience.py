@@ -82,7 +82,7 @@ def test_killed_browser_is_a_recorded_step_error_and_the_run_goes_on(site, tmp_p
 
 
 def test_sigint_leaves_a_resumable_episode(site, tmp_path):
-    with StandinServer([ADD] + [Reply(text=NAME, delay_s=0.5)] * 20) as srv:
+    with StandinServer([Reply(text=r, delay_s=0.3) for r in [ADD, NAME] * 20]) as srv:
         cmd = [
             sys.executable,
             "-m",

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from train_fixtures import SYSTEM, record_episodes, screen_png
 
 from venuskit.actions.types import Click, Point
 from venuskit.record.episode import Step
 from venuskit.record.store import EpisodeWriter
 from venuskit.train import data as D
-
-from train_fixtures import SYSTEM, record_episodes, screen_png
 
 
 def test_sft_and_rl_rows_from_recorded_episodes(tmp_path):

@@ -5,15 +5,13 @@ from __future__ import annotations
 import math
 
 import pytest
-
-torch = pytest.importorskip("torch")
+import torch  # noqa: E402
 
 from venuskit.actions.grammar import parse_response  # noqa: E402
 from venuskit.actions.types import Click, Point  # noqa: E402
 from venuskit.train import losses as L  # noqa: E402
 from venuskit.train.rewards import judge  # noqa: E402
 from venuskit.train.tiny import build_byte_tokenizer  # noqa: E402
-
 
 # ---- GRPO ----------------------------------------------------------------------------------------
 
@@ -88,7 +86,7 @@ BOX = (0.4, 0.4, 0.6, 0.5)
 
 
 def supervised_chars(text, offsets, w, value=None):
-    return "".join(text[s:e] for (s, e), x in zip(offsets, w) if (x > 0 if value is None else x == value))
+    return "".join(text[s:e] for (s, e), x in zip(offsets, w, strict=True) if (x > 0 if value is None else x == value))
 
 
 def test_weights_correct_params_wrong_type_wrong_exact_token_sets():
@@ -185,8 +183,10 @@ def test_completion_positions_align_prompts_of_different_length():
 
 
 def test_hint_goes_only_to_the_teacher_copy():
-    msgs = [{"role": "system", "content": [{"type": "text", "text": "You are a GUI Agent."}]},
-            {"role": "user", "content": [{"type": "image"}]}]  # fmt: skip
+    msgs = [
+        {"role": "system", "content": [{"type": "text", "text": "You are a GUI Agent."}]},
+        {"role": "user", "content": [{"type": "image"}]},
+    ]
     hinted = L.hinted_messages(msgs, L.action_type_hint(["Click"]))
     assert hinted[0]["content"][-1]["text"].endswith("The correct action type is Click.")
     assert len(msgs[0]["content"]) == 1  # the student's prompt is untouched

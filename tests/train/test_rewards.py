@@ -37,7 +37,7 @@ CLICK = Click(point=Point(0.5, 0.45))
 def total(completions, **cols):
     funcs, weights = R.domain_rewards("mobile")
     per = [f(completions, **cols) for f in funcs]
-    return [sum(w * (v[i] or 0.0) for w, v in zip(weights, per)) for i in range(len(completions))]
+    return [sum(w * (v[i] or 0.0) for w, v in zip(weights, per, strict=True)) for i in range(len(completions))]
 
 
 def test_navigation_reward_gates_parameters_on_type_and_keeps_format_small():
@@ -118,7 +118,9 @@ def test_captcha_sequence_fraction_and_all_or_nothing():
     longer = format_response("t", seq + [Click(point=Point(0.5, 0.5))], "captcha")
     assert R.captcha_reward([good, half, longer], **cols) == pytest.approx([1.0, 0.5, 0.8])
     assert R.captcha_reward([good, half, longer], mode="all", **cols) == [1.0, 0.0, 0.0]
-    assert R.captcha_reward(["<action>Click(</action>"], **{k: (v[:1] if isinstance(v, list) else v) for k, v in cols.items()}) == [0.0]
+    assert R.captcha_reward(
+        ["<action>Click(</action>"], **{k: (v[:1] if isinstance(v, list) else v) for k, v in cols.items()}
+    ) == [0.0]
 
 
 def test_grounding_point_box_refusal_and_format():

@@ -45,14 +45,21 @@ def record_episodes(root: Path, n: int, kind=Click, seed: int = 0, steps: int = 
     store = EpisodeStore(root)
     dirs = []
     for e in range(n):
-        ep = Episode(episode_id=f"{kind.name.lower()}-{seed}-{e}", task={"goal": "press the red square"},
-                     surface="mobile", screen=(W, H), config={"system_prompt": SYSTEM})  # fmt: skip
+        ep = Episode(
+            episode_id=f"{kind.name.lower()}-{seed}-{e}",
+            task={"goal": "press the red square"},
+            surface="mobile",
+            screen=(W, H),
+            config={"system_prompt": SYSTEM},
+        )
         with store.create(ep) as w:
             for i in range(steps):
                 x, y = round(rng.uniform(0.15, 0.85), 2), round(rng.uniform(0.15, 0.85), 2)
                 action = kind(point=Point(x, y))
-                w.add_step(Step(index=i, screenshot=None, raw_output=reply(action), thought="ok", action=action),
-                           screen_png(x, y))  # fmt: skip
+                w.add_step(
+                    Step(index=i, screenshot=None, raw_output=reply(action), thought="ok", action=action),
+                    screen_png(x, y),
+                )
             if verdict is not None:
                 w.update_manifest(verdicts={"contract": verdict})
             w.finish(Outcome(terminated=True, reason="finished"))
@@ -70,15 +77,34 @@ def tiny_model(tmp_path_factory) -> Path:
 
 def fast_args(out: Path, **kw) -> dict:
     """TRL arguments that keep a CPU run to a few seconds."""
-    base = dict(output_dir=str(out), use_cpu=True, bf16=False, report_to=[], logging_steps=1, save_strategy="no",
-                per_device_train_batch_size=4, gradient_accumulation_steps=1, seed=0, data_seed=0,
-                dataloader_num_workers=0, disable_tqdm=True, gradient_checkpointing=False)  # fmt: skip
+    base = dict(
+        output_dir=str(out),
+        use_cpu=True,
+        bf16=False,
+        report_to=[],
+        logging_steps=1,
+        save_strategy="no",
+        per_device_train_batch_size=4,
+        gradient_accumulation_steps=1,
+        seed=0,
+        data_seed=0,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+        gradient_checkpointing=False,
+    )
     base.update(kw)
     return base
 
 
-def sft_warm(base: Path, episodes: Path, out: Path, steps: int = 30, eval_episodes: Path | None = None, lr: float = 3e-3,
-             rows: list | None = None):
+def sft_warm(
+    base: Path,
+    episodes: Path,
+    out: Path,
+    steps: int = 30,
+    eval_episodes: Path | None = None,
+    lr: float = 3e-3,
+    rows: list | None = None,
+):
     """SFT `base` on `episodes` (the format and action type of their replies); returns (model dir, eval losses
     before and after when eval_episodes is given)."""
     from venuskit.record.store import iter_episode_dirs
@@ -89,8 +115,13 @@ def sft_warm(base: Path, episodes: Path, out: Path, steps: int = 30, eval_episod
     if eval_episodes is not None:  # built before the trainer: a second TRL config would reset accelerate's state
         held, _ = build_rows(list(iter_episode_dirs(eval_episodes)), "sft")
         held_ds = to_dataset([{k: r[k] for k in ("prompt", "completion", "images")} for r in held])
-    cfg = T.VenusSFTConfig(model=str(base), data=str(episodes), **fast_args(out, max_steps=steps, learning_rate=lr,
-                           lr_scheduler_type="constant", per_device_eval_batch_size=4))  # fmt: skip
+    cfg = T.VenusSFTConfig(
+        model=str(base),
+        data=str(episodes),
+        **fast_args(
+            out, max_steps=steps, learning_rate=lr, lr_scheduler_type="constant", per_device_eval_batch_size=4
+        ),
+    )
     trainer = T.make_sft_trainer(cfg, rows)
     losses = None
     if held_ds is not None:
@@ -103,26 +134,30 @@ def sft_warm(base: Path, episodes: Path, out: Path, steps: int = 30, eval_episod
 
 @pytest.fixture(scope="session")
 def click_episodes(tmp_path_factory) -> Path:
+    """One-step mobile episodes: 12 answered with Click and 4 with LongPress (a student that knows both)."""
     root = tmp_path_factory.mktemp("click") / "eps"
-    record_episodes(root, 6, Click, seed=0)
+    record_episodes(root, 12, Click, seed=0, steps=1)
+    record_episodes(root, 4, LongPress, seed=5, steps=1)
     return root
 
 
 @pytest.fixture(scope="session")
 def warm_click(tiny_model, click_episodes, tmp_path_factory):
-    """The tiny model after SFT on Click replies: (model dir, (held-out loss before, after))."""
+    """The tiny model after SFT on click_episodes: (model dir, (held-out loss before, after))."""
     held = tmp_path_factory.mktemp("held") / "eps"
-    record_episodes(held, 2, Click, seed=9)
-    return sft_warm(tiny_model, click_episodes, tmp_path_factory.mktemp("warm_click") / "model", steps=60,
-                    eval_episodes=held)
+    record_episodes(held, 3, Click, seed=9, steps=1)
+    record_episodes(held, 1, LongPress, seed=8, steps=1)
+    return sft_warm(
+        tiny_model, click_episodes, tmp_path_factory.mktemp("warm_click") / "model", steps=100, eval_episodes=held
+    )
 
 
 @pytest.fixture(scope="session")
 def warm_longpress(tiny_model, tmp_path_factory):
-    """The tiny model after SFT on LongPress replies (a teacher whose action type differs from warm_click's)."""
+    """The tiny model after SFT on LongPress replies only (a teacher whose type distribution differs)."""
     root = tmp_path_factory.mktemp("longpress") / "eps"
-    record_episodes(root, 6, LongPress, seed=3)
-    return sft_warm(tiny_model, root, tmp_path_factory.mktemp("warm_longpress") / "model", steps=60)[0], root
+    record_episodes(root, 12, LongPress, seed=3, steps=1)
+    return sft_warm(tiny_model, root, tmp_path_factory.mktemp("warm_longpress") / "model", steps=100)[0], root
 
 
 def grounding_rows(root: Path, n: int, seed: int = 0, box=None) -> list[dict]:
@@ -138,7 +173,9 @@ def grounding_rows(root: Path, n: int, seed: int = 0, box=None) -> list[dict]:
         path = root / f"g{seed}_{i}.png"
         path.write_bytes(screen_png(x, y))
         target = box or [x - 0.1, y - 0.1, x + 0.1, y + 0.1]
-        rows.append(grounding_row(str(path), "the red square", target, answer=f"[{round(x * 1000)},{round(y * 1000)}]"))
+        rows.append(
+            grounding_row(str(path), "the red square", target, answer=f"[{round(x * 1000)},{round(y * 1000)}]")
+        )
     return rows
 
 
@@ -147,4 +184,6 @@ def warm_grounding(tiny_model, tmp_path_factory):
     """The tiny model after SFT on grounding answers "[x,y]" spread over the whole screen."""
     root = tmp_path_factory.mktemp("grounding")
     rows = grounding_rows(root, 24)
-    return sft_warm(tiny_model, root, tmp_path_factory.mktemp("warm_grounding") / "model", steps=30, rows=rows)[0], root
+    return sft_warm(tiny_model, root, tmp_path_factory.mktemp("warm_grounding") / "model", steps=150, rows=rows)[
+        0
+    ], root

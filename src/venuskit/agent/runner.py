@@ -6,6 +6,7 @@ never loses the episode: the folder on disk is always a valid, resumable episode
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,11 +70,13 @@ class EpisodeRunner:
         safety_gate: SafetyGate = allow_all,
         call_user: CallUserHandler = no_user,
         on_step: Callable[[Step], None] | None = None,
+        stop: threading.Event | None = None,
     ):
         self.env, self.policy, self.writer = env, policy, writer
         self.config = config or RunConfig()
         self.step_check, self.safety_gate, self.call_user = step_check, safety_gate, call_user
         self.on_step = on_step  # progress display; called after each step is on disk
+        self.stop = stop or threading.Event()  # set by a signal handler: end cleanly at the next step boundary
         self.episode: Episode = writer.episode
         self.turns: list[Turn] = []
         self.feedback: str | None = None
@@ -99,8 +102,7 @@ class EpisodeRunner:
                     break
                 obs = self._step(obs)
         except KeyboardInterrupt:
-            interrupted = {"type": "KeyboardInterrupt", "message": "Run interrupted; resume the episode folder."}
-            self._end(Outcome(reason="interrupted", error=interrupted), finished=False)
+            self._interrupted()
             raise
         return self.episode
 
@@ -129,8 +131,14 @@ class EpisodeRunner:
         self.writer.update_manifest(**manifest)
         return obs
 
+    def _interrupted(self) -> None:
+        interrupted = {"type": "KeyboardInterrupt", "message": "Run interrupted; resume the episode folder."}
+        self._end(Outcome(reason="interrupted", error=interrupted), finished=False)
+
     def _out_of_budget(self, t_start: float) -> bool:
-        if self.writer.next_index >= self.config.max_steps:
+        if self.stop.is_set():
+            self._interrupted()
+        elif self.writer.next_index >= self.config.max_steps:
             self._end(Outcome(truncated=True, reason="step_limit"))
         elif time.monotonic() - t_start > self.config.episode_timeout_s:
             self._end(Outcome(truncated=True, reason="timeout"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -78,6 +79,7 @@ def run_episode(
     call_user: CallUserHandler = no_user,
     on_step: Callable[[Step], None] | None = None,
     resume_dir: Path | None = None,
+    stop: threading.Event | None = None,
 ) -> tuple[Episode, Path]:
     """Run (or resume) one episode and return it with its folder. The env is not closed here."""
     if resume_dir is not None:
@@ -96,6 +98,7 @@ def run_episode(
         safety_gate=safety_gate,
         call_user=call_user,
         on_step=on_step,
+        stop=stop,
     )
     try:
         if resume_dir is not None:

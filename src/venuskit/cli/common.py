@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -99,18 +101,36 @@ def run_with_progress(
         env = make_env()
     except (ValueError, EnvError) as exc:
         fail(str(exc))
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, _graceful_sigint(stop))
     try:
         with console.status("starting…") as status:
             on_step = lambda s: status.update(_step_line(s, job.run.max_steps))  # noqa: E731
             episode, folder = run_episode(
-                env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume
+                env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume, stop=stop
             )
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/yellow]: the episode is saved; resume with --resume EPISODE_DIR")
-        raise typer.Exit(130) from None
+        episode = None
     finally:
+        signal.signal(signal.SIGINT, previous)
         env.close()
+    if episode is None or episode.outcome.reason == "interrupted":
+        where = folder if episode is not None else "EPISODE_DIR"
+        console.print(f"[yellow]interrupted[/yellow]: the episode is saved; resume with --resume {where}")
+        raise typer.Exit(130)
     _report(episode, folder, json_out)
+
+
+def _graceful_sigint(stop: threading.Event) -> Callable[[int, Any], None]:
+    """First Ctrl-C: finish the current step, save, stop. Second Ctrl-C: stop now (still saved)."""
+
+    def handler(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("[yellow]stopping after this step[/yellow] (Ctrl-C again to stop at once)")
+
+    return handler
 
 
 def _step_line(step: Any, max_steps: int) -> str:

@@ -25,13 +25,16 @@ env must choose, the choice is written at the handler.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import json
 import os
 import shutil
 import signal
 import struct
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
@@ -65,6 +68,9 @@ MOBILE_UA = (
 LAUNCH_SCHEMES = ("http", "https", "file")
 MAX_HOTKEY_KEYS = 3  # the browser harness's limit (reference/ui-venus.md §2.4)
 TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
+# page.screenshot waited for web fonts; the observation does too, but never longer than this (a stalled
+# font request then shows fallback text instead of hanging every step).
+FONTS_WAIT_S = 2.0
 
 
 def _help(text: str, **kw: Any) -> Any:
@@ -250,6 +256,61 @@ def png_size(png: bytes) -> tuple[int, int]:
     return struct.unpack(">II", png[16:24])
 
 
+# ---- the watchdog -------------------------------------------------------------------------------
+
+
+class _Watchdog:
+    """Calls `on_fire` (which kills Chromium) when an armed deadline passes. One thread per env, armed and
+    disarmed around every guarded call: a threading.Timer per call started a thread each time, three per
+    step. Not re-entrant: one guarded call at a time, which is how BrowserEnv uses it."""
+
+    IDLE_EXIT_S = 30.0  # an idle thread exits (and is restarted by the next arm), so an env that is never
+    # closed does not hold a thread, and through it the env, forever
+
+    def __init__(self, on_fire: Callable[[], None]) -> None:
+        self._on_fire = on_fire
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._fired = self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    def arm(self, budget_s: float) -> None:
+        with self._cond:
+            self._deadline, self._fired, self._stopped = time.monotonic() + budget_s, False, False
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="venuskit-watchdog", daemon=True)
+                self._thread.start()
+            else:
+                self._cond.notify()
+
+    def disarm(self) -> bool:
+        """Stop the clock. True if it had fired (the browser has been killed)."""
+        with self._cond:
+            self._deadline = None
+            return self._fired
+
+    def stop(self) -> None:
+        """Let the thread exit now (the env is closed)."""
+        with self._cond:
+            self._deadline, self._stopped = None, True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                if self._deadline is None:
+                    if not self._cond.wait(self.IDLE_EXIT_S) and self._deadline is None:
+                        break
+                    continue
+                left = self._deadline - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._deadline, self._fired = None, True
+                self._on_fire()  # under the lock, so disarm() cannot miss that it fired
+            self._thread = None
+
+
 # ---- one Playwright driver per thread --------------------------------------------------------------
 
 
@@ -311,6 +372,15 @@ def playwright_key(name: str) -> str:
 
 # ---- the env ---------------------------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What `BrowserEnv(page_probe=...)`'s function returned in the page (ok), or the error it threw."""
+
+    ok: bool
+    value: Any  # the function's JSON-able return value, or the error's text when ok is False
+
+
 Handler = Callable[["BrowserEnv", Any, dict[str, Any]], None]
 _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 
@@ -318,8 +388,13 @@ _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 class BrowserEnv:
     """A Chromium tab the agent drives with venuskit actions. Use as a context manager or call close()."""
 
-    def __init__(self, config: BrowserConfig | None = None) -> None:
+    def __init__(self, config: BrowserConfig | None = None, page_probe: str | None = None) -> None:
+        """`page_probe`: the source of a JavaScript function without arguments that is run in the page right
+        before every screenshot, in the same call that reads the title (so it costs no extra round trip);
+        its result is `last_probe`. A wrapping env reads its page state this way (MiniWobEnv's reward)."""
         self.config = config or BrowserConfig()
+        self.last_probe: ProbeResult | None = None  # None: the last observation could not run the probe
+        self._read_js = _page_read_js(page_probe)
         self.surface = "mobile" if self.config.mobile else "browser"
         self._policy = NetPolicy(self.config.allow_hosts, self.config.allow_file)
         self._playwright: Playwright | None = None
@@ -336,8 +411,12 @@ class BrowserEnv:
         self._start_url: str | None = None
         self._last_url: str | None = None
         self._last_select: Any = None
+        self._clicked_at: tuple[int, int] | None = None  # the point of this step's click, for the <select> check
+        self._doc_id: float | None = None  # performance.timeOrigin of the document last observed
+        self._loaded = False  # the page's 'load' was seen and nothing navigated since
         self._executed: dict[str, Any] | None = None
         self._dialogs: list[dict[str, str]] = []
+        self._watchdog = _Watchdog(self._kill_browser)
         self._closed = False
 
     # -- public API --
@@ -374,7 +453,7 @@ class BrowserEnv:
     def step(self, action: Action) -> StepResult:
         """Run one action; see the module docstring for how errors are returned."""
         info: dict[str, Any] = {}
-        self._executed = None
+        self._executed = self._clicked_at = None
         if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
             obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
             return StepResult(observation=obs, info=info, error=_gone_error(action.name))
@@ -386,7 +465,7 @@ class BrowserEnv:
         obs = None
         if not _fatal(error):
             try:
-                obs = self._guarded(self._observe, self._obs_budget(), action.name)
+                obs = self._guarded(lambda: self._observe(info), self._obs_budget(), action.name)
             except EnvError as e:
                 error = e
         if obs is None:
@@ -410,6 +489,7 @@ class BrowserEnv:
             return
         self._closed = True
         self._teardown()
+        self._watchdog.stop()
         if self._playwright is not None:
             self._playwright = None
             _Driver.release()
@@ -557,15 +637,23 @@ class BrowserEnv:
         """A new tab (ours, or a popup the page opened) becomes the one the agent sees."""
         if page is self._page:
             return
-        self._page, self._cdp, self._last_select = page, None, None
+        self._page, self._cdp, self._last_select, self._loaded = page, None, None, False
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
+        page.on("framenavigated", self._on_navigated)
+
+    def _on_navigated(self, frame: Any) -> None:
+        # Any main-frame navigation (a new document or a same-document URL change) means the next settle
+        # asks Playwright for the load state again instead of trusting the last answer.
+        if frame.parent_frame is None and frame.page is self._page:
+            self._loaded = False
 
     def _on_page_close(self, page: Any) -> None:
         if page is self._page and self._context is not None:
             alive = [p for p in self._context.pages if not p.is_closed()]
             self._page = alive[-1] if alive else None
             self._cdp = self._last_select = None
+            self._loaded = False
 
     def _on_dialog(self, dialog: Any) -> None:
         # Headless screenshots do not show dialogs, so the message goes to info. Confirm/prompt are
@@ -610,19 +698,16 @@ class BrowserEnv:
     # -- the watchdog and error classification --
 
     def _guarded(self, fn: Callable[[], Any], budget_s: float, what: str) -> Any:
-        """Run `fn` with a watchdog: past `budget_s` a timer thread kills Chromium, which makes the blocked
+        """Run `fn` with the watchdog armed: past `budget_s` it kills Chromium, which makes the blocked
         Playwright call return (a hung renderer never answers an input event on its own)."""
-        fired = threading.Event()
-        timer = threading.Timer(budget_s, lambda: (fired.set(), self._kill_browser()))
-        timer.daemon = True
-        timer.start()
+        self._watchdog.arm(budget_s)
         try:
             result = fn()
         except PlaywrightError as e:
-            raise self._classify(e, fired, what, budget_s) from e
+            raise self._classify(e, self._watchdog.disarm(), what, budget_s) from e
         finally:
-            timer.cancel()
-        if fired.is_set():  # it finished just as the timer fired: the browser is dead all the same
+            fired = self._watchdog.disarm()
+        if fired:  # it finished just as the watchdog fired: the browser is dead all the same
             raise ActionTimeout(f"{what} did not finish within {budget_s:g} s; the browser was restarted.")
         return result
 
@@ -633,9 +718,9 @@ class BrowserEnv:
             return e
         return None
 
-    def _classify(self, e: PlaywrightError, fired: threading.Event, what: str, budget_s: float) -> EnvError:
+    def _classify(self, e: PlaywrightError, fired: bool, what: str, budget_s: float) -> EnvError:
         msg = _first_line(e)
-        if fired.is_set() or isinstance(e, PlaywrightTimeoutError):
+        if fired or isinstance(e, PlaywrightTimeoutError):
             return ActionTimeout(
                 f"{what} did not finish within {budget_s:g} s (a hung page, browser or server); "
                 "the browser was restarted."
@@ -662,29 +747,89 @@ class BrowserEnv:
 
     # -- observation --
 
-    def _observe(self) -> Observation:
-        page = self.page
-        png = page.screenshot(type="png", caret="initial", timeout=self.config.action_timeout_s * 1000)
+    def _observe(self, info: dict[str, Any] | None = None) -> Observation:
+        """Read the page in one call (`_read_page`), then capture the viewport through CDP: the same capture
+        and clip page.screenshot sends, without its other round trips (layout metrics, preparing and
+        restoring every frame for a caret and animation options this env does not use)."""
+        title, view = self._read_page(info)
+        png = self._capture(view)
         width, height = png_size(png)
-        url = page.url
+        url = self.page.url
         if url.split(":", 1)[0] in LAUNCH_SCHEMES:  # not chrome-error:// or about:blank
             self._last_url = url
         vw, vh = self.config.css_viewport()
-        info = {"viewport": [vw, vh], "device_scale_factor": self.config.scale()}
-        return Observation(png=png, width=width, height=height, url=url, title=self._title(), info=info)
+        obs_info = {"viewport": [vw, vh], "device_scale_factor": self.config.scale()}
+        return Observation(png=png, width=width, height=height, url=url, title=title, info=obs_info)
 
-    def _title(self) -> str | None:
+    def _read_page(self, info: dict[str, Any] | None) -> tuple[str | None, list[float] | None]:
+        """One call in the page: wait for web fonts, the <select> under this step's click, the title, the
+        probe and the visual viewport (document offset and pinch zoom) to clip the capture to."""
+        point, self._clicked_at, self.last_probe = self._clicked_at, None, None
+        read = self._call_in_page(self._read_js, [point, self._doc_id, FONTS_WAIT_S * 1000])
+        if read is None:  # a navigation replaced the document mid-call; the screenshot is still good
+            self._doc_id = None
+            return None, None
+        title, self._doc_id, options, probe, view = read
+        if probe is not None:
+            self.last_probe = ProbeResult(ok=bool(probe[0]), value=probe[1])
+        if options is not None and point is not None and info is not None:
+            self._note_select(point, options, info)
+        return title, view
+
+    def _call_in_page(self, fn_js: str, args: list[Any]) -> Any:
+        """`fn_js(...args)` in the page's main world through this env's CDP session: one round trip of plain
+        JSON, ~1 ms less than page.evaluate (measured). None if the document went away mid-call or the
+        call threw; raises if the page or browser is gone."""
+        expression = f"({fn_js})(...{json.dumps(args)})"
+        params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
         try:
-            return self.page.title()
+            reply = self._session().send("Runtime.evaluate", params)
         except PlaywrightError as e:
             if not self._browser_alive() or "has been closed" in str(e):
                 raise
-            return None  # a navigation replaced the document mid-call; the screenshot is still good
+            return None
+        return None if "exceptionDetails" in reply else reply["result"].get("value")
+
+    def _capture(self, view: list[float] | None) -> bytes:
+        """A PNG of the viewport in screenshot pixels: the visual viewport (document CSS px at its pinch
+        zoom) scaled by the device scale factor. This CDP session has no device-metrics override of its
+        own, so without the clip's scale Chromium would capture at CSS size. Byte-identical to
+        page.screenshot(), which sends the same clip (checked for desktop and a zoomed, scrolled mobile page)."""
+        cdp = self._session()
+        if view is None:  # the page read failed: ask the browser (one more round trip)
+            vv = cdp.send("Page.getLayoutMetrics")["cssVisualViewport"]
+            view = [vv["pageX"], vv["pageY"], vv["scale"]]
+        x, y, zoom = view
+        vw, vh = self.config.css_viewport()
+        clip = {"x": x, "y": y, "width": vw / zoom, "height": vh / zoom, "scale": zoom * self.config.scale()}
+        shot = cdp.send("Page.captureScreenshot", {"format": "png", "clip": clip})
+        return base64.b64decode(shot["data"])
+
+    def _note_select(self, point: tuple[int, int], options: list[dict[str, Any]], info: dict[str, Any]) -> None:
+        """The click landed on a native <select>: list its options (headless screenshots do not show the
+        open dropdown) and keep the element for SelectOption."""
+        info["select_options"] = options
+        try:
+            handle = self.page.evaluate_handle(_SELECT_AT_JS, list(point))
+        except PlaywrightError:
+            return  # the page moved on between the two calls; the list is still what was clicked
+        element = handle.as_element()
+        if element is None:
+            handle.dispose()
+            return
+        self._last_select = element
+
+    def _session(self) -> Any:
+        """The page's CDP session (screenshots, touch input), opened on first use."""
+        if self._cdp is None:
+            self._cdp = self._context.new_cdp_session(self.page)
+        return self._cdp
 
     def _settle(self) -> None:
         if self.config.settle_s:
             self.page.wait_for_timeout(self.config.settle_s * 1000)
-        self._wait_loaded()
+        if not self._loaded:  # else nothing navigated since 'load' was seen: there is nothing to wait for
+            self._wait_loaded()
 
     def _wait_loaded(self) -> None:
         """Wait for the document, then give subresources a bounded time: a page whose 'load' never
@@ -694,7 +839,8 @@ class BrowserEnv:
             page.wait_for_load_state("domcontentloaded", timeout=self.config.navigation_timeout_s * 1000)
             page.wait_for_load_state("load", timeout=self.config.action_timeout_s * 1000)
         except PlaywrightTimeoutError:
-            pass  # still loading: the screenshot shows what there is
+            return  # still loading: the screenshot shows what there is, and the next step waits again
+        self._loaded = True  # a navigation event handled after this line sets it back
 
     def _add_feedback(self, info: dict[str, Any]) -> None:
         blocked = self._guard.drain()
@@ -770,10 +916,8 @@ class BrowserEnv:
 
     def _touch(self, kind: str, x: float | None = None, y: float | None = None) -> None:
         """One CDP touch event, so touch pages see real touchstart/touchmove/touchend."""
-        if self._cdp is None:
-            self._cdp = self._context.new_cdp_session(self.page)
         points = [] if x is None else [{"x": x, "y": y}]
-        self._cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+        self._session().send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
     def _click(self, action: Any, info: dict[str, Any], button: str = "left", count: int = 1) -> None:
         x, y = self._xy(action.point)
@@ -785,21 +929,7 @@ class BrowserEnv:
         else:
             self._executed = {"op": "click", "x": x, "y": y, "button": button, "count": count}
             page.mouse.click(x, y, button=button, click_count=count)
-        self._note_select(x, y, info)
-
-    def _note_select(self, x: int, y: int, info: dict[str, Any]) -> None:
-        """If the click landed on a native <select>, remember it for SelectOption and list its options
-        (headless screenshots do not show the open dropdown)."""
-        try:
-            handle = self.page.evaluate_handle(_SELECT_AT_JS, [x, y])
-        except PlaywrightError:
-            return  # the click navigated away (or the page died, which observe() will report)
-        element = handle.as_element()
-        if element is None:
-            handle.dispose()
-            return
-        self._last_select = element
-        info["select_options"] = element.evaluate(_OPTIONS_JS)
+        self._clicked_at = (x, y)  # the observation's page read reports a <select> there (_read_page)
 
     def _double_click(self, action: Any, info: dict[str, Any]) -> None:
         self._click(action, info, count=2)
@@ -976,9 +1106,35 @@ class BrowserEnv:
 
 
 _SELECT_AT_JS = "([x, y]) => document.elementFromPoint(x, y)?.closest('select') ?? null"
-_OPTIONS_JS = (
-    "s => Array.from(s.options, (o, i) => ({index: i, text: o.text.trim(), value: o.value, disabled: o.disabled}))"
-)
+_OPTION_JS = "(o, i) => ({index: i, text: o.text.trim(), value: o.value, disabled: o.disabled})"
+_OPTIONS_JS = f"s => Array.from(s.options, {_OPTION_JS})"
+# The observation's one page read (see _read_page). The <select> check runs only in the document observed
+# before the click (docId, its performance.timeOrigin; null: unknown), so a click that navigated does not
+# report a <select> of the next page. PROBE is replaced by the env's page_probe call, or null.
+_READ_PAGE_JS = """async ([point, docId, fontsMs]) => {
+  const fonts = document.fonts;
+  if (fonts && fonts.status !== 'loaded')
+    await Promise.race([fonts.ready, new Promise(done => setTimeout(done, fontsMs))]);
+  const doc = performance.timeOrigin;
+  let options = null;
+  if (point && (docId === null || doc === docId)) {
+    const select = document.elementFromPoint(point[0], point[1])?.closest('select');
+    if (select) options = Array.from(select.options, OPTION);
+  }
+  const vv = window.visualViewport;
+  const view = vv ? [vv.pageLeft, vv.pageTop, vv.scale] : [window.scrollX, window.scrollY, 1];
+  return [document.title, doc, options, PROBE, view];
+}""".replace("OPTION", _OPTION_JS)
+
+
+_PROBE_CALL_JS = "(() => { try { return [true, (PROBE)()]; } catch (e) { return [false, String(e)]; } })()"
+
+
+def _page_read_js(probe: str | None) -> str:
+    """_READ_PAGE_JS with the probe function's call; a probe that throws yields [false, its message]."""
+    call = "null" if probe is None else _PROBE_CALL_JS.replace("PROBE", probe)
+    return _READ_PAGE_JS.replace("PROBE", call)
+
 
 _HANDLERS: dict[str, Handler] = {
     "Click": BrowserEnv._click, "DoubleClick": BrowserEnv._double_click, "TripleClick": BrowserEnv._triple_click,

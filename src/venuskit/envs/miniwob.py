@@ -197,7 +197,8 @@ class MiniWobEnv:
         self.task_name = get_task(task_name).name if task_name else None
         self.episode_time_limit_s = float(episode_time_limit_s)
         self.config = config if config is not None else default_config(task_name)
-        self._browser = BrowserEnv(self.config)
+        # The reward globals are read in the same page call as the observation's title (no extra round trip).
+        self._browser = BrowserEnv(self.config, page_probe=_STATE_JS)
         self.surface = self._browser.surface  # "browser", or "mobile" with a mobile preset config
         self._server: _HtmlServer | None = None
         self._task: MiniWobTask | None = None
@@ -328,7 +329,10 @@ class MiniWobEnv:
         return self._server.base_url + spec.page_path
 
     def _read_state(self) -> _PageState:
-        done, raw, scaled, reason = self.page.evaluate(_STATE_JS)
+        """The reward globals as the step's observation read them; asked again only if that read failed
+        (a navigation mid-call, a page without MiniWoB's globals: then the error is the page's own)."""
+        probe = self._browser.last_probe
+        done, raw, scaled, reason = probe.value if probe is not None and probe.ok else self.page.evaluate(_STATE_JS)
         return _PageState(bool(done), float(raw or 0.0), float(scaled or 0.0), reason)
 
     def _finish(self, result: StepResult) -> StepResult:

@@ -18,9 +18,10 @@ import json
 import logging
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from venuskit.record.episode import Episode
 from venuskit.record.export import chat_rows
@@ -29,8 +30,13 @@ from venuskit.train.rewards import completion_text, parse_grounding, parse_reply
 
 log = logging.getLogger(__name__)
 
-DOMAIN_OF_SURFACE = {"mobile": "mobile", "browser": "web", "computer": "computer", "captcha": "captcha",
-                     "grounding": "grounding"}  # fmt: skip
+DOMAIN_OF_SURFACE = {
+    "mobile": "mobile",
+    "browser": "web",
+    "computer": "computer",
+    "captcha": "captcha",
+    "grounding": "grounding",
+}
 DOMAINS = frozenset(DOMAIN_OF_SURFACE.values())
 
 
@@ -147,14 +153,20 @@ def rl_row(chat: dict[str, Any], gt_boxes: Sequence[Sequence[float] | None] | No
     }
 
 
-def grounding_row(image: Any, instruction: str, box: Sequence[float] | None, answer: str | None = None) -> dict[str, Any]:
+def grounding_row(
+    image: Any, instruction: str, box: Sequence[float] | None, answer: str | None = None
+) -> dict[str, Any]:
     """A grounding row (UI-Venus-2 no-think format: user message = image then the grounding prompt).
     `box` is the normalised target (None for a negative sample, whose answer is [-1,-1]). With `answer` (e.g.
     "[500,450]") the row also carries an SFT completion."""
     from venuskit.actions.prompts import grounding_prompt
 
-    prompt = [{"role": "user", "content": [{"type": "image", "text": None},
-                                           {"type": "text", "text": grounding_prompt(instruction)}]}]  # fmt: skip
+    prompt = [
+        {
+            "role": "user",
+            "content": [{"type": "image", "text": None}, {"type": "text", "text": grounding_prompt(instruction)}],
+        }
+    ]
     row: dict[str, Any] = {
         "prompt": prompt,
         "images": [image],
@@ -192,9 +204,12 @@ def validate_rows(rows: Iterable[dict[str, Any]], rejections: Rejections, kind: 
 def _row_problem(row: dict[str, Any], kind: str) -> str | None:
     images = row.get("images") or []
     placeholders = sum(
-        1 for m in row.get("prompt", []) if isinstance(m.get("content"), list)
-        for p in m["content"] if isinstance(p, dict) and p.get("type") == "image"
-    )  # fmt: skip
+        1
+        for m in row.get("prompt", [])
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if isinstance(p, dict) and p.get("type") == "image"
+    )
     if not all(_image_ok(i) for i in images) or placeholders != len(images) or not images:
         return "missing_image"
     if row.get("surface") == "grounding":
@@ -249,8 +264,10 @@ def mix_domains(
         by_domain.setdefault(row["domain"], []).append(row)
     missing = [d for d, w in weights.items() if w > 0 and not by_domain.get(d)]
     if missing:
-        raise ValueError(f"Domain mix weights name {missing}, but the data has no rows for them; "
-                         f"domains present: {sorted(by_domain)}.")  # fmt: skip
+        raise ValueError(
+            f"Domain mix weights name {missing}, but the data has no rows for them; "
+            f"domains present: {sorted(by_domain)}."
+        )
     rng = random.Random(seed)
     norm = sum(w for w in weights.values() if w > 0)
     n = len(rows) if total is None else total

@@ -23,7 +23,8 @@ MOPD (multi-teacher on-policy distillation with action-aware weights)
 
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
@@ -44,7 +45,9 @@ def group_advantages(
     """Â_i = (r_i − mean of its group) / (std + ε); NaN rewards (unscorable) leave the baseline and get Â = 0.
     std is the unbiased (n−1) estimate over the non-NaN members, as in TRL."""
     if rewards.dim() != 1 or rewards.numel() % group_size:
-        raise ValueError(f"rewards must be 1-D with a multiple of group_size={group_size} items, got {tuple(rewards.shape)}.")
+        raise ValueError(
+            f"rewards must be 1-D with a multiple of group_size={group_size} items, got {tuple(rewards.shape)}."
+        )
     grouped = rewards.view(-1, group_size)
     mean = torch.nanmean(grouped, dim=1, keepdim=True)
     adv = (grouped - mean).view(-1)
@@ -194,10 +197,10 @@ def mopd_token_weights(
 ) -> list[float]:
     """Action-aware weights w_t over the completion tokens (`offsets` from `token_char_offsets`):
 
-        correct        w_t = 0 everywhere (nothing to learn; loss and gradient are exactly 0)
-        params_wrong   w_t = 1 + λ·1[t ∈ action span of a params_wrong action], 1 elsewhere
-        type_wrong     w_t = 1[t ∈ name span of a type_wrong action] (parameters and thought masked)
-        unparsable     w_t = unparsable_weight everywhere (no spans to aim at)
+    correct        w_t = 0 everywhere (nothing to learn; loss and gradient are exactly 0)
+    params_wrong   w_t = 1 + λ·1[t ∈ action span of a params_wrong action], 1 elsewhere
+    type_wrong     w_t = 1[t ∈ name span of a type_wrong action] (parameters and thought masked)
+    unparsable     w_t = unparsable_weight everywhere (no spans to aim at)
     """
     case = mopd_case(verdicts, n_gt)
     n = len(offsets)
@@ -207,9 +210,9 @@ def mopd_token_weights(
         return [float(unparsable_weight)] * n
     assert verdicts is not None
     if case == "type_wrong":
-        names = [sp.name_span for sp, v in zip(spans, verdicts) if v == "type_wrong"]
+        names = [sp.name_span for sp, v in zip(spans, verdicts, strict=True) if v == "type_wrong"]
         return [float(b) for b in char_spans_to_token_mask(offsets, names)]
-    wrong = [sp.call_span for sp, v in zip(spans, verdicts) if v == "params_wrong"]
+    wrong = [sp.call_span for sp, v in zip(spans, verdicts, strict=True) if v == "params_wrong"]
     return [1.0 + lam * b for b in char_spans_to_token_mask(offsets, wrong)]
 
 

@@ -30,7 +30,9 @@ def image_only(processor_cls: type) -> type:
     """A subclass of a Qwen-VL processor class that takes no video processor (images and text only)."""
     from transformers import ProcessorMixin
 
-    def __init__(self: Any, image_processor: Any = None, tokenizer: Any = None, chat_template: Any = None, **kw: Any) -> None:
+    def __init__(
+        self: Any, image_processor: Any = None, tokenizer: Any = None, chat_template: Any = None, **kw: Any
+    ) -> None:
         self.image_token = getattr(tokenizer, "image_token", None) or "<|image_pad|>"
         self.video_token = getattr(tokenizer, "video_token", None) or "<|video_pad|>"
         self.image_token_id = tokenizer.convert_tokens_to_ids(self.image_token)

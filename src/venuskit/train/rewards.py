@@ -24,8 +24,9 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Sequence
+from typing import Any, Literal
 
 from venuskit.actions.coords import from_grid
 from venuskit.actions.grammar import ActionParseError, Response, parse_response
@@ -36,12 +37,21 @@ Verdict = Literal["correct", "params_wrong", "type_wrong"]
 RewardFunc = Callable[..., list["float | None"]]
 
 POINTER_ACTIONS = frozenset(
-    "Click DoubleClick TripleClick RightClick MiddleClick LongPress Hover MouseDown MouseUp".split()
+    ["Click", "DoubleClick", "TripleClick", "RightClick", "MiddleClick", "LongPress", "Hover", "MouseDown", "MouseUp"]
 )
-TEXT_ACTIONS = frozenset("Type Finished CallUser Answer TakeNote LaunchApp".split())
-KEY_ACTIONS = frozenset("Hotkey KeyDown KeyUp".split())
-_KEY_ALIASES = {"control": "ctrl", "command": "cmd", "meta": "cmd", "win": "cmd", "super": "cmd",
-                "escape": "esc", "return": "enter", "del": "delete", "option": "alt"}  # fmt: skip
+TEXT_ACTIONS = frozenset(["Type", "Finished", "CallUser", "Answer", "TakeNote", "LaunchApp"])
+KEY_ACTIONS = frozenset(["Hotkey", "KeyDown", "KeyUp"])
+_KEY_ALIASES = {
+    "control": "ctrl",
+    "command": "cmd",
+    "meta": "cmd",
+    "win": "cmd",
+    "super": "cmd",
+    "escape": "esc",
+    "return": "enter",
+    "del": "delete",
+    "option": "alt",
+}
 
 
 @dataclass(frozen=True)
@@ -196,7 +206,7 @@ def param_score(pred: Action, gt: Action, box: Box | None, opts: RewardOptions =
     """
     name = gt.name
     if name in POINTER_ACTIONS:
-        return _pointer_score(getattr(pred, "point"), getattr(gt, "point"), box, opts)
+        return _pointer_score(pred.point, gt.point, box, opts)
     if name == "Drag":
         return float(_drag_hit(pred, gt, box, opts))
     if name == "Swipe":
@@ -256,7 +266,10 @@ def action_verdict(pred: Action | None, gt: Action, box: Box | None, opts: Rewar
 
 
 def judge(
-    pred: Sequence[Action] | None, gt: Sequence[Action], boxes: Sequence[Box | None], opts: RewardOptions = DEFAULT_OPTIONS
+    pred: Sequence[Action] | None,
+    gt: Sequence[Action],
+    boxes: Sequence[Box | None],
+    opts: RewardOptions = DEFAULT_OPTIONS,
 ) -> list[Verdict]:
     """One verdict per predicted action, position by position (a predicted action beyond the gt is type_wrong).
     None (unparsable) gives an empty list; callers treat that as its own case."""
@@ -285,12 +298,14 @@ def _surfaces(surface: Any, n: int) -> list[str]:
     return [surface] * n if isinstance(surface, str) else list(surface)
 
 
-def format_reward(completions: list[Any], surface: Any = None, opts: RewardOptions = DEFAULT_OPTIONS, **_: Any) -> list[float | None]:
+def format_reward(
+    completions: list[Any], surface: Any = None, opts: RewardOptions = DEFAULT_OPTIONS, **_: Any
+) -> list[float | None]:
     """R_format = 1[reply is `<think>…</think><action>…</action>` (think optional if not opts.require_think)
     and the action parses and validates for the row's surface], else 0."""
     pattern = _THINK_ACTION if opts.require_think else _ACTION_ONLY
     out: list[float | None] = []
-    for text, surf in zip(map(completion_text, completions), _surfaces(surface, len(completions))):
+    for text, surf in zip(map(completion_text, completions), _surfaces(surface, len(completions)), strict=True):
         out.append(float(bool(pattern.match(text)) and parse_actions(text, surf) is not None))
     return out
 
@@ -301,7 +316,9 @@ def action_type_reward(
     """R_type = 1[the predicted action types equal the gt types, in order] (None when the row has no gt)."""
     out: list[float | None] = []
     gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * len(completions)
-    for text, gt_raw, surf in zip(map(completion_text, completions), gts, _surfaces(surface, len(completions))):
+    for text, gt_raw, surf in zip(
+        map(completion_text, completions), gts, _surfaces(surface, len(completions)), strict=True
+    ):
         gt = gt_actions_of(gt_raw)
         if gt is None:
             out.append(None)
@@ -325,7 +342,9 @@ def action_param_reward(
     n = len(completions)
     gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * n
     boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * n
-    for text, gt_raw, box_raw, surf in zip(map(completion_text, completions), gts, boxes_col, _surfaces(surface, n)):
+    for text, gt_raw, box_raw, surf in zip(
+        map(completion_text, completions), gts, boxes_col, _surfaces(surface, n), strict=True
+    ):
         gt = gt_actions_of(gt_raw)
         if gt is None:
             out.append(None)
@@ -335,7 +354,7 @@ def action_param_reward(
             out.append(0.0)
             continue
         boxes = gt_boxes_of(box_raw, len(gt))
-        out.append(sum(param_score(p, g, b, opts) for p, g, b in zip(pred, gt, boxes)) / len(gt))
+        out.append(sum(param_score(p, g, b, opts) for p, g, b in zip(pred, gt, boxes, strict=True)) / len(gt))
     return out
 
 
@@ -354,7 +373,9 @@ def captcha_reward(
     n = len(completions)
     gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * n
     boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * n
-    for text, gt_raw, box_raw, surf in zip(map(completion_text, completions), gts, boxes_col, _surfaces(surface, n)):
+    for text, gt_raw, box_raw, surf in zip(
+        map(completion_text, completions), gts, boxes_col, _surfaces(surface, n), strict=True
+    ):
         gt = gt_actions_of(gt_raw)
         if gt is None:
             out.append(None)
@@ -418,7 +439,7 @@ def grounding_reward(completions: list[Any], gt_boxes: Any = None, **_: Any) -> 
     No ground truth → None. The reply must be exactly the point/box (no-think mode), anything else scores 0."""
     out: list[float | None] = []
     boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * len(completions)
-    for text, raw in zip(map(completion_text, completions), boxes_col):
+    for text, raw in zip(map(completion_text, completions), boxes_col, strict=True):
         has_gt, box = _gt_box(raw)
         ans = parse_grounding(text)
         if not has_gt:
@@ -441,7 +462,7 @@ def iou(a: Box, b: Box) -> float:
 def box_size_term(pred: Box, gt: Box) -> float:
     """GUI-G1's box-size constraint: 4 / Σ_k 1/c_k with c_k = 1 − |gt_k − pred_k| (normalised, so W = H = 1);
     the harmonic mean of per-side closeness, 1 only when every side matches."""
-    closeness = [1.0 - abs(g - p) for g, p in zip(gt, pred)]
+    closeness = [1.0 - abs(g - p) for g, p in zip(gt, pred, strict=True)]
     if min(closeness) <= 0:
         return 0.0
     return 4.0 / sum(1.0 / c for c in closeness)
@@ -453,7 +474,7 @@ def gui_g1_reward(completions: list[Any], gt_boxes: Any = None, **_: Any) -> lis
     A point answer gets only the hit term; no ground truth or a negative sample → None."""
     out: list[float | None] = []
     boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * len(completions)
-    for text, raw in zip(map(completion_text, completions), boxes_col):
+    for text, raw in zip(map(completion_text, completions), boxes_col, strict=True):
         _, gt = _gt_box(raw)
         ans = parse_grounding(text)
         if gt is None:

@@ -28,13 +28,21 @@ from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 from venuskit.record.store import iter_episode_dirs
 from venuskit.train import losses as L
-from venuskit.train.data import DOMAINS, Rejections, VerdictFilter, build_rows, dedup, mix_domains, to_dataset, validate_rows
+from venuskit.train.data import (
+    DOMAINS,
+    Rejections,
+    VerdictFilter,
+    build_rows,
+    dedup,
+    mix_domains,
+    to_dataset,
+    validate_rows,
+)
 from venuskit.train.processing import load_processor, model_type
 from venuskit.train.rewards import (
     RewardOptions,
     RewardWeights,
     action_type_reward,
-    completion_text,
     domain_rewards,
     gt_actions_of,
     gt_boxes_of,
@@ -60,11 +68,14 @@ class _DataFields:
     model: str = _help("Base model folder (HF format: config.json, weights, tokenizer, processor).", "")
     data: str = _help(
         "Training data: a folder of recorded episodes (one sub-folder per episode) or a rows .jsonl written by "
-        "`venuskit.train.data` / `venus train rows`.", "")  # fmt: skip
+        "`venuskit.train.data` / `venus train rows`.",
+        "",
+    )
     n_img: int = _help("Past screenshots kept in each prompt (UI-Venus-2 N_IMG; the current one is always sent).", 2)
     domain_weights: str = _help("Domain mix, e.g. 'grounding=1,mobile=2' (empty: keep the data's own mix).", "")
     verdict_slot: str = _help(
-        "Keep only episodes whose verdicts[slot] is a success (or their good prefix); empty keeps every episode.", "")
+        "Keep only episodes whose verdicts[slot] is a success (or their good prefix); empty keeps every episode.", ""
+    )
 
     def _check_data_fields(self) -> None:
         if not self.model:
@@ -72,7 +83,9 @@ class _DataFields:
         if not (Path(self.model) / "config.json").is_file():
             raise ValueError(f"`model`={self.model!r} has no config.json; pass a folder saved with save_pretrained.")
         if not self.data:
-            raise ValueError("`data` is required: pass an episodes folder or a rows .jsonl, e.g. --data runs/episodes.")
+            raise ValueError(
+                "`data` is required: pass an episodes folder or a rows .jsonl, e.g. --data runs/episodes."
+            )
         if not Path(self.data).exists():
             raise ValueError(f"`data`={self.data!r} does not exist; pass an episodes folder or a rows .jsonl file.")
         parse_weights(self.domain_weights)  # a clear error now rather than after the model loads
@@ -86,7 +99,9 @@ def parse_weights(text: str) -> dict[str, float]:
     for item in filter(None, (s.strip() for s in text.split(","))):
         name, sep, value = item.partition("=")
         if not sep or name.strip() not in DOMAINS:
-            raise ValueError(f"`domain_weights` item {item!r} must be domain=weight with a domain in {sorted(DOMAINS)}.")
+            raise ValueError(
+                f"`domain_weights` item {item!r} must be domain=weight with a domain in {sorted(DOMAINS)}."
+            )
         out[name.strip()] = float(value)
     return out
 
@@ -109,14 +124,18 @@ class VenusSFTConfig(_DataFields, SFTConfig):
     completion_only_loss: bool | None = _help("Loss on the completion tokens only (the model's reply).", True)
     max_length: int | None = _help(
         "Truncate rows to this many tokens. None (default) never truncates: cutting image placeholders breaks "
-        "Qwen-VL ('image features and image tokens do not match'); bound length with n_img instead.", None)  # fmt: skip
+        "Qwen-VL ('image features and image tokens do not match'); bound length with n_img instead.",
+        None,
+    )
 
     def __post_init__(self) -> None:
         self._check_data_fields()
         if self.packing and model_type(self.model) == "qwen3_5":
             raise ValueError("packing=True breaks Qwen3.5's Gated-DeltaNet sample boundaries; set packing=False.")
         if self.completion_only_loss is False and self.assistant_only_loss:
-            raise ValueError("assistant_only_loss needs a {% generation %} chat template; use completion_only_loss=True.")
+            raise ValueError(
+                "assistant_only_loss needs a {% generation %} chat template; use completion_only_loss=True."
+            )
         super().__post_init__()
 
 
@@ -124,8 +143,10 @@ def _check_grpo_common(cfg: GRPOConfig) -> None:
     if cfg.loss_type not in ("grpo", "bnpo", "dr_grpo", "dapo"):
         raise ValueError(f"loss_type={cfg.loss_type!r}: venuskit supports grpo, bnpo, dr_grpo and dapo.")
     if cfg.epsilon_high is not None and cfg.epsilon_high < cfg.epsilon:
-        raise ValueError(f"epsilon_high ({cfg.epsilon_high}) is below epsilon ({cfg.epsilon}); the upper clip "
-                         "should be at least the lower one (DAPO uses 0.28 vs 0.2).")  # fmt: skip
+        raise ValueError(
+            f"epsilon_high ({cfg.epsilon_high}) is below epsilon ({cfg.epsilon}); the upper clip "
+            "should be at least the lower one (DAPO uses 0.28 vs 0.2)."
+        )
 
 
 @dataclass
@@ -162,8 +183,11 @@ class VenusMOPDConfig(_DataFields, GRPOConfig):
 
     teachers: str = _help("Domain teachers: 'domain=model_folder,...'; every domain in the data needs one.", "")
     lam: float = _help("λ: extra weight on the action span when the type is right but a parameter is wrong.", 1.0)
-    estimator: str = _help("'sampled' (teacher log-probs of the sampled tokens; vLLM teachers work) or 'exact' "
-                           "(full-vocabulary reverse KL; local teachers).", "sampled")  # fmt: skip
+    estimator: str = _help(
+        "'sampled' (teacher log-probs of the sampled tokens; vLLM teachers work) or 'exact' "
+        "(full-vocabulary reverse KL; local teachers).",
+        "sampled",
+    )
     unparsable_weight: float = _help("Weight on every token of a reply that does not parse (0 ignores them).", 1.0)
     hint: bool = _help("Put 'The correct action type is X.' in the teacher's prompt (never the student's).", True)
     num_generations: int | None = _help("Samples per prompt (MOPD needs no group baseline; 2 is enough).", 2)
@@ -186,8 +210,10 @@ class VenusMOPDConfig(_DataFields, GRPOConfig):
         if self.beta != 0.0:
             raise ValueError("MOPD distils toward the teachers, not a reference model; set beta=0.")
         if self.estimator == "exact" and self.use_vllm:
-            raise ValueError("estimator='exact' needs the teacher's full logits (a local teacher); use "
-                             "estimator='sampled' with use_vllm, or drop use_vllm.")  # fmt: skip
+            raise ValueError(
+                "estimator='exact' needs the teacher's full logits (a local teacher); use "
+                "estimator='sampled' with use_vllm, or drop use_vllm."
+            )
         super().__post_init__()
         _check_grpo_common(self)
 
@@ -201,8 +227,9 @@ def load_rows(cfg: _DataFields, kind: str) -> list[dict[str, Any]]:
     weights = parse_weights(cfg.domain_weights) or None
     verdict = VerdictFilter(slot=cfg.verdict_slot) if cfg.verdict_slot else None
     if path.is_dir():
-        rows, _ = build_rows(list(iter_episode_dirs(path)), kind, n_img=cfg.n_img, verdict=verdict,
-                             domain_weights=weights)  # fmt: skip
+        rows, _ = build_rows(
+            list(iter_episode_dirs(path)), kind, n_img=cfg.n_img, verdict=verdict, domain_weights=weights
+        )
     else:
         rej = Rejections()
         raw = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -241,8 +268,9 @@ def resolve_resume(cfg: Any) -> str | None:
 def make_sft_trainer(cfg: VenusSFTConfig, rows: list[dict[str, Any]] | None = None) -> SFTTrainer:
     rows = rows if rows is not None else load_rows(cfg, "sft")
     dataset = to_dataset([{k: r[k] for k in ("prompt", "completion", "images")} for r in rows])
-    return SFTTrainer(model=load_model(cfg.model), args=cfg, train_dataset=dataset,
-                      processing_class=load_processor(cfg.model))  # fmt: skip
+    return SFTTrainer(
+        model=load_model(cfg.model), args=cfg, train_dataset=dataset, processing_class=load_processor(cfg.model)
+    )
 
 
 def make_grpo_trainer(cfg: VenusGRPOConfig, rows: list[dict[str, Any]] | None = None) -> GRPOTrainer:
@@ -251,8 +279,13 @@ def make_grpo_trainer(cfg: VenusGRPOConfig, rows: list[dict[str, Any]] | None = 
     weights = RewardWeights(cfg.format_weight, cfg.type_weight, cfg.param_weight)
     funcs, reward_weights = domain_rewards(cfg.domain, weights, cfg.reward_options())
     cfg.reward_weights = reward_weights
-    return GRPOTrainer(model=load_model(cfg.model), reward_funcs=funcs, args=cfg, train_dataset=to_dataset(rows),
-                       processing_class=load_processor(cfg.model))  # fmt: skip
+    return GRPOTrainer(
+        model=load_model(cfg.model),
+        reward_funcs=funcs,
+        args=cfg,
+        train_dataset=to_dataset(rows),
+        processing_class=load_processor(cfg.model),
+    )
 
 
 def _no_domain_rows(domain: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -324,19 +357,24 @@ class MOPDTrainer(GRPOTrainer):
         self._log_mopd(weights, out["completion_mask"])
         return out
 
-    def _mopd_weights(self, completion_ids: torch.Tensor, completion_mask: torch.Tensor, inputs: list[dict[str, Any]]) -> torch.Tensor:
+    def _mopd_weights(
+        self, completion_ids: torch.Tensor, completion_mask: torch.Tensor, inputs: list[dict[str, Any]]
+    ) -> torch.Tensor:
         tok = self._tokenizer
         rows = []
-        for ids, m, x in zip(completion_ids.tolist(), completion_mask.tolist(), inputs):
+        for ids, m, x in zip(completion_ids.tolist(), completion_mask.tolist(), inputs, strict=True):
             ids = ids[: int(sum(m))]
             text = tok.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=False)
             gt = gt_actions_of(x["gt_actions"]) or []
             response = parse_reply(text, x["surface"])
-            verdicts = None if response is None else judge(response.actions, gt, gt_boxes_of(x.get("gt_boxes"), len(gt)))
+            verdicts = (
+                None if response is None else judge(response.actions, gt, gt_boxes_of(x.get("gt_boxes"), len(gt)))
+            )
             spans = response.action_spans if response is not None else []
             offsets = L.token_char_offsets(tok, ids)
-            w = L.mopd_token_weights(offsets, verdicts, spans, len(gt), lam=self.mopd.lam,
-                                     unparsable_weight=self.mopd.unparsable_weight)  # fmt: skip
+            w = L.mopd_token_weights(
+                offsets, verdicts, spans, len(gt), lam=self.mopd.lam, unparsable_weight=self.mopd.unparsable_weight
+            )
             rows.append(w + [0.0] * (completion_ids.size(1) - len(w)))
         return torch.tensor(rows, dtype=torch.float32, device=completion_ids.device)
 
@@ -348,14 +386,20 @@ class MOPDTrainer(GRPOTrainer):
         for x in inputs:
             prompt = x["prompt"]
             if self.mopd.hint:
-                prompt = L.hinted_messages(prompt, L.action_type_hint([a.name for a in gt_actions_of(x["gt_actions"]) or []]))
+                prompt = L.hinted_messages(
+                    prompt, L.action_type_hint([a.name for a in gt_actions_of(x["gt_actions"]) or []])
+                )
             imgs = x.get("images")
             prompts.append(prepare_multimodal_messages(prompt, images=imgs) if imgs else prompt)
             images.append(imgs)
-        texts = [apply_chat_template({"prompt": p}, self.processing_class, **self.chat_template_kwargs)["prompt"] for p in prompts]
+        texts = [
+            apply_chat_template({"prompt": p}, self.processing_class, **self.chat_template_kwargs)["prompt"]
+            for p in prompts
+        ]
         has_images = any(images)
-        enc = self.processing_class(images=images if has_images else None, text=texts, padding=True,
-                                    padding_side="left", return_tensors="pt")  # fmt: skip
+        enc = self.processing_class(
+            images=images if has_images else None, text=texts, padding=True, padding_side="left", return_tensors="pt"
+        )
         enc = {k: v.to(self.accelerator.device) for k, v in enc.items()}
         enc["num_images"] = torch.tensor([len(i) if i else 0 for i in images])
         return enc
@@ -381,7 +425,9 @@ class MOPDTrainer(GRPOTrainer):
         return kw
 
     @torch.no_grad()
-    def _teacher_logps(self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]) -> torch.Tensor:
+    def _teacher_logps(
+        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]
+    ) -> torch.Tensor:
         """log π_T(y_t | hinted prompt, y_<t) of the sampled completion tokens, each sample on its domain's teacher."""
         T = out["completion_ids"].size(1)
         result = torch.zeros_like(out["completion_ids"], dtype=torch.float32)
@@ -410,16 +456,22 @@ class MOPDTrainer(GRPOTrainer):
         if pending is not None and kwargs.get("compute_entropy"):
             # TRL's _compute_loss reads inputs["advantages"] right after this forward; with one update per
             # generation batch π_old equals these log-probs, which saves a separate no-grad student forward.
-            pending["advantages"] = L.mopd_advantages(pending["mopd_teacher_logps"], result[0].detach(), pending["mopd_weights"])
+            pending["advantages"] = L.mopd_advantages(
+                pending["mopd_teacher_logps"], result[0].detach(), pending["mopd_weights"]
+            )
             self._mopd_pending = None
         return result
 
     @torch.no_grad()
-    def _teacher_full_logprobs(self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]) -> torch.Tensor:
+    def _teacher_full_logprobs(
+        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]
+    ) -> torch.Tensor:
         T = out["completion_ids"].size(1)
         result: torch.Tensor | None = None
         for domain, idx in _groups(inputs).items():
-            logprobs = torch.log_softmax(self._full_logits(self.teachers[domain], self._teacher_inputs(out, teacher, idx), T), -1)
+            logprobs = torch.log_softmax(
+                self._full_logits(self.teachers[domain], self._teacher_inputs(out, teacher, idx), T), -1
+            )
             if result is None:
                 result = logprobs.new_zeros((out["completion_ids"].size(0), T, logprobs.size(-1)))
             result[idx] = logprobs
@@ -477,8 +529,15 @@ def make_mopd_trainer(cfg: VenusMOPDConfig, rows: list[dict[str, Any]] | None = 
     rows = rows if rows is not None else load_rows(cfg, "rl")
     missing = sorted({r["domain"] for r in rows} - set(cfg.teacher_paths))
     if missing:
-        raise ValueError(f"`teachers` has no teacher for the data's domain(s) {missing}; add "
-                         f"{','.join(f'{d}=PATH' for d in missing)} to --teachers.")  # fmt: skip
+        raise ValueError(
+            f"`teachers` has no teacher for the data's domain(s) {missing}; add "
+            f"{','.join(f'{d}=PATH' for d in missing)} to --teachers."
+        )
     teachers = {d: load_model(p) for d, p in cfg.teacher_paths.items() if any(r["domain"] == d for r in rows)}
-    return MOPDTrainer(model=load_model(cfg.model), args=cfg, train_dataset=to_dataset(rows),
-                       processing_class=load_processor(cfg.model), teachers=teachers)  # fmt: skip
+    return MOPDTrainer(
+        model=load_model(cfg.model),
+        args=cfg,
+        train_dataset=to_dataset(rows),
+        processing_class=load_processor(cfg.model),
+        teachers=teachers,
+    )

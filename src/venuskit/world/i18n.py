@@ -24,7 +24,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sent": ("Sent", "已发送"), "drafts": ("Drafts", "草稿箱"), "trash": ("Trash", "已删除"),
     "search_mail": ("Search mail", "搜索邮件"), "to": ("To", "收件人"), "cc": ("Cc", "抄送"),
     "subject": ("Subject", "主题"), "message": ("Message", "正文"), "send": ("Send", "发送"),
-    "save_draft": ("Save draft", "存草稿"), "discard": ("Discard", "舍弃"), "reply": ("Reply", "回复"),
+    "save_draft": ("Save draft", "存草稿"), "discard": ("Discard", "舍弃"), "reply": ("Reply", "回复"), "reply_all": ("Reply all", "全部回复"),
     "forward": ("Forward", "转发"), "move_to_trash": ("Delete", "删除"), "restore": ("Restore", "恢复"),
     "delete_forever": ("Delete forever", "永久删除"), "star": ("Star", "加星标"), "unstar": ("Unstar", "取消星标"),
     "mark_unread": ("Mark as unread", "标为未读"), "attachments": ("Attachments", "附件"),

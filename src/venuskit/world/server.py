@@ -202,7 +202,7 @@ def _page(title: str, text: str) -> bytes:
 def _static(name: str) -> Response:
     if name not in STATIC:
         return not_found()
-    body = resources.files("venuskit.world").joinpath("static", name).read_bytes()
+    body = resources.files("venuskit.world").joinpath(f"static/{name}").read_bytes()
     return Response(body=body, content_type=STATIC[name], headers=[("Cache-Control", "max-age=3600")])
 
 

@@ -62,7 +62,8 @@
     const v = el.dataset.gtValue;
     if (v !== undefined) {
       // A point target on a track (a slider value): a narrow band around the exact point.
-      const px = r.left + parseFloat(v) * r.width, py = r.top + r.height / 2;
+      const inset = parseFloat(el.dataset.gtInset || "0");
+      const px = r.left + inset + parseFloat(v) * (r.width - 2 * inset), py = r.top + r.height / 2;
       const tol = Math.max(3, r.width * 0.015);
       out.kind = "point";
       out.px = px; out.py = py;
@@ -84,21 +85,38 @@
     return range;
   }
 
+  // Glyph ink can overhang a word's advance box (serif 'f', 'y'); the label is the union of the range's box
+  // and the ink box that canvas text metrics give for the same font.
+  let measure = null;
+  function inkBox(host, text, r) {
+    measure = measure || document.createElement("canvas").getContext("2d");
+    const cs = getComputedStyle(host);
+    measure.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const m = measure.measureText(text);
+    const baseline = r.top + (r.height - m.fontBoundingBoxAscent - m.fontBoundingBoxDescent) / 2 + m.fontBoundingBoxAscent;
+    const x1 = Math.min(r.left, r.left - m.actualBoundingBoxLeft), x2 = Math.max(r.right, r.left + m.actualBoundingBoxRight);
+    const y1 = Math.min(r.top, baseline - m.actualBoundingBoxAscent), y2 = Math.max(r.bottom, baseline + m.actualBoundingBoxDescent);
+    return new DOMRect(x1, y1, x2 - x1, y2 - y1);
+  }
+
   function rangeLabels(host, cache, out) {
     for (const [id, start, end] of JSON.parse(host.dataset.gtRanges)) {
       const range = rangeOf(host, start, end);
       const rects = range ? range.getClientRects() : [];
       if (rects.length !== 1) { out.push({ id, why: "wrapped" }); continue; }
-      const r = rects[0];
+      const r = inkBox(host, range.toString(), rects[0]);
       out.push({ id, x: r.left, y: r.top, w: r.width, h: r.height, kind: "range", why: judge(host, r, cache, false) });
     }
   }
 
   function canvasLabels(cache, out) {
+    const dpr = window.devicePixelRatio || 1;
     for (const c of canvases) {
+      // A canvas bitmap is drawn at its box origin snapped to whole device pixels.
       const cr = c.el.getBoundingClientRect();
+      const ox = Math.round(cr.left * dpr) / dpr, oy = Math.round(cr.top * dpr) / dpr;
       for (const [id, [x, y, w, h]] of Object.entries(c.items)) {
-        const r = new DOMRect(cr.left + x, cr.top + y, w, h);
+        const r = new DOMRect(ox + x, oy + y, w, h);
         out.push({ id, x: r.left, y: r.top, w, h, kind: "canvas", why: judge(c.el, r, cache, c.cross) });
       }
     }
@@ -125,14 +143,21 @@
     for (const [k, v] of Object.entries(props)) el.style.setProperty(k, v, "important");
   }
 
-  function wrapRange(id, css) {
+  // Text ranges change through the CSS Custom Highlight API: no DOM change, so no shaping change either
+  // (wrapping a word in a span can move the glyphs after it by a sub-pixel).
+  function highlightRange(id, mode) {
     for (const host of document.querySelectorAll("[data-gt-ranges]")) {
       const hit = JSON.parse(host.dataset.gtRanges).find((t) => t[0] === id);
       if (!hit) continue;
-      const span = document.createElement("span");
-      span.setAttribute("style", css);
-      rangeOf(host, hit[1], hit[2]).surroundContents(span);
-      undo.push(() => { span.replaceWith(...span.childNodes); host.normalize(); });
+      if (!document.getElementById("__gt_hl")) {
+        const s = document.createElement("style");
+        s.id = "__gt_hl";
+        s.textContent = `::highlight(gt-hide){color:transparent} ::highlight(gt-key){background-color:${KEY};color:${KEY}}`;
+        document.head.appendChild(s);
+      }
+      const name = mode === "hide" ? "gt-hide" : "gt-key";
+      CSS.highlights.set(name, new Highlight(rangeOf(host, hit[1], hit[2])));
+      undo.push(() => CSS.highlights.delete(name));
       return true;
     }
     return false;
@@ -158,8 +183,7 @@
       undo.push(() => c.draw({}));
       return null;
     }
-    const css = mode === "hide" ? "color: transparent !important" : `background: ${KEY} !important; color: ${KEY} !important`;
-    if (!wrapRange(id, css)) throw new Error(`No target ${id} on the page.`);
+    if (!highlightRange(id, mode)) throw new Error(`No target ${id} on the page.`);
     return null;
   }
 

@@ -64,8 +64,12 @@ def _closeness(d: float, scale: float) -> float:
     return max(0.0, 1.0 - d / scale) if scale > 0 else 0.0
 
 
+# Greek and Cyrillic letters drawn exactly like Latin ones: typing either spelling is right.
+_HOMOGLYPHS = str.maketrans("АВЕКМНОРСТХУаеорсхуΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEKMHOPCTXYaeopcxyABEZHIKMNOPTYX")
+
+
 def normalise_text(s: str, case: bool) -> str:
-    s = unicodedata.normalize("NFKC", s)
+    s = unicodedata.normalize("NFKC", s).translate(_HOMOGLYPHS)
     s = "".join(s.split())
     return s if case else s.casefold()
 

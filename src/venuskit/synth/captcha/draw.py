@@ -297,7 +297,7 @@ def draw_die(d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, value: i
 
 
 def spread(rng: random.Random, n: int, w: float, h: float, margin: float, min_dist: float,
-           tries: int = 400) -> list[Pt]:  # fmt: skip
+           tries: int = 2000) -> list[Pt]:  # fmt: skip
     """n points in [margin, w-margin] x [margin, h-margin] at least min_dist apart (a jittered grid if
     rejection sampling runs out of tries, so it never fails)."""
     pts: list[Pt] = []
@@ -307,8 +307,10 @@ def spread(rng: random.Random, n: int, w: float, h: float, margin: float, min_di
         p = (rng.uniform(margin, w - margin), rng.uniform(margin, h - margin))
         if all(math.dist(p, q) >= min_dist for q in pts):
             pts.append(p)
-    cols = math.ceil(math.sqrt(n * w / h))
-    rows = math.ceil(n / cols)
+    # Rejection sampling ran out: a jittered grid with the roomiest cells for n points.
+    best = max(((c, math.ceil(n / c)) for c in range(1, n + 1)),
+               key=lambda cr: min((w - 2 * margin) / cr[0], (h - 2 * margin) / cr[1]))
+    cols, rows = best
     cells = [(c, r) for r in range(rows) for c in range(cols)]
     rng.shuffle(cells)
     cw, ch = (w - 2 * margin) / cols, (h - 2 * margin) / rows
@@ -321,3 +323,54 @@ def mask_coverage(mask: Image.Image, box: Sequence[int]) -> float:
     hist = crop.histogram()
     total = crop.width * crop.height
     return (total - hist[0]) / total if total else 0.0
+
+
+# ---- pictures --------------------------------------------------------------------------------------
+
+
+def texture(rng: random.Random, w: int, h: int, n: int = 18) -> Image.Image:
+    """A busy picture of overlapping shapes on a gradient (jigsaw and alignment backgrounds)."""
+    img = gradient(w, h, random_light(rng), mix(random_light(rng), (90, 120, 160), 0.4), rng.random() < 0.5)
+    d = ImageDraw.Draw(img)
+    kinds = list(SHAPES)
+    for _ in range(n):
+        col = mix(rng.choice(list(COLORS.values())), (255, 255, 255), rng.uniform(0.1, 0.5))
+        draw_shape(d, rng.choice(kinds), rng.uniform(0, w), rng.uniform(0, h), rng.uniform(12, 40), col,
+                   rng.uniform(0, 360))  # fmt: skip
+    return img
+
+
+def scene(rng: random.Random, w: int, h: int) -> Image.Image:
+    """A picture with an obvious up: sky above, ground below, a sun, a house and a tree standing on the ground."""
+    sky = random_light(rng)
+    img = gradient(w, h, mix(sky, (90, 150, 230), 0.5), sky)
+    d = ImageDraw.Draw(img)
+    ground_y = h * rng.uniform(0.68, 0.76)
+    d.rectangle((0, ground_y, w, h), fill=mix((70, 150, 60), random_dark(rng), 0.2))
+    sx, sy, sr = rng.uniform(0.12, 0.3) * w, h * 0.2, h * 0.1
+    d.ellipse((sx - sr, sy - sr, sx + sr, sy + sr), fill=(250, 200, 40))
+    hx, hw = rng.uniform(0.45, 0.6) * w, w * 0.22
+    hh = h * 0.26
+    d.rectangle((hx - hw / 2, ground_y - hh, hx + hw / 2, ground_y), fill=random_light(rng), outline=(60, 40, 30), width=2)
+    d.polygon([(hx - hw / 2 - 6, ground_y - hh), (hx, ground_y - hh - h * 0.2), (hx + hw / 2 + 6, ground_y - hh)],
+              fill=(170, 50, 40))  # fmt: skip
+    d.rectangle((hx - 7, ground_y - h * 0.14, hx + 7, ground_y), fill=(90, 60, 40))
+    tx = hx + hw / 2 + w * 0.12
+    d.rectangle((tx - 4, ground_y - h * 0.12, tx + 4, ground_y), fill=(100, 70, 40))
+    d.polygon([(tx, ground_y - h * 0.42), (tx + w * 0.07, ground_y - h * 0.1), (tx - w * 0.07, ground_y - h * 0.1)],
+              fill=(30, 120, 50))  # fmt: skip
+    return img
+
+
+def circle_crop(img: Image.Image) -> Image.Image:
+    """An RGBA copy with everything outside the inscribed circle transparent."""
+    mask = Image.new("L", img.size, 0)
+    ImageDraw.Draw(mask).ellipse((0, 0, img.width - 1, img.height - 1), fill=255)
+    out = img.convert("RGBA")
+    out.putalpha(mask)
+    return out
+
+
+def a_an(phrase: str) -> str:
+    """'a star', 'an arrow'."""
+    return ("an " if phrase[:1].lower() in "aeiou" else "a ") + phrase

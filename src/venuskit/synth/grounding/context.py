@@ -64,11 +64,13 @@ class Ctx:
     # -- drawing from the banks without repeats on one page --
 
     def pick(self, bank: str | Sequence[Any], k: int, key: Any = None) -> list[Any]:
-        """k items of a bank not yet used on this page (fewer if the bank runs out)."""
+        """k items of a bank, preferring ones not yet used on this page."""
         items = list(vocab()[bank]) if isinstance(bank, str) else list(bank)
         ident = key or (lambda item: str(item[0] if isinstance(item, (list, tuple)) else item))
         fresh = [it for it in items if ident(it) not in self.used]
         chosen = self.rng.sample(fresh, min(k, len(fresh)))
+        if len(chosen) < k:  # the bank ran out: repeat labels (the ambiguity filter drops clashing instructions)
+            chosen += self.rng.sample(items, min(k - len(chosen), len(items)))
         self.used.update(ident(it) for it in chosen)
         return chosen
 

@@ -172,8 +172,8 @@ class PageSpec:
     theme: str
     mobile: bool
     targets: dict[str, TargetSpec]
-    absent: list[tuple[str, str]] = field(default_factory=list)  # refusal instructions (en, zh) for this page
-    absent_terms: list[str] = field(default_factory=list)  # words that must not appear on the page for them
+    # Refusal instructions (en, zh) with the words that must not appear on the rendered page for them to hold.
+    absent: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
     @property
     def page_id(self) -> str:

@@ -1,0 +1,1 @@
+"""CAPTCHA families; each module registers its types with `registry.register` on import."""

@@ -1,0 +1,195 @@
+"""Scripted solutions: turn a task's oracle steps into venuskit actions, one per observation.
+
+The oracle may look at the DOM (through the env's Playwright page, which a policy never sees) to find
+where an element is; what it emits are ordinary actions (Click at a normalised point, Type, Scroll or
+Swipe, SelectOption, PressEnter, Finished, CallUser), executed by the real browser env and recorded
+like any model's. Steps:
+
+    ["click", SELECTOR]           tap/click the element's centre (scrolling it into view first)
+    ["fill", SELECTOR, TEXT]      click the field, select what is there (desktop), type TEXT
+    ["select", SELECTOR, LABEL]   click a native <select>, then SelectOption of the option with LABEL
+    ["type", SELECTOR, TEXT]      click the field and type TEXT where the caret lands (keeps what is there)
+    ["enter"]                     press Enter
+    ["finish_from", SELECTOR]     Finished(content=the element's visible text), for question tasks
+    ["goto", PATH]                Launch a URL on the world server
+    ["finish", TEXT?]             Finished(content=TEXT)
+    ["call_user", TEXT]           CallUser(content=TEXT)
+    ["open_menu"]                 on a narrow (mobile) layout, open the sidebar drawer; no-op on desktop
+
+SELECTOR is a Playwright selector (CSS, or `text=...`, `:has-text()`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from venuskit.actions import coords
+from venuskit.actions.types import (
+    Action,
+    CallUser,
+    Click,
+    Finished,
+    Hotkey,
+    Launch,
+    Point,
+    PressEnter,
+    Scroll,
+    SelectOption,
+    Swipe,
+    Type,
+)
+
+NARROW_PX = 760  # the CSS breakpoint below which the sidebar is a drawer
+FIND_TIMEOUT_MS = 5000
+MAX_SCROLLS = 8
+
+
+class OracleError(RuntimeError):
+    """The oracle could not carry out a step (element missing, option absent); names the step."""
+
+
+class Oracle:
+    """Yields the next (thought, action) for the page as it is now. `page` is a Playwright Page."""
+
+    def __init__(self, steps: tuple[tuple[str, ...], ...], surface: str) -> None:
+        self.steps = deque(steps)
+        self.surface = surface
+        self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
+        self.done = False
+        self._scrolls = 0  # consecutive scrolls towards one element
+
+    def next(self, page: Any) -> tuple[str, Action]:
+        while not self.queue:
+            if not self.steps:
+                self.done = True
+                return "Everything the task asked for is done.", Finished(content="Done.")
+            self._plan(self.steps[0], page)
+        return self.queue.popleft()
+
+    # -- planning one step into actions --
+
+    def _plan(self, step: tuple[str, ...], page: Any) -> None:
+        op, args = step[0], step[1:]
+        if op in ("click", "fill", "select", "type"):
+            el = self._find(page, args[0], step)
+            if self._needs_menu(page, el):
+                self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
+                return
+            if self._scroll_if_needed(page, el):
+                return
+        self.steps.popleft()
+        if op == "click":
+            self._click_element(page, el, f"Click {_describe(el)}.")
+        elif op == "fill":
+            self._fill(page, el, args[1])
+        elif op == "type":
+            self._click_element(page, el, f"Click the field {_describe(el)}.")
+            self.queue.append((f"Type {args[1]!r}.", Type(content=args[1])))
+        elif op == "finish_from":
+            text = self._find(page, args[0], step).inner_text().strip()
+            self.queue.append((f"The answer is {text}.", Finished(content=text)))
+        elif op == "select":
+            self._select(page, el, args[1], step)
+        elif op == "enter":
+            self.queue.append(("Submit with Enter.", PressEnter()))
+        elif op == "goto":
+            origin = "/".join(page.url.split("/")[:3])
+            self.queue.append((f"Open {args[0]}.", Launch(url=origin + args[0])))
+        elif op == "finish":
+            self.queue.append(("The task is complete.", Finished(content=args[0] if args else "Done.")))
+        elif op == "call_user":
+            self.queue.append(("I cannot do this without the user.", CallUser(content=args[0])))
+        elif op == "open_menu" and _viewport(page)[0] < NARROW_PX:
+            self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
+
+    def _find(self, page: Any, selector: str, step: tuple[str, ...]) -> Any:
+        el = page.locator(selector).first
+        try:
+            el.wait_for(state="attached", timeout=FIND_TIMEOUT_MS)
+        except Exception as e:  # noqa: BLE001 - Playwright's TimeoutError; reported with the step
+            raise OracleError(f"Oracle step {list(step)}: no element matches {selector!r} on {page.url}.") from e
+        return el
+
+    def _needs_menu(self, page: Any, el: Any) -> bool:
+        """On the mobile layout the sidebar is an off-screen drawer: open it before using its items."""
+        if _viewport(page)[0] >= NARROW_PX or not el.evaluate("e => !!e.closest('.sidebar')"):
+            return False
+        box = el.bounding_box()
+        return box is None or box["x"] + box["width"] <= 0
+
+    def _scroll_if_needed(self, page: Any, el: Any) -> bool:
+        box = el.bounding_box()
+        if box is None:
+            raise OracleError(f"The element {_describe(el)} on {page.url} is not visible.")
+        width, height = _viewport(page)
+        pinned = el.evaluate("e => !!e.closest('.topbar, .viewer-bar, .lg-top')")  # sticky bars never scroll away
+        top, bottom = (0 if pinned else 70), height - 10  # 70: below the sticky top bar
+        cy = box["y"] + box["height"] / 2
+        if top <= cy <= bottom:
+            self._scrolls = 0
+            return False
+        self._scrolls += 1
+        if self._scrolls > MAX_SCROLLS:
+            raise OracleError(f"Scrolling does not bring {_describe(el)} into view on {page.url}.")
+        delta = round(cy - (top + bottom) / 2)
+        self._scroll(width, height, delta, box["x"] + min(box["width"] / 2, 40))
+        return True
+
+    def _scroll(self, width: int, height: int, delta: int, x: float) -> None:
+        if self.surface == "mobile":  # touch: a swipe of the same length the other way, at most 60% of the screen
+            dist = max(-0.6 * height, min(0.6 * height, delta))
+            y0 = height / 2 + dist / 2
+            start = _point(width / 2, y0, width, height)
+            end = _point(width / 2, y0 - dist, width, height)
+            self.queue.append(("Swipe to bring it into view.", Swipe(start=start, end=end)))
+            return
+        direction = "down" if delta > 0 else "up"
+        point = _point(min(max(x, 1), width - 2), height / 2, width, height)
+        self.queue.append((f"Scroll {direction} to bring it into view.",
+                           Scroll(point=point, direction=direction, amount=abs(delta))))  # fmt: skip
+
+    def _click_element(self, page: Any, el: Any, thought: str) -> None:
+        box = el.bounding_box()
+        if box is None:
+            raise OracleError(f"Cannot click {_describe(el)} on {page.url}: it is not visible.")
+        width, height = _viewport(page)
+        cx = min(max(box["x"] + box["width"] / 2, 0), width - 1)
+        cy = min(max(box["y"] + box["height"] / 2, 0), height - 1)
+        self.queue.append((thought, Click(point=_point(cx, cy, width, height))))
+
+    def _fill(self, page: Any, el: Any, text: str) -> None:
+        self._click_element(page, el, f"Click the field {_describe(el)}.")
+        if el.input_value():
+            if self.surface == "mobile":
+                raise OracleError(f"The field {_describe(el)} is not empty and the mobile surface cannot select all; "
+                                  "limit this task to the browser surface or start from an empty field.")  # fmt: skip
+            self.queue.append(("Select the current text to replace it.", Hotkey(keys=("ctrl", "a"))))
+        self.queue.append((f"Type {text!r}.", Type(content=text)))
+
+    def _select(self, page: Any, el: Any, label: str, step: tuple[str, ...]) -> None:
+        options = el.evaluate("s => Array.from(s.options, o => [o.text.trim(), o.value])")
+        index = next((i for i, (t, v) in enumerate(options) if label in (t, v)), None)
+        if index is None:
+            raise OracleError(f"Oracle step {list(step)}: the <select> has no option {label!r}; it has {options}.")
+        self._click_element(page, el, f"Open the {_describe(el)} dropdown.")
+        self.queue.append((f"Choose {label!r}.", SelectOption(index=index)))
+
+
+def _viewport(page: Any) -> tuple[int, int]:
+    size = page.viewport_size
+    return size["width"], size["height"]
+
+
+def _point(x: float, y: float, width: int, height: int) -> Point:
+    nx, ny = coords.point_from_pixels(x, y, width, height)
+    return Point(nx, ny)
+
+
+def _describe(el: Any) -> str:
+    """A human label for an element: its text, aria-label, placeholder or name."""
+    text = el.evaluate(
+        "e => (e.getAttribute('aria-label') || e.innerText || e.placeholder || e.getAttribute('title') || "
+        "e.name || e.tagName).trim().split('\\n')[0].slice(0, 60)"
+    )
+    return repr(text)
