@@ -21,7 +21,7 @@ LEFT_HALF = [0.0, 0.0, 0.5, 1.0]
 
 def test_sft_lowers_held_out_loss(warm_click):
     _, (before, after) = warm_click
-    assert after < before - 2.0, (before, after)  # measured: see the report
+    assert after < before - 2.0, (before, after)  # measured: 5.59 -> 0.28
 
 
 def test_grpo_raises_mean_reward_on_a_grounding_set(warm_grounding, tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli import miniwob_cmd
+from venuskit.cli import miniwob_cmd, train_cmd
 from venuskit.cli.common import ModelOpts, RunOpts, fail, run_with_progress
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(miniwob_cmd.app, name="miniwob", help="MiniWoB++ tasks on the venuskit browser env.")
+app.add_typer(train_cmd.app, name="train", help="Train: mid-training SFT, step-level GRPO, MOPD (TRL).")
 
 
 @app.command()
