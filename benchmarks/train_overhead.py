@@ -1,18 +1,27 @@
 """Seconds per training step of `venus train grpo` and `venus train mopd` vs a plain TRL GRPOTrainer.
 
-All three run on the same tiny offline Qwen2.5-VL, the same rows (recorded synthetic mobile episodes), the same
-batch (per_device_train_batch_size 4, num_generations 4, max_completion_length 48) and the same seed, so the
-sampled completions match and the difference is what venuskit adds:
-    grpo   the rule rewards (parsing every reply with the UI-Venus-2 grammar) instead of a trivial reward;
-    mopd   the action-aware weights, the hinted teacher prompt and one teacher forward per batch.
-Rounds are interleaved (plain, grpo, mopd, plain, ...) so the three share the machine's load; each round
-trains `--steps` steps and the first step of every run is dropped (compilation, caches). TRL's own `step_time`
-metric is the measurement.
+All run on the same tiny offline model (Qwen2.5-VL by default, `--kind` for the others), the same rows (recorded
+synthetic mobile episodes), the same batch (per_device_train_batch_size 4, num_generations 4,
+max_completion_length 48) and the same seed, so the sampled completions match (the benchmark checks the mean
+completion lengths per step) and the difference is what venuskit adds:
+    grpo        the rule rewards (parsing every reply with the UI-Venus-2 grammar) instead of a trivial reward;
+    mopd        the action-aware weights, the hinted teacher prompt and the teacher forward: the group's shared
+                prompt runs once and its KV cache scores the group's completions (teacher_prefix_sharing=True);
+    mopd_full   the same with teacher_prefix_sharing=False (one full teacher forward per sample), for reference.
+The teacher is a second copy of the same tiny model. Rounds are interleaved (plain, grpo, mopd, mopd_full,
+plain, ...) so all share the machine's load; each round trains `--steps` steps and the first step of every run is
+dropped (compilation, caches). The measurement is the time of each training step (TRL's `training_step`:
+generation, scoring, teacher, loss and backward):
+    --clock wall  TRL's own `step_time` metric (wall clock), torch's default threads. On a shared machine other
+                  processes' load leaks into it; read it with the load average the JSON reports.
+    --clock cpu   this process's CPU seconds per step, with torch on one thread, so waiting for a core shared with
+                  other processes does not count. Use it when the machine is busy.
 
-    .venv/bin/python benchmarks/train_overhead.py [--rounds 3] [--steps 6]
+    .venv/bin/python benchmarks/train_overhead.py [--rounds 3] [--steps 6] [--kind qwen2.5-vl] [--clock wall]
 
-Human-readable lines first; the last line is one JSON object with `mopd_vs_trl_grpo` and `grpo_vs_trl_grpo`
-(ratios of median seconds per step; goal <= 1.15) and the raw medians.
+Human-readable lines first; the last line is one JSON object with `mopd_vs_trl_grpo`, `grpo_vs_trl_grpo` and
+`mopd_full_vs_trl_grpo` (ratios of median seconds per step; goal <= 1.15), the raw medians and the 1-minute
+load average before and after (the machine is shared: read the ratios with it).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -79,49 +89,92 @@ def _grpo(model: Path, data: Path, rows: list[dict[str, Any]], out: Path, steps:
     )
 
 
-def _mopd(model: Path, data: Path, rows: list[dict[str, Any]], out: Path, steps: int) -> Any:
+def _mopd(model: Path, data: Path, rows: list[dict[str, Any]], out: Path, steps: int, share: bool = True) -> Any:
     from venuskit.train import trainers as T
 
-    cfg = T.VenusMOPDConfig(model=str(model), data=str(data), teachers=f"mobile={model}", **_args(out, steps))
+    cfg = T.VenusMOPDConfig(
+        model=str(model), data=str(data), teachers=f"mobile={model}", teacher_prefix_sharing=share, **_args(out, steps)
+    )
     return T.make_mopd_trainer(cfg, rows)
 
 
+def _mopd_full(model: Path, data: Path, rows: list[dict[str, Any]], out: Path, steps: int) -> Any:
+    return _mopd(model, data, rows, out, steps, share=False)
+
+
 def step_times(trainer: Any) -> list[float]:
+    return run(trainer)[0]
+
+
+def run(trainer: Any, clock: str = "wall") -> tuple[list[float], list[float]]:
+    """Seconds per step (first dropped) and the mean completion length of every step."""
+    cpu: list[float] = []
+    if clock == "cpu":
+        step = trainer.training_step
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return step(*args, **kwargs)
+            finally:
+                cpu.append(time.process_time() - start)
+
+        trainer.training_step = timed
     trainer.train()
-    return [h["step_time"] for h in trainer.state.log_history if "step_time" in h][1:]
+    history = trainer.state.log_history
+    lengths = [h["completions/mean_length"] for h in history if "completions/mean_length" in h]
+    wall = [h["step_time"] for h in history if "step_time" in h]
+    return (cpu if clock == "cpu" else wall)[1:], lengths
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="Interleaved rounds of the three trainers.")
     parser.add_argument("--steps", type=int, default=6, help="Training steps per run (the first is dropped).")
+    parser.add_argument("--kind", default="qwen2.5-vl", help="Tiny model family: qwen2.5-vl, qwen3-vl or qwen3.5.")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="What a step's time is (see above).")
     args = parser.parse_args(argv)
+    if args.clock == "cpu":
+        import torch
+
+        torch.set_num_threads(1)  # process CPU time then counts work, not threads spinning for a busy core
 
     from train_fixtures import record_episodes
 
     from venuskit.record.store import iter_episode_dirs
     from venuskit.train.data import build_rows
-    from venuskit.train.tiny import build_tiny_qwen25vl
+    from venuskit.train.tiny import build_tiny
 
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="venus-train-bench-") as tmp:
         root = Path(tmp)
-        model = build_tiny_qwen25vl(root / "model", vllm_compatible=False, seed=0)
+        model = build_tiny(args.kind, root / "model", seed=0)  # type: ignore[arg-type]
         record_episodes(root / "eps", 4, steps=2)
         rows, _ = build_rows(list(iter_episode_dirs(root / "eps")), "rl")
-        times: dict[str, list[float]] = {"trl_grpo": [], "grpo": [], "mopd": []}
-        makers = {"trl_grpo": _plain, "grpo": _grpo, "mopd": _mopd}
+        makers = {"trl_grpo": _plain, "grpo": _grpo, "mopd": _mopd, "mopd_full": _mopd_full}
+        times: dict[str, list[float]] = {k: [] for k in makers}
+        lengths: dict[str, list[float]] = {}
         for r in range(args.rounds):
             for name, make in makers.items():
-                times[name] += step_times(make(model, root / "eps", rows, root / f"{name}{r}", args.steps))
+                steps, lens = run(make(model, root / "eps", rows, root / f"{name}{r}", args.steps), args.clock)
+                times[name] += steps
+                lengths.setdefault(name, lens)
         med = {k: statistics.median(v) for k, v in times.items()}
+    same_batches = all(v == lengths["trl_grpo"] for v in lengths.values())
     for k, v in med.items():
-        print(f"{k:9s} median {v * 1000:7.1f} ms/step over {len(times[k])} steps")
+        print(f"{k:9s} median {v * 1000:7.1f} ms/step ({args.clock} clock) over {len(times[k])} steps")
+    print(f"same completion lengths per step in every trainer: {same_batches}")
     result = {
         "mopd_vs_trl_grpo": round(med["mopd"] / med["trl_grpo"], 3),
         "grpo_vs_trl_grpo": round(med["grpo"] / med["trl_grpo"], 3),
+        "mopd_full_vs_trl_grpo": round(med["mopd_full"] / med["trl_grpo"], 3),
         "median_s_per_step": {k: round(v, 4) for k, v in med.items()},
+        "same_completion_lengths": same_batches,
+        "kind": args.kind,
+        "clock": args.clock,
         "rounds": args.rounds,
         "steps_per_run": args.steps,
+        "load_1min_before_after": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
     print(json.dumps(result))
     return 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli import miniwob_cmd, train_cmd
+from venuskit.cli import captcha_cmd, eval_cmd, miniwob_cmd, synth_cmd, train_cmd, world_cmd
 from venuskit.cli.common import ModelOpts, RunOpts, fail, run_with_progress
 
 app = typer.Typer(
@@ -18,6 +18,11 @@ app = typer.Typer(
 )
 app.add_typer(miniwob_cmd.app, name="miniwob", help="MiniWoB++ tasks on the venuskit browser env.")
 app.add_typer(train_cmd.app, name="train", help="Train: mid-training SFT, step-level GRPO, MOPD (TRL).")
+app.add_typer(world_cmd.app, name="world", help="The bundled multi-app world and its contract-bound tasks.")
+app.add_typer(captcha_cmd.app, name="captcha", help="The CAPTCHA world: generated puzzles, server-side answers.")
+app.add_typer(synth_cmd.app, name="synth", help="Synthesise labelled data (grounding).")
+eval_cmd.app.command("captcha")(captcha_cmd.eval_captcha)
+app.add_typer(eval_cmd.app, name="eval", help="Benchmarks: grounding (ScreenSpot protocol), CAPTCHA Pass@1.")
 
 
 @app.command()

@@ -73,7 +73,8 @@ class WorldRun:
         v = self.verdict.to_dict()
         return {"task": self.episode.task.get("world_task"), "verdict": v["verdict"], "reason": v["reason"],
                 "keypoints": v["keypoints"], "forbidden": v["forbidden"], "episode_dir": str(self.episode_dir),
-                "steps": _count_steps(self.episode_dir), "end": self.episode.outcome.reason, "interrupts": self.interrupts,
+                "steps": _count_steps(self.episode_dir), "end": self.episode.outcome.reason,
+                "interrupts": self.interrupts,
                 "oracle_error": self.oracle_error, "seconds": round(self.seconds, 2)}  # fmt: skip
 
 
@@ -101,9 +102,16 @@ def run_world_task(
     stop_at_progress: bool = False,
     server: Any = None,
     env: Any = None,
+    max_steps: int | None = None,
+    on_step: Callable[[Any], None] | None = None,
+    call_user: Callable[[str], str | None] | None = None,
 ) -> WorldRun:
-    """Run one world task in real Chromium with `policy` ("oracle", or any venuskit Policy), record the
-    episode and store the contract verdict in it (manifest `verdicts.contract`)."""
+    """Run one world task in real Chromium and store the contract verdict in the recorded episode
+    (manifest `verdicts.contract`).
+
+    `policy`: "oracle" (the task's scripted solution), a venuskit Policy, or a factory
+    `policy(goal, today) -> Policy` (today: the simulated date, for the browser prompt's "Today is ...").
+    `on_step` runs after the task's own interrupt hook (e.g. a progress display); `call_user` answers CallUser."""
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
     from venuskit.record.store import EpisodeWriter
@@ -121,13 +129,20 @@ def run_world_task(
             raise ValueError(f"Task {task_id} supports the surfaces {list(wt.inst.spec.surfaces)}, not {surface!r}.")
         env = env or _browser_env(surface)
         if policy == "oracle":
-            policy = OraclePolicy(env, Oracle(wt.inst.oracle, surface), surface, wt.progress if stop_at_progress else None)
+            stop = wt.progress if stop_at_progress else None
+            policy = OraclePolicy(env, Oracle(wt.inst.oracle, surface), surface, stop)
+        elif callable(policy) and not hasattr(policy, "act"):
+            policy = policy(wt.inst.goal, wt.state.today.isoformat())
         job = AgentJob(goal=wt.inst.goal, surface=surface, out=Path(out),
-                       run=RunConfig(max_steps=wt.inst.spec.max_steps))  # fmt: skip
-        episode, folder = run_episode(env, policy, job, wt.env_task(), on_step=wt.on_step)
+                       run=RunConfig(max_steps=max_steps or wt.inst.spec.max_steps))  # fmt: skip
+        hooks = [h for h in (wt.on_step, on_step) if h is not None]
+        extra = {"call_user": call_user} if call_user is not None else {}
+        episode, folder = run_episode(env, policy, job, wt.env_task(), on_step=lambda s: [h(s) for h in hooks],
+                                      **extra)  # fmt: skip
         verdict = wt.verdict(episode.outcome.reason, episode.outcome.answer)
         with EpisodeWriter.open(folder) as writer:
-            writer.update_manifest(verdicts={**episode.verdicts, "contract": {**verdict.to_dict(), "interrupts": wt.fired}})
+            contract = {**verdict.to_dict(), "interrupts": wt.fired}
+            writer.update_manifest(verdicts={**episode.verdicts, "contract": contract})
         return WorldRun(verdict, folder, episode, list(wt.fired), getattr(policy, "error", None),
                         time.perf_counter() - t0)  # fmt: skip
     finally:

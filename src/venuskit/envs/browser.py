@@ -18,6 +18,13 @@ navigation) and whose observation is valid. After ActionTimeout or BrowserCrashe
 the browser, launched a new one and navigated back to the last URL (`info["relaunched"]`).
 `reset()` raises EnvError subclasses; `observe()` raises ActionTimeout/BrowserCrashed after it has
 recovered, so the next call works. Only a browser that cannot be relaunched at all raises from step().
+A call that even a killed browser does not end (the Playwright driver lost track of it) is ended by
+killing the driver as well; the envs of that thread then relaunch on a new one (see `_Watchdog`).
+
+Speed. A step is the action, one page read and one capture: the page read (`_read_page`) gets the title,
+a clicked <select>'s options, the visual viewport and a wrapping env's `page_probe` result in one
+Runtime.evaluate, and the capture is one Page.captureScreenshot with the clip page.screenshot would send,
+both on the env's own CDP session (page.screenshot and page.title cost ~4 more round trips per step).
 
 Per-action semantics follow the upstream executors (reference/ui-venus.md §2.2, §2.4); where this
 env must choose, the choice is written at the handler.
@@ -61,6 +68,16 @@ BASE_ARGS: tuple[str, ...] = (
 # Fewer processes (5 instead of 8 with the headless shell): ~130 MB less summed RSS; the PSS, what the
 # machine really pays, stays about the same (~350 MB with the driver; measured on Chromium 156).
 LOW_MEMORY_ARGS: tuple[str, ...] = ("--no-zygote", "--in-process-gpu", "--renderer-process-limit=1")
+# And the network service in the browser process, as Chrome runs it on low-memory Android: one process
+# fewer, ~65 MB less summed RSS (~12 MB PSS).
+LOW_MEMORY_FEATURES: tuple[str, ...] = ("NetworkServiceInProcess2",)
+# Playwright launches Chromium with its own --enable-features list, and Chromium honours only the last such
+# switch, so a launch that enables features repeats Playwright's (a test checks this list against the
+# installed Playwright's).
+PLAYWRIGHT_FEATURES: tuple[str, ...] = ("CDPScreenshotNewSurface", "SkipListAccountsWithoutGaiaCookies")
+# The driver's V8 young generation capped at 1 MB (default: up to 3 x 16 MB): ~25 MB less driver RSS and
+# no slower per step (measured).
+DRIVER_NODE_OPTIONS = "--max-semi-space-size=1"
 MOBILE_UA = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/{major}.0.0.0 Mobile Safari/537.36"
@@ -68,8 +85,8 @@ MOBILE_UA = (
 LAUNCH_SCHEMES = ("http", "https", "file")
 MAX_HOTKEY_KEYS = 3  # the browser harness's limit (reference/ui-venus.md §2.4)
 TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
-# page.screenshot waited for web fonts; the observation does too, but never longer than this (a stalled
-# font request then shows fallback text instead of hanging every step).
+# page.screenshot waited for web fonts; the observation does too, but never longer than this (or half the
+# action timeout): a stalled font request then shows fallback text instead of hanging every step.
 FONTS_WAIT_S = 2.0
 
 
@@ -131,7 +148,9 @@ class BrowserConfig:
         default=(),
     )
     low_memory: bool = _help(
-        "Launch with fewer Chromium processes (no zygote, GPU in-process, one renderer).", default=True
+        "Launch with fewer Chromium processes (no zygote, GPU and network service in the browser process, one "
+        "renderer).",
+        default=True,
     )
     extra_args: tuple[str, ...] = _help("More Chromium switches, appended last.", default=())
 
@@ -260,17 +279,21 @@ def png_size(png: bytes) -> tuple[int, int]:
 
 
 class _Watchdog:
-    """Calls `on_fire` (which kills Chromium) when an armed deadline passes. One thread per env, armed and
-    disarmed around every guarded call: a threading.Timer per call started a thread each time, three per
-    step. Not re-entrant: one guarded call at a time, which is how BrowserEnv uses it."""
+    """Calls `on_fire` (which kills Chromium) when an armed deadline passes, and `on_stuck` (which kills the
+    Playwright driver) if the call is still running `stuck_s` later: killing Chromium makes a blocked call
+    return, except where the driver itself loses track of it (a browser that dies during new_page leaves
+    new_page pending forever; reproduced with Playwright 1.65). One thread per env, armed and disarmed
+    around every guarded call: a threading.Timer per call started a thread each time, three per step.
+    Not re-entrant: one guarded call at a time, which is how BrowserEnv uses it."""
 
     IDLE_EXIT_S = 30.0  # an idle thread exits (and is restarted by the next arm), so an env that is never
     # closed does not hold a thread, and through it the env, forever
 
-    def __init__(self, on_fire: Callable[[], None]) -> None:
-        self._on_fire = on_fire
+    def __init__(self, on_fire: Callable[[], None], on_stuck: Callable[[], None], stuck_s: float = 5.0) -> None:
+        self._on_fire, self._on_stuck, self.stuck_s = on_fire, on_stuck, stuck_s
         self._cond = threading.Condition()
         self._deadline: float | None = None
+        self._wake_at = 0.0  # when the thread's current wait ends
         self._fired = self._stopped = False
         self._thread: threading.Thread | None = None
 
@@ -280,7 +303,7 @@ class _Watchdog:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="venuskit-watchdog", daemon=True)
                 self._thread.start()
-            else:
+            elif self._deadline < self._wake_at:  # else it wakes in time anyway: waking it costs ~0.3 ms a step
                 self._cond.notify()
 
     def disarm(self) -> bool:
@@ -298,47 +321,75 @@ class _Watchdog:
     def _run(self) -> None:
         with self._cond:
             while not self._stopped:
+                now = time.monotonic()
                 if self._deadline is None:
+                    self._wake_at = now + self.IDLE_EXIT_S
                     if not self._cond.wait(self.IDLE_EXIT_S) and self._deadline is None:
                         break
                     continue
-                left = self._deadline - time.monotonic()
-                if left > 0:
-                    self._cond.wait(left)
+                if self._deadline > now:
+                    self._wake_at = self._deadline
+                    self._cond.wait(self._deadline - now)
                     continue
-                self._deadline, self._fired = None, True
-                self._on_fire()  # under the lock, so disarm() cannot miss that it fired
-            self._thread = None
+                # Under the lock, so disarm() cannot miss that it fired.
+                if self._fired:
+                    self._deadline = None
+                    self._on_stuck()
+                else:
+                    self._deadline, self._fired = time.monotonic() + self.stuck_s, True
+                    self._on_fire()
+            self._thread, self._wake_at = None, 0.0
 
 
 # ---- one Playwright driver per thread --------------------------------------------------------------
 
 
 class _Driver:
-    """Playwright's sync API allows one driver per thread; envs in the same thread share it."""
+    """One Playwright driver (a node process) per thread, shared by the envs of that thread: Playwright's sync
+    API allows no more. A driver that died (the watchdog kills one whose call hung) is replaced for the
+    next env that launches; the envs still holding it move on when they relaunch."""
 
     _local = threading.local()
 
-    @classmethod
-    def acquire(cls) -> Playwright:
-        state = getattr(cls._local, "state", None)
-        if state is None:
-            try:
-                state = cls._local.state = [sync_playwright().start(), 0]
-            except PlaywrightError as e:
-                raise EnvError(f"Could not start the Playwright driver: {_first_line(e)}") from e
-        state[1] += 1
-        return state[0]
+    def __init__(self, playwright: Playwright) -> None:
+        self.playwright = playwright
+        self.pid: int | None = None  # learnt from the first browser it launches (their parent)
+        self.users = 0
 
     @classmethod
-    def release(cls) -> None:
-        state = getattr(cls._local, "state", None)
-        if state is None:
+    def acquire(cls) -> _Driver:
+        driver = getattr(cls._local, "driver", None)
+        if driver is None or not driver.alive():
+            driver = cls._local.driver = cls(_start_playwright())
+        driver.users += 1
+        return driver
+
+    def alive(self) -> bool:
+        return self.pid is None or _alive(self.pid)
+
+    def release(self) -> None:
+        self.users -= 1
+        if self.users > 0:
             return
-        state[1] -= 1
-        if state[1] <= 0:
-            cls._local.state = None
-            state[0].stop()
+        if getattr(self._local, "driver", None) is self:
+            self._local.driver = None
+        with contextlib.suppress(PlaywrightError):  # a killed driver has nothing left to stop
+            self.playwright.stop()
+
+
+def _start_playwright() -> Playwright:
+    # The driver inherits this process's environment; NODE_OPTIONS is changed only while it starts.
+    old = os.environ.get("NODE_OPTIONS")
+    os.environ["NODE_OPTIONS"] = f"{old} {DRIVER_NODE_OPTIONS}" if old else DRIVER_NODE_OPTIONS
+    try:
+        return sync_playwright().start()
+    except PlaywrightError as e:
+        raise EnvError(f"Could not start the Playwright driver: {_first_line(e)}") from e
+    finally:
+        if old is None:
+            del os.environ["NODE_OPTIONS"]
+        else:
+            os.environ["NODE_OPTIONS"] = old
 
 
 def _first_line(e: BaseException) -> str:
@@ -397,7 +448,7 @@ class BrowserEnv:
         self._read_js = _page_read_js(page_probe)
         self.surface = "mobile" if self.config.mobile else "browser"
         self._policy = NetPolicy(self.config.allow_hosts, self.config.allow_file)
-        self._playwright: Playwright | None = None
+        self._driver: _Driver | None = None
         self._browser: Any = None
         self._context: Any = None
         self._page: Any = None
@@ -416,7 +467,7 @@ class BrowserEnv:
         self._loaded = False  # the page's 'load' was seen and nothing navigated since
         self._executed: dict[str, Any] | None = None
         self._dialogs: list[dict[str, str]] = []
-        self._watchdog = _Watchdog(self._kill_browser)
+        self._watchdog = _Watchdog(self._kill_browser, self._kill_driver)
         self._closed = False
 
     # -- public API --
@@ -490,9 +541,9 @@ class BrowserEnv:
         self._closed = True
         self._teardown()
         self._watchdog.stop()
-        if self._playwright is not None:
-            self._playwright = None
-            _Driver.release()
+        if self._driver is not None:
+            self._driver, driver = None, self._driver
+            driver.release()
 
     def __enter__(self) -> Self:
         return self
@@ -535,27 +586,41 @@ class BrowserEnv:
 
     def _launch(self) -> None:
         self._teardown(graceful=False)  # only ever replaces a dead or hung browser
-        if self._playwright is None:
-            self._playwright = _Driver.acquire()
+        if self._driver is not None and not self._driver.alive():
+            self._driver, dead = None, self._driver
+            dead.release()
+        if self._driver is None:
+            self._driver = _Driver.acquire()
         exe = self.config.resolve_executable()
         if not os.access(exe, os.X_OK):
             raise EnvError(f"No Chromium at {exe}; install Debian's chromium (apt-get install chromium) or set "
                            "BrowserConfig.executable_path.")  # fmt: skip
         self._tag = f"--venuskit-env={uuid.uuid4().hex[:16]}"  # finds our processes in /proc
-        args = [*BASE_ARGS, *(LOW_MEMORY_ARGS if self.config.low_memory else ()), *proxy_args(self._policy)]
-        args += [*self.config.extra_args, self._tag]
         # Playwright gives every launch a fresh temporary user-data dir; its artifacts go to our own
         # scratch dir. Playwright removes both on a clean close, _teardown after a kill.
         self._scratch = tempfile.mkdtemp(prefix="venuskit-browser-")
         try:
-            self._browser = self._playwright.chromium.launch(
-                executable_path=exe, headless=self.config.headless, args=args, downloads_path=self._scratch,
+            self._browser = self._driver.playwright.chromium.launch(
+                executable_path=exe, headless=self.config.headless, args=self._chromium_args(),
+                downloads_path=self._scratch,
                 timeout=self.config.navigation_timeout_s * 1000,
             )  # fmt: skip
         except PlaywrightError as e:
             self._remove_dirs()
             raise EnvError(f"Chromium ({exe}) failed to start: {_first_line(e)}") from e
         self._find_pids()
+
+    def _chromium_args(self) -> list[str]:
+        """Our switches after Playwright's; every --enable-features merged into one (see PLAYWRIGHT_FEATURES)."""
+        low = self.config.low_memory
+        args = [*BASE_ARGS, *(LOW_MEMORY_ARGS if low else ()), *proxy_args(self._policy), *self.config.extra_args]
+        enable = "--enable-features="
+        features = [f for a in args if a.startswith(enable) for f in a[len(enable) :].split(",") if f]
+        features += LOW_MEMORY_FEATURES if low else ()
+        args = [a for a in args if not a.startswith(enable)]
+        if features:
+            args.append(enable + ",".join(dict.fromkeys([*PLAYWRIGHT_FEATURES, *features])))
+        return [*args, self._tag]
 
     def _find_pids(self) -> None:
         table = _proc_table()
@@ -569,9 +634,14 @@ class BrowserEnv:
         argv = table[self._browser_pid][1] if self._browser_pid in table else []
         profiles = [a.split("=", 1)[1] for a in argv if a.startswith("--user-data-dir=")]
         self._profile_dir = profiles[0] if profiles else None
+        parent = table.get(self._root_pid, (0, []))[0] if self._root_pid else 0
+        if self._driver is not None and self._driver.pid is None and table.get(parent, (0,))[0] == os.getpid():
+            self._driver.pid = parent  # Playwright's node driver launched it
 
     def _browser_alive(self) -> bool:
-        return self._browser is not None and self._browser.is_connected() and _alive(self._browser_pid)
+        # A killed driver leaves is_connected() True, so the driver's own process is checked too.
+        driver_ok = self._driver is not None and self._driver.alive()
+        return driver_ok and self._browser is not None and self._browser.is_connected() and _alive(self._browser_pid)
 
     def _kill_browser(self) -> None:
         """SIGKILL our Chromium tree. Safe from the watchdog thread: it touches only /proc and signals."""
@@ -580,6 +650,14 @@ class BrowserEnv:
             return
         for pid in process_tree(root):
             with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
+                os.kill(pid, signal.SIGKILL)
+
+    def _kill_driver(self) -> None:
+        """SIGKILL the Playwright driver, whose calls then all fail at once: the last resort for a call that
+        Chromium's death did not end. Other envs of this thread lose their browser too and relaunch."""
+        pid = self._driver.pid if self._driver is not None else None
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
 
     def _teardown(self, graceful: bool = True) -> None:
@@ -765,7 +843,8 @@ class BrowserEnv:
         """One call in the page: wait for web fonts, the <select> under this step's click, the title, the
         probe and the visual viewport (document offset and pinch zoom) to clip the capture to."""
         point, self._clicked_at, self.last_probe = self._clicked_at, None, None
-        read = self._call_in_page(self._read_js, [point, self._doc_id, FONTS_WAIT_S * 1000])
+        fonts_ms = min(FONTS_WAIT_S, self.config.action_timeout_s / 2) * 1000
+        read = self._call_in_page(self._read_js, [point, self._doc_id, fonts_ms])
         if read is None:  # a navigation replaced the document mid-call; the screenshot is still good
             self._doc_id = None
             return None, None
@@ -777,10 +856,10 @@ class BrowserEnv:
         return title, view
 
     def _call_in_page(self, fn_js: str, args: list[Any]) -> Any:
-        """`fn_js(...args)` in the page's main world through this env's CDP session: one round trip of plain
+        """`fn_js(args)` in the page's main world through this env's CDP session: one round trip of plain
         JSON, ~1 ms less than page.evaluate (measured). None if the document went away mid-call or the
         call threw; raises if the page or browser is gone."""
-        expression = f"({fn_js})(...{json.dumps(args)})"
+        expression = f"({fn_js})({json.dumps(args)})"
         params = {"expression": expression, "returnByValue": True, "awaitPromise": True}
         try:
             reply = self._session().send("Runtime.evaluate", params)

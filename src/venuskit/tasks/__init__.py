@@ -1,9 +1,9 @@
 """World tasks bound to executable contracts: specs (TOML catalog), checks, setup, verdicts, oracles.
 
-    from venuskit.tasks import bundled, WorldTask
-    wt = WorldTask.start(server, "mail.reply_lunch", seed=0)
-    ...run an episode with wt.env_task() and on_step=wt.on_step...
-    wt.verdict(outcome.reason, outcome.answer).verdict   # completed / partial / infeasible / failed / error
+from venuskit.tasks import bundled, WorldTask
+wt = WorldTask.start(server, "mail.reply_lunch", seed=0)
+...run an episode with wt.env_task() and on_step=wt.on_step...
+wt.verdict(outcome.reason, outcome.answer).verdict   # completed / partial / infeasible / failed / error
 """
 
 from venuskit.tasks.contract import VERDICTS, KeypointResult, Verdict, judge

@@ -110,6 +110,11 @@ def mail_exists(ctx, subject) -> bool:
     return bool(_mails(ctx, None, subject))
 
 
+@check("mail.absent", "subject")
+def mail_absent(ctx, subject) -> bool:
+    return not _mails(ctx, None, subject)
+
+
 @check("mail.starred", "subject", "value")
 def mail_starred(ctx, subject, value=True) -> bool:
     found = _mails(ctx, None, subject)
@@ -165,12 +170,21 @@ def drive_cell(ctx, cell, value, name=None, name_contains=None) -> bool:
 def cal_event(ctx, title=None, title_contains=None, date=None, start=None, end=None, location_contains=None,
               attendees_contains=None, status=None) -> bool:  # fmt: skip
     for e in ctx.state.rows("SELECT * FROM events"):
-        if ((title is None or e["title"] == title) and _has(e["title"], title_contains)
-                and (date is None or e["start"][:10] == date) and (start is None or e["start"][11:16] == start)
-                and (end is None or e["end"][11:16] == end) and _has(e["location"], location_contains)
-                and _has(e["attendees"], attendees_contains) and (status is None or e["status"] == status)):  # fmt: skip
+        when = _eq(e["start"][:10], date) and _eq(e["start"][11:16], start) and _eq(e["end"][11:16], end)
+        text = _has(e["title"], title_contains) and _has(e["location"], location_contains)
+        if (
+            when
+            and text
+            and _eq(e["title"], title)
+            and _has(e["attendees"], attendees_contains)
+            and _eq(e["status"], status)
+        ):
             return True
     return False
+
+
+def _eq(actual: Any, want: Any) -> bool:
+    return want is None or actual == want
 
 
 @check("cal.no_event", "title")
@@ -191,6 +205,12 @@ def bank_transfer(ctx, payee=None, iban=None, amount=None, memo_contains=None) -
     return False
 
 
+@check("bank.no_transfer", "payee")
+def bank_no_transfer(ctx, payee=None) -> bool:
+    return not any(payee is None or t["payee"].casefold() == payee.casefold()
+                   for t in ctx.state.rows("SELECT payee FROM transfers"))  # fmt: skip
+
+
 # ---- expense portal ----
 
 
@@ -201,9 +221,9 @@ def expense_report(ctx, purpose_contains=None, cost_center=None, status=None, tr
                    min_lines=None) -> bool:  # fmt: skip
     s = ctx.state
     for r in s.rows("SELECT * FROM expense_reports WHERE id > 3"):  # the three seeded reports are history
-        if not (_has(r["purpose"], purpose_contains) and (cost_center is None or r["cost_center"] == cost_center)
-                and (status is None or r["status"] == status) and (trip_from is None or r["trip_from"] == trip_from)
-                and (trip_to is None or r["trip_to"] == trip_to) and (approver is None or r["approver"] == approver)):  # fmt: skip
+        header = (r["cost_center"], r["status"], r["trip_from"], r["trip_to"], r["approver"])
+        wanted = (cost_center, status, trip_from, trip_to, approver)
+        if not _has(r["purpose"], purpose_contains) or not all(_eq(h, w) for h, w in zip(header, wanted, strict=True)):
             continue
         if receipt_contains is not None:
             f = s.one("SELECT name FROM files WHERE id = ?", (r["receipt_file_id"] or 0,))

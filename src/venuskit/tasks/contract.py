@@ -23,9 +23,11 @@ from venuskit.world.state import EpisodeState
 
 VERDICTS = ("completed", "partial", "infeasible", "failed", "error")
 # Words with which a Finished/Answer reports that the task cannot be done (en and zh).
-INFEASIBLE_MARKERS = ("cannot", "can't", "can not", "not possible", "impossible", "unable", "no such", "does not exist",
-                      "doesn't exist", "not found", "not available", "no option", "unclear", "ambiguous", "infeasible",
-                      "not supported", "无法", "不能", "不存在", "没有", "找不到", "不支持", "不明确", "不确定")  # fmt: skip
+INFEASIBLE_MARKERS = (
+    "cannot", "can't", "can not", "not possible", "impossible", "unable", "no such", "does not exist",
+    "doesn't exist", "not found", "not available", "no option", "unclear", "ambiguous", "infeasible", "not supported",
+    "无法", "不能", "不存在", "没有", "找不到", "不支持", "不明确", "不确定",
+)  # fmt: skip
 
 
 @dataclass

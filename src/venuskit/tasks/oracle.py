@@ -60,6 +60,8 @@ class Oracle:
         self._scrolls = 0  # consecutive scrolls towards one element
 
     def next(self, page: Any) -> tuple[str, Action]:
+        # A tap that navigates may be observed before the new page has laid out; measure the settled page.
+        page.wait_for_load_state("load")
         while not self.queue:
             if not self.steps:
                 self.done = True

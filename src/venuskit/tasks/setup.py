@@ -17,7 +17,8 @@ from venuskit.world.state import EpisodeState
 OPS: dict[str, frozenset[str]] = {
     "mail": frozenset({"folder", "from_name", "from", "to", "cc", "subject", "body", "unread", "starred",
                        "minutes_ago", "days_ago", "attachments", "live"}),
-    "file": frozenset({"name", "folder", "kind", "text", "cells", "pages", "receipt", "days_ago"}),
+    "file": frozenset({"name", "folder", "kind", "text", "cells", "pages", "receipt", "days_ago", "trashed",
+                       "starred"}),
     "event": frozenset({"title", "date", "start", "end", "location", "attendees", "notes", "status", "organizer"}),
     "txn": frozenset({"account", "date", "days_ago", "description", "category", "amount", "ref"}),
     "payee": frozenset({"name", "iban"}),
@@ -72,7 +73,8 @@ def _mail(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
     mid = state.insert(
         "mails", folder=op.get("folder", "inbox"), sender_name=op.get("from_name", op.get("from", "")),
         sender=op.get("from", ""), recipients=op.get("to", user["email"]), cc=op.get("cc", ""),
-        subject=op.get("subject", ""), body=op.get("body", ""), sent_at=_stamp(state, op, live or op.get("live", False)),
+        subject=op.get("subject", ""), body=op.get("body", ""),
+        sent_at=_stamp(state, op, live or op.get("live", False)),
         unread=int(op.get("unread", True)), starred=int(op.get("starred", False)),
     )  # fmt: skip
     for att in op.get("attachments", []):
@@ -85,7 +87,8 @@ def _file(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
     doc, size = _add_doc(state, op)
     modified = _stamp(state, {"minutes_ago": 60, **op}, live)
     return state.insert("files", name=op["name"], folder=op.get("folder", "My Drive"), doc_id=doc, size=size,
-                        modified=modified, source="task")  # fmt: skip
+                        modified=modified, source="task", trashed=int(op.get("trashed", False)),
+                        starred=int(op.get("starred", False)))  # fmt: skip
 
 
 def _event(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
@@ -101,7 +104,8 @@ def _txn(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
     date = op.get("date") or (state.today - dt.timedelta(days=int(op.get("days_ago", 1)))).isoformat()
     cents = round(float(str(op["amount"])) * 100)
     tid = state.insert("txns", account_id=account, posted=date, description=op["description"],
-                       category=op.get("category", "Other"), amount=cents, ref=op.get("ref", "TX90000001"))  # fmt: skip
+                       category=op.get("category", "Other"), amount=cents,
+                       ref=op.get("ref", "TX90000001"))  # fmt: skip
     state.write("UPDATE accounts SET balance = balance + ? WHERE id = ?", (cents, account))
     return tid
 

@@ -98,8 +98,7 @@ class TaskSpec:
             setup=tuple(fmt(op) for op in self.setup),
             keypoints=tuple(Keypoint(fmt(k.desc), k.check, fmt(k.args), k.progress) for k in self.keypoints),
             forbid=tuple(Keypoint(fmt(k.desc), k.check, fmt(k.args), k.progress) for k in self.forbid),
-            interrupts=tuple(Interrupt(fmt(i.desc), fmt(i.ops), i.at_step,
-                                       None if i.when is None else Keypoint(i.when.desc, i.when.check, fmt(i.when.args)))
+            interrupts=tuple(Interrupt(fmt(i.desc), fmt(i.ops), i.at_step, _fill_kp(i.when, params))
                              for i in self.interrupts),
             oracle=tuple(tuple(fmt(list(step))) for step in self.oracle),
         )  # fmt: skip
@@ -120,6 +119,10 @@ class TaskInstance:
     forbid: tuple[Keypoint, ...]
     interrupts: tuple[Interrupt, ...]
     oracle: tuple[tuple[str, ...], ...]
+
+
+def _fill_kp(kp: Keypoint | None, params: dict[str, Any]) -> Keypoint | None:
+    return None if kp is None else Keypoint(kp.desc, kp.check, fill(kp.args, params), kp.progress)
 
 
 def fill(value: Any, params: dict[str, Any]) -> Any:

@@ -16,6 +16,7 @@ resume with `resume_from_checkpoint="last"` (the newest checkpoint in output_dir
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -190,6 +191,12 @@ class VenusMOPDConfig(_DataFields, GRPOConfig):
     )
     unparsable_weight: float = _help("Weight on every token of a reply that does not parse (0 ignores them).", 1.0)
     hint: bool = _help("Put 'The correct action type is X.' in the teacher's prompt (never the student's).", True)
+    teacher_prefix_sharing: bool = _help(
+        "Run each group's shared hinted teacher prompt once and score the group's completions from its KV cache "
+        "(same log-probs up to float rounding, ~num_generations x less teacher prompt compute). False runs one "
+        "full teacher forward per sample; models without Qwen-VL mRoPE indexing always do.",
+        True,
+    )
     num_generations: int | None = _help("Samples per prompt (MOPD needs no group baseline; 2 is enough).", 2)
     epsilon_high: float | None = _help("Upper clip ε_high; ε_low is `epsilon`.", 0.2)
 
@@ -241,10 +248,17 @@ def load_rows(cfg: _DataFields, kind: str) -> list[dict[str, Any]]:
     return rows
 
 
-def load_model(path: str | Path) -> Any:
+def load_model(path: str | Path, dtype: torch.dtype = torch.float32) -> Any:
+    """A trainable model keeps float32 master weights (mixed precision computes in bf16/fp16 under autocast)."""
     from transformers import AutoModelForImageTextToText
 
-    return AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32)
+    return AutoModelForImageTextToText.from_pretrained(path, dtype=dtype)
+
+
+def _teacher_dtype(cfg: Any) -> torch.dtype:
+    """Frozen teachers need no float32 master copy: they are stored in the run's compute precision (a 9B teacher
+    is 18 GB in bf16 instead of 36 GB; its matmuls ran in bf16 under autocast anyway)."""
+    return torch.bfloat16 if cfg.bf16 else torch.float16 if cfg.fp16 else torch.float32
 
 
 def resolve_resume(cfg: Any) -> str | None:
@@ -340,7 +354,7 @@ class MOPDTrainer(GRPOTrainer):
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
         out = super()._generate_and_score_completions(inputs)
         weights = self._mopd_weights(out["completion_ids"], out["completion_mask"], inputs)
-        teacher = self._teacher_prompts(inputs)
+        teacher = self._teacher_prompts(out, inputs)
         out["mopd_weights"] = weights
         if self.mopd.estimator == "exact":
             # Full teacher log-probs (B, T, V): exact reverse KL needs them; memory grows with the vocabulary.
@@ -378,66 +392,68 @@ class MOPDTrainer(GRPOTrainer):
             rows.append(w + [0.0] * (completion_ids.size(1) - len(w)))
         return torch.tensor(rows, dtype=torch.float32, device=completion_ids.device)
 
-    def _teacher_prompts(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
-        """Token ids, mask and vision inputs of each sample's hinted teacher prompt (left-padded)."""
+    def _teacher_prompts(self, out: dict[str, Any], inputs: list[dict[str, Any]]) -> TeacherPrompts:
+        """The distinct hinted teacher prompts of the batch, tokenised with the student's image token counts.
+
+        The images are the student's, so the teacher reuses the pixel_values TRL already computed; only the text
+        differs (the hint). Samples of one GRPO group (same prompt, images and hint) share one row."""
         from trl.data_utils import apply_chat_template, prepare_multimodal_messages
 
-        prompts, images = [], []
-        for x in inputs:
-            prompt = x["prompt"]
-            if self.mopd.hint:
-                prompt = L.hinted_messages(
-                    prompt, L.action_type_hint([a.name for a in gt_actions_of(x["gt_actions"]) or []])
-                )
-            imgs = x.get("images")
-            prompts.append(prepare_multimodal_messages(prompt, images=imgs) if imgs else prompt)
-            images.append(imgs)
-        texts = [
-            apply_chat_template({"prompt": p}, self.processing_class, **self.chat_template_kwargs)["prompt"]
-            for p in prompts
-        ]
-        has_images = any(images)
-        enc = self.processing_class(
-            images=images if has_images else None, text=texts, padding=True, padding_side="left", return_tensors="pt"
-        )
-        enc = {k: v.to(self.accelerator.device) for k, v in enc.items()}
-        enc["num_images"] = torch.tensor([len(i) if i else 0 for i in images])
-        return enc
+        vision = _SampleVision.of(out)
+        prompt_ids, prompt_mask = out["prompt_ids"].tolist(), out["prompt_mask"].tolist()  # one device sync
+        owner, reps, seen = [], [], {}
+        for i, x in enumerate(inputs):
+            key = (self._hint(x), tuple(t for t, m in zip(prompt_ids[i], prompt_mask[i], strict=True) if m))
+            row = next((u for u in seen.get(key, []) if vision.same(reps[u], i)), None)
+            if row is None:
+                row = len(reps)
+                reps.append(i)
+                seen.setdefault(key, []).append(row)
+            owner.append(row)
+        texts = []
+        for i in reps:
+            prompt = inputs[i]["prompt"]
+            prompt = L.hinted_messages(prompt, self._hint(inputs[i])) if self.mopd.hint else prompt
+            imgs = inputs[i].get("images")
+            prompt = prepare_multimodal_messages(prompt, images=imgs) if imgs else prompt
+            text = apply_chat_template({"prompt": prompt}, self.processing_class, **self.chat_template_kwargs)
+            texts.append(_expand_image_tokens(self.processing_class, text["prompt"], vision.grids(i)))
+        return TeacherPrompts.build(self.processing_class, texts, reps, owner, vision, self.accelerator.device)
 
-    def _teacher_inputs(self, out: dict[str, Any], teacher: dict[str, Any], idx: list[int]) -> dict[str, Any]:
-        completion_ids, completion_mask = out["completion_ids"][idx], out["completion_mask"][idx]
-        kw: dict[str, Any] = {
-            "input_ids": torch.cat([teacher["input_ids"][idx], completion_ids], dim=1),
-            "attention_mask": torch.cat([teacher["attention_mask"][idx], completion_mask], dim=1),
-        }
-        if "mm_token_type_ids" in teacher:
-            mm = teacher["mm_token_type_ids"][idx]
-            kw["mm_token_type_ids"] = torch.cat([mm, mm.new_zeros(completion_ids.shape)], dim=1)
-        if "pixel_values" in teacher:
-            num_images = teacher["num_images"].tolist()
-            grids = teacher["image_grid_thw"]
-            img_start = [sum(num_images[:i]) for i in range(len(num_images) + 1)]
-            rows = grids.prod(-1).tolist()
-            row_start = [sum(rows[: img_start[i]]) for i in range(len(img_start))]
-            kw["pixel_values"] = torch.cat([teacher["pixel_values"][row_start[i] : row_start[i + 1]] for i in idx])
-            kw["image_grid_thw"] = torch.cat([grids[img_start[i] : img_start[i + 1]] for i in idx])
-            kw["num_images"] = [num_images[i] for i in idx]
-        return kw
+    def _hint(self, x: dict[str, Any]) -> str:
+        return L.action_type_hint([a.name for a in gt_actions_of(x["gt_actions"]) or []]) if self.mopd.hint else ""
 
     @torch.no_grad()
     def _teacher_logps(
-        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]
+        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: TeacherPrompts
     ) -> torch.Tensor:
         """log π_T(y_t | hinted prompt, y_<t) of the sampled completion tokens, each sample on its domain's teacher."""
-        T = out["completion_ids"].size(1)
         result = torch.zeros_like(out["completion_ids"], dtype=torch.float32)
         for domain, idx in _groups(inputs).items():
-            kw = self._teacher_inputs(out, teacher, idx)
-            logps, _, _ = self._get_per_token_logps_and_entropies(
-                self.teachers[domain], kw.pop("input_ids"), kw.pop("attention_mask"), T, **kw
-            )
-            result[idx] = logps.float()
+            result[idx] = self._score_teacher(self.teachers[domain], out, teacher, idx, full_vocab=False).float()
         return result
+
+    def _score_teacher(
+        self, model: Any, out: dict[str, Any], prompts: TeacherPrompts, idx: list[int], full_vocab: bool
+    ) -> torch.Tensor:
+        """Teacher log-probs on the completion tokens of samples `idx`: (n, T) of the sampled tokens, or (n, T, V)
+        over the vocabulary when full_vocab (exact estimator; the teacher then has no fused head)."""
+        core = self.accelerator.unwrap_model(model)
+        rows = sorted({prompts.owner[i] for i in idx})
+        local = torch.tensor([rows.index(prompts.owner[i]) for i in idx], device=self.accelerator.device)
+        completion_ids, completion_mask = out["completion_ids"][idx], out["completion_mask"][idx]
+        T = completion_ids.size(1)
+        with self.accelerator.autocast():
+            if self.mopd.teacher_prefix_sharing and hasattr(core.base_model, "get_rope_index"):
+                kw = _shared_prefix_inputs(core, prompts.select(rows), local, completion_ids, completion_mask)
+            else:
+                kw = prompts.select(rows).full_inputs(local, completion_ids, completion_mask)
+            if full_vocab:
+                logits = L.completion_positions(model(**kw).logits, T).float() / self.temperature
+                return torch.log_softmax(logits, -1)
+            labels = kw["input_ids"].masked_fill(kw["attention_mask"][:, -kw["input_ids"].size(1) :] == 0, -100)
+            labels[:, :-T] = -100
+            return model(**kw, labels=labels, fused_lm_head=True).log_probs[:, -T:]
 
     # -- the loss
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> torch.Tensor:
@@ -464,16 +480,13 @@ class MOPDTrainer(GRPOTrainer):
 
     @torch.no_grad()
     def _teacher_full_logprobs(
-        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: dict[str, Any]
+        self, out: dict[str, Any], inputs: list[dict[str, Any]], teacher: TeacherPrompts
     ) -> torch.Tensor:
-        T = out["completion_ids"].size(1)
         result: torch.Tensor | None = None
         for domain, idx in _groups(inputs).items():
-            logprobs = torch.log_softmax(
-                self._full_logits(self.teachers[domain], self._teacher_inputs(out, teacher, idx), T), -1
-            )
+            logprobs = self._score_teacher(self.teachers[domain], out, teacher, idx, full_vocab=True)
             if result is None:
-                result = logprobs.new_zeros((out["completion_ids"].size(0), T, logprobs.size(-1)))
+                result = logprobs.new_zeros((out["completion_ids"].size(0), *logprobs.shape[1:]))
             result[idx] = logprobs
         assert result is not None
         return result
@@ -497,6 +510,173 @@ class MOPDTrainer(GRPOTrainer):
         mode = "train" if self.model.training else "eval"
         supervised = ((weights > 0) * mask).sum() / mask.sum().clamp(min=1)
         self._metrics[mode]["mopd/supervised_token_frac"].append(self.accelerator.gather(supervised).mean().item())
+
+
+@dataclass
+class _SampleVision:
+    """Per-sample slices of the student's vision inputs (TRL concatenates every sample's images in order)."""
+
+    pixel_values: torch.Tensor | None
+    image_grid_thw: torch.Tensor | None
+    image_start: list[int]  # sample i owns images image_start[i]:image_start[i+1] ...
+    row_start: list[int]  # ... and pixel rows row_start[i]:row_start[i+1]
+
+    @classmethod
+    def of(cls, out: dict[str, Any]) -> _SampleVision:
+        n = out["prompt_ids"].size(0)
+        num_images = out.get("num_images") or [0] * n
+        grid = out.get("image_grid_thw")
+        rows = grid.prod(-1).tolist() if grid is not None else []
+        image_start = [0]
+        for k in num_images:
+            image_start.append(image_start[-1] + k)
+        row_start = [sum(rows[:s]) for s in image_start]
+        return cls(out.get("pixel_values"), grid, image_start, row_start)
+
+    def grids(self, i: int) -> torch.Tensor | None:
+        grid = self.image_grid_thw
+        return None if grid is None else grid[self.image_start[i] : self.image_start[i + 1]]
+
+    def pixels(self, i: int) -> torch.Tensor | None:
+        return None if self.pixel_values is None else self.pixel_values[self.row_start[i] : self.row_start[i + 1]]
+
+    def same(self, i: int, j: int) -> bool:
+        """Whether samples i and j carry identical images (a GRPO group repeats one row G times)."""
+        if self.pixel_values is None:
+            return True
+        gi, gj = self.grids(i), self.grids(j)
+        return gi.shape == gj.shape and torch.equal(gi, gj) and torch.equal(self.pixels(i), self.pixels(j))
+
+
+def _expand_image_tokens(processor: Any, text: str, grids: torch.Tensor | None) -> str:
+    """Replace each image placeholder in a templated prompt by the image's tokens, as the processor does when it
+    processes the image itself; the grids come from the student's already-processed images."""
+    token = getattr(processor, "image_token", None)
+    if grids is None or token is None:
+        return text
+    parts = text.split(token)
+    if len(parts) - 1 != grids.size(0):
+        raise ValueError(f"The teacher prompt has {len(parts) - 1} image placeholders for {grids.size(0)} images.")
+    expanded = [processor.replace_image_token({"image_grid_thw": grids}, k) for k in range(grids.size(0))]
+    return parts[0] + "".join(e + rest for e, rest in zip(expanded, parts[1:], strict=True))
+
+
+@dataclass
+class TeacherPrompts:
+    """The distinct hinted teacher prompts of a generation batch (left-padded rows) and which row each sample uses."""
+
+    owner: list[int]  # sample i's teacher prompt is row owner[i]
+    input_ids: torch.Tensor  # (U, P)
+    attention_mask: torch.Tensor
+    mm_token_type_ids: torch.Tensor | None
+    pixel_values: torch.Tensor | None  # the rows' images, concatenated in row order
+    image_grid_thw: torch.Tensor | None
+    num_images: list[int]  # per row
+
+    @classmethod
+    def build(
+        cls, processor: Any, texts: list[str], reps: list[int], owner: list[int], vision: _SampleVision, device: Any
+    ) -> TeacherPrompts:
+        tokenizer = getattr(processor, "tokenizer", processor)
+        enc = tokenizer(texts, padding=True, padding_side="left", return_tensors="pt")
+        ids = enc["input_ids"].to(device)
+        mm = None
+        if getattr(processor, "image_token_id", None) is not None:
+            mm = (ids == processor.image_token_id).long() + 2 * (ids == processor.video_token_id).long()
+        pixels = [vision.pixels(i) for i in reps]
+        grids = [vision.grids(i) for i in reps]
+        return cls(
+            owner=owner,
+            input_ids=ids,
+            attention_mask=enc["attention_mask"].to(device),
+            mm_token_type_ids=mm,
+            pixel_values=None if vision.pixel_values is None else torch.cat(pixels),
+            image_grid_thw=None if vision.image_grid_thw is None else torch.cat(grids),
+            num_images=[vision.image_start[i + 1] - vision.image_start[i] for i in reps],
+        )
+
+    def select(self, rows: list[int]) -> TeacherPrompts:
+        """The prompts of `rows` only (one domain's), with their images; owner is left unchanged."""
+        pixels = grids = None
+        if self.image_grid_thw is not None:
+            starts = [sum(self.num_images[:r]) for r in range(len(self.num_images) + 1)]
+            sizes = self.image_grid_thw.prod(-1).tolist()
+            row_starts = [sum(sizes[:start]) for start in starts]
+            grids = torch.cat([self.image_grid_thw[starts[r] : starts[r + 1]] for r in rows])
+            pixels = torch.cat([self.pixel_values[row_starts[r] : row_starts[r + 1]] for r in rows])
+        mm = None if self.mm_token_type_ids is None else self.mm_token_type_ids[rows]
+        n = [self.num_images[r] for r in rows]
+        return TeacherPrompts(self.owner, self.input_ids[rows], self.attention_mask[rows], mm, pixels, grids, n)
+
+    def vision_kwargs(self) -> dict[str, Any]:
+        kw: dict[str, Any] = {}
+        if self.pixel_values is not None:
+            kw["pixel_values"], kw["image_grid_thw"] = self.pixel_values, self.image_grid_thw
+        return kw
+
+    def full_inputs(
+        self, local: torch.Tensor, completion_ids: torch.Tensor, completion_mask: torch.Tensor
+    ) -> dict[str, Any]:
+        """One full forward per sample: its row's prompt followed by its completion (images repeated per sample)."""
+        kw: dict[str, Any] = {
+            "input_ids": torch.cat([self.input_ids[local], completion_ids], dim=1),
+            "attention_mask": torch.cat([self.attention_mask[local], completion_mask], dim=1),
+        }
+        if self.mm_token_type_ids is not None:
+            mm = self.mm_token_type_ids[local]
+            kw["mm_token_type_ids"] = torch.cat([mm, mm.new_zeros(completion_ids.shape)], dim=1)
+        if self.pixel_values is not None:
+            repeated = self.select(local.tolist())
+            kw["pixel_values"], kw["image_grid_thw"] = repeated.pixel_values, repeated.image_grid_thw
+        return kw
+
+
+def _shared_prefix_inputs(
+    core: Any,
+    prompts: TeacherPrompts,
+    local: torch.Tensor,
+    completion_ids: torch.Tensor,
+    completion_mask: torch.Tensor,
+) -> dict[str, Any]:
+    """Model inputs that score each completion after its (shared) teacher prompt from a KV cache.
+
+    The prompts minus their last token run once (images included); the cache is then repeated per sample and the
+    forward continues with [last prompt token, completion]: its T outputs predict exactly the completion tokens.
+    Positions are the full sequence's mRoPE positions: the prompt's own, then +1 per token after the last
+    (text) prompt token, which is what the model computes for prompt + completion in one pass."""
+    backbone = core.base_model
+    ids, mask = prompts.input_ids, prompts.attention_mask
+    positions, _ = backbone.get_rope_index(
+        ids, mm_token_type_ids=prompts.mm_token_type_ids, image_grid_thw=prompts.image_grid_thw, attention_mask=mask
+    )
+    prefill = backbone(
+        input_ids=ids[:, :-1],
+        attention_mask=mask[:, :-1],
+        position_ids=positions[..., :-1],
+        mm_token_type_ids=None if prompts.mm_token_type_ids is None else prompts.mm_token_type_ids[:, :-1],
+        use_cache=True,
+        **prompts.vision_kwargs(),
+    )
+    kv = getattr(prefill, "cache", None) or prefill.past_key_values
+    kv.reorder_cache(local)  # one copy of its prompt's cache per sample
+    steps = torch.arange(completion_ids.size(1) + 1, device=ids.device)
+    return {
+        "input_ids": torch.cat([ids[local, -1:], completion_ids], dim=1),
+        "attention_mask": torch.cat([mask[local], completion_mask], dim=1),
+        "position_ids": positions[:, local, -1:] + steps,
+        _cache_kwarg(backbone): kv,
+    }
+
+
+@functools.cache
+def _cache_kwarg_of(cls: type) -> str:
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(cls.forward).parameters else "past_key_values"
+
+
+def _cache_kwarg(backbone: Any) -> str:
+    return _cache_kwarg_of(type(backbone))
 
 
 def _student_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
@@ -533,7 +713,8 @@ def make_mopd_trainer(cfg: VenusMOPDConfig, rows: list[dict[str, Any]] | None = 
             f"`teachers` has no teacher for the data's domain(s) {missing}; add "
             f"{','.join(f'{d}=PATH' for d in missing)} to --teachers."
         )
-    teachers = {d: load_model(p) for d, p in cfg.teacher_paths.items() if any(r["domain"] == d for r in rows)}
+    needed = {r["domain"] for r in rows}
+    teachers = {d: load_model(p, _teacher_dtype(cfg)) for d, p in cfg.teacher_paths.items() if d in needed}
     return MOPDTrainer(
         model=load_model(cfg.model),
         args=cfg,

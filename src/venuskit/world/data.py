@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - text pools: Chinese characters count double towards the line width
 """The background world, generated deterministically from a seed: people, mail, files, events, bank.
 
 Everything comes from one `random.Random(seed)` drawing from fixed pools, so the same (seed, locale,
@@ -120,14 +121,25 @@ EXPENSE_CODES = [("TRV-AIR", "Air travel", "机票"), ("TRV-HTL", "Hotel / lodgi
 def expense_guide(locale: str) -> dict[str, Any]:
     """The 'Expense portal guide' PDF: pages of blocks (h = heading, p = paragraph, table, li)."""
     if locale == "zh":
-        return {"pages": [
-            [{"h": "差旅报销指南（FinPortal 2.3）"}, {"p": "所有差旅费用须在出差结束后 30 天内通过 FinPortal 报销。"},
-             {"p": "步骤：1）新建报销单（Exp. Rpt → New），填写事由与成本中心；2）逐条录入费用，选择正确的类别代码；"
-                   "3）从云盘附加收据（Rcpt Att.）；4）核对后提交审批（Submit for Approval）。"},
-             {"p": "成本中心（CC/WBS）默认为您所在部门：产品部 CC-4100，工程部 CC-4200，财务部 CC-4300。"}],
-            [{"h": "费用类别代码"}, {"table": [["代码", "说明"]] + [[c, zh] for c, _, zh in EXPENSE_CODES]},
-             {"p": "金额须与收据一致，币种按收据填写。未附收据的报销单无法提交。"}],
-        ], "style": "doc"}
+        return {
+            "pages": [
+                [
+                    {"h": "差旅报销指南（FinPortal 2.3）"},
+                    {"p": "所有差旅费用须在出差结束后 30 天内通过 FinPortal 报销。"},
+                    {
+                        "p": "步骤：1）新建报销单（Exp. Rpt → New），填写事由与成本中心；2）逐条录入费用，选择正确的类别代码；"
+                        "3）从云盘附加收据（Rcpt Att.）；4）核对后提交审批（Submit for Approval）。"
+                    },
+                    {"p": "成本中心（CC/WBS）默认为您所在部门：产品部 CC-4100，工程部 CC-4200，财务部 CC-4300。"},
+                ],
+                [
+                    {"h": "费用类别代码"},
+                    {"table": [["代码", "说明"]] + [[c, zh] for c, _, zh in EXPENSE_CODES]},
+                    {"p": "金额须与收据一致，币种按收据填写。未附收据的报销单无法提交。"},
+                ],
+            ],
+            "style": "doc",
+        }
     return {"pages": [
         [{"h": "Travel expense guide (FinPortal 2.3)"},
          {"p": "File every travel expense in FinPortal within 30 days after the trip ends."},
@@ -155,8 +167,10 @@ def _insert(conn: sqlite3.Connection, table: str, **values: Any) -> int:
 
 
 def _stamp(day: dt.date, minutes: int) -> str:
-    return dt.datetime.combine(day, dt.time(0, 0)).replace(hour=minutes // 60, minute=minutes % 60).isoformat(
-        timespec="minutes"
+    return (
+        dt.datetime.combine(day, dt.time(0, 0))
+        .replace(hour=minutes // 60, minute=minutes % 60)
+        .isoformat(timespec="minutes")
     )
 
 
@@ -209,11 +223,30 @@ def _mails(conn, rng, locale, today, people, user_email, uname) -> None:
                 subject=("Re: " if locale == "en" else "回复：") + subject, body=body.format(name=name, sender=uname),
                 sent_at=_stamp(day, rng.randint(8 * 60, 18 * 60)))  # fmt: skip
     name, email = rng.choice(people)
-    _insert(conn, "mails", folder="drafts", sender_name=uname, sender=user_email, recipients=email,
-            subject="Follow-up" if locale == "en" else "跟进", body="", sent_at=_stamp(today - dt.timedelta(days=1), 17 * 60))
+    _insert(
+        conn,
+        "mails",
+        folder="drafts",
+        sender_name=uname,
+        sender=user_email,
+        recipients=email,
+        subject="Follow-up" if locale == "en" else "跟进",
+        body="",
+        sent_at=_stamp(today - dt.timedelta(days=1), 17 * 60),
+    )
     subject, body = MAIL_TEMPLATES[locale][8]
-    _insert(conn, "mails", folder="trash", sender_name="Newsletter", sender="news@updates.example", recipients=user_email,
-            subject=subject, body=body, sent_at=_stamp(today - dt.timedelta(days=9), 6 * 60), prev_folder="inbox")
+    _insert(
+        conn,
+        "mails",
+        folder="trash",
+        sender_name="Newsletter",
+        sender="news@updates.example",
+        recipients=user_email,
+        subject=subject,
+        body=body,
+        sent_at=_stamp(today - dt.timedelta(days=9), 6 * 60),
+        prev_folder="inbox",
+    )
 
 
 def _doc_body(kind: str, title: str, rng: random.Random, locale: str) -> dict[str, Any]:
@@ -223,9 +256,14 @@ def _doc_body(kind: str, title: str, rng: random.Random, locale: str) -> dict[st
         return {"cells": [head] + [[it] + [str(rng.randint(5, 60) * 100) for _ in range(3)] for it in items]}
     if kind == "pdf":
         line = "Agenda" if locale == "en" else "议程"
-        return {"pages": [[{"h": title.rsplit(".", 1)[0]}, {"li": [f"{line} {i + 1}" for i in range(4)]}]], "style": "doc"}
-    text = {"en": f"{title.rsplit('.', 1)[0]}\n\nOwner: Product team\n\n1. Goals\n2. Milestones\n3. Risks\n",
-            "zh": f"{title.rsplit('.', 1)[0]}\n\n负责人：产品团队\n\n1. 目标\n2. 里程碑\n3. 风险\n"}[locale]
+        return {
+            "pages": [[{"h": title.rsplit(".", 1)[0]}, {"li": [f"{line} {i + 1}" for i in range(4)]}]],
+            "style": "doc",
+        }
+    text = {
+        "en": f"{title.rsplit('.', 1)[0]}\n\nOwner: Product team\n\n1. Goals\n2. Milestones\n3. Risks\n",
+        "zh": f"{title.rsplit('.', 1)[0]}\n\n负责人：产品团队\n\n1. 目标\n2. 里程碑\n3. 风险\n",
+    }[locale]
     return {"text": text}
 
 
@@ -240,25 +278,45 @@ def _drive(conn, rng, locale, today) -> None:
         body = expense_guide(locale) if i == 0 else _doc_body(kind, name, rng, locale)
         doc = add_doc(conn, kind, name, body)
         modified = _stamp(today - dt.timedelta(days=rng.randint(1, 40)), rng.randint(8 * 60, 18 * 60))
-        _insert(conn, "files", name=name, folder=folder, doc_id=doc, size=rng.randint(18, 900) * 1024,
-                modified=modified, starred=int(i == 0))
+        _insert(
+            conn,
+            "files",
+            name=name,
+            folder=folder,
+            doc_id=doc,
+            size=rng.randint(18, 900) * 1024,
+            modified=modified,
+            starred=int(i == 0),
+        )
 
 
 def _events(conn, rng, locale, today, people) -> None:
     first = today.replace(day=1)
+    taken: set[tuple[dt.date, int | str]] = set()  # one event per slot and one of each title per day
     for i in range(22):
         day = first + dt.timedelta(days=rng.randint(0, 27))
-        if day.weekday() >= 5:
-            continue
         start = rng.choice([9 * 60, 10 * 60, 11 * 60 + 30, 14 * 60, 15 * 60 + 30])
         title = rng.choice(EVENT_TITLES[locale])
+        if day.weekday() >= 5 or (day, start) in taken or (day, title) in taken:
+            continue
+        taken |= {(day, start), (day, title)}
         attendees = ", ".join(e for _, e in rng.sample(people, 2))
-        _insert(conn, "events", title=title, start=_stamp(day, start), end=_stamp(day, start + 30 + 30 * (i % 2)),
-                location=rng.choice(ROOMS[locale]), attendees=attendees, organizer=rng.choice(people)[1])
+        _insert(
+            conn,
+            "events",
+            title=title,
+            start=_stamp(day, start),
+            end=_stamp(day, start + 30 + 30 * (i % 2)),
+            location=rng.choice(ROOMS[locale]),
+            attendees=attendees,
+            organizer=rng.choice(people)[1],
+        )
 
 
 def _bank(conn, rng, locale, today) -> None:
-    names = ("Everyday Checking", "Savings", "Credit Card") if locale == "en" else ("日常活期账户", "储蓄账户", "信用卡")
+    names = (
+        ("Everyday Checking", "Savings", "Credit Card") if locale == "en" else ("日常活期账户", "储蓄账户", "信用卡")
+    )
     currency = "EUR"
     ids = [_insert(conn, "accounts", name=n, number=f"{rng.randint(1000, 9999)} {rng.randint(1000, 9999)} "
                    f"{rng.randint(1000, 9999)} {rng.randint(1000, 9999)}", balance=0, currency=currency)
@@ -268,19 +326,46 @@ def _bank(conn, rng, locale, today) -> None:
         acct = ids[0] if rng.random() < 0.75 else ids[2]
         day = today - dt.timedelta(days=i * 60 // 70 + 1)
         amount = -rng.randint(lo * 100, hi * 100)
-        _insert(conn, "txns", account_id=acct, posted=day.isoformat(), description=merchant.upper(), category=cat,
-                amount=amount, ref=f"TX{rng.randint(10**7, 10**8 - 1)}")
+        _insert(
+            conn,
+            "txns",
+            account_id=acct,
+            posted=day.isoformat(),
+            description=merchant.upper(),
+            category=cat,
+            amount=amount,
+            ref=f"TX{rng.randint(10**7, 10**8 - 1)}",
+        )
     for months in (0, 1):
         day = (today.replace(day=1) - dt.timedelta(days=30 * months)).replace(day=1)
-        _insert(conn, "txns", account_id=ids[0], posted=day.isoformat(), description="SALARY NORTHWIND LABS",
-                category="Income", amount=420000, ref=f"TX{rng.randint(10**7, 10**8 - 1)}")
-    _insert(conn, "txns", account_id=ids[1], posted=(today - dt.timedelta(days=20)).isoformat(),
-            description="TRANSFER FROM CHECKING", category="Transfer", amount=50000, ref="TX10000001")
+        _insert(
+            conn,
+            "txns",
+            account_id=ids[0],
+            posted=day.isoformat(),
+            description="SALARY NORTHWIND LABS",
+            category="Income",
+            amount=420000,
+            ref=f"TX{rng.randint(10**7, 10**8 - 1)}",
+        )
+    _insert(
+        conn,
+        "txns",
+        account_id=ids[1],
+        posted=(today - dt.timedelta(days=20)).isoformat(),
+        description="TRANSFER FROM CHECKING",
+        category="Transfer",
+        amount=50000,
+        ref="TX10000001",
+    )
     for acct, base in zip(ids, (245000, 1230000, -48000), strict=True):
         total = conn.execute("SELECT COALESCE(SUM(amount), 0) FROM txns WHERE account_id = ?", (acct,)).fetchone()[0]
         conn.execute("UPDATE accounts SET balance = ? WHERE id = ?", (base + total, acct))
-    for name, iban in (("Green Leaf Landlord", "DE44 5001 0517 5407 3249 31"), ("City Power & Light",
-                       "DE12 3704 0044 0532 0130 00"), ("Sofia Rossi", "IT60 X054 2811 1010 0000 0123 456")):
+    for name, iban in (
+        ("Green Leaf Landlord", "DE44 5001 0517 5407 3249 31"),
+        ("City Power & Light", "DE12 3704 0044 0532 0130 00"),
+        ("Sofia Rossi", "IT60 X054 2811 1010 0000 0123 456"),
+    ):
         _insert(conn, "payees", name=name, iban=iban)
 
 
@@ -290,6 +375,13 @@ def _expenses(conn, rng, today) -> None:
         rid = _insert(conn, "expense_reports", code=f"ER-2024-{31 + i:04d}", purpose=["Client visit Berlin",
                       "Conference Lisbon", "Team offsite"][i], cost_center="CC-4100", trip_from=created, trip_to=created,
                       status=status, created=created, submitted=created, approver="M. Becker")  # fmt: skip
-        _insert(conn, "expense_lines", report_id=rid, exp_date=created, category=["TRV-HTL", "TRV-AIR", "MLS-CLT"][i],
-                merchant=["Hotel Adlon", "TAP Air", "Osteria Roma"][i], amount=rng.randint(80, 600) * 100,
-                currency="EUR")
+        _insert(
+            conn,
+            "expense_lines",
+            report_id=rid,
+            exp_date=created,
+            category=["TRV-HTL", "TRV-AIR", "MLS-CLT"][i],
+            merchant=["Hotel Adlon", "TAP Air", "Osteria Roma"][i],
+            amount=rng.randint(80, 600) * 100,
+            currency="EUR",
+        )

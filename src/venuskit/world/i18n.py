@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - text pools: Chinese characters count double towards the line width
 """English and Chinese strings, dates and money for the world's apps."""
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "invitation": ("Invitation", "邀请"), "accepted": ("Accepted", "已接受"), "declined": ("Declined", "已拒绝"),
     "invited": ("Awaiting your reply", "待回复"), "organizer": ("Organizer", "组织者"), "prev": ("Previous", "上一个"),
     "next": ("Next", "下一个"), "all_day": ("All day", "全天"), "time": ("Time", "时间"),
-    "no_events": ("No events.", "没有日程。"), "event_deleted": ("Event deleted.", "日程已删除。"),
+    "no_events": ("No events.", "没有日程。"),
+    "bad_time": ("Enter a valid date (YYYY-MM-DD) and times (HH:MM).", "请输入有效的日期（YYYY-MM-DD）和时间（HH:MM）。"),
+    "need_title": ("Add a title and an end after the start.", "请填写标题，且结束时间须晚于开始时间。"), "event_deleted": ("Event deleted.", "日程已删除。"),
     # bank
     "accounts": ("Accounts", "账户"), "transactions": ("Transactions", "交易记录"), "transfer": ("Transfer", "转账"),
     "statements": ("Statements", "对账单"), "balance": ("Balance", "余额"), "available": ("Available", "可用"),

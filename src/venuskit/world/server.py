@@ -105,10 +105,7 @@ class WorldServer:
         if locale not in LOCALES:
             raise ValueError(f"Unknown locale {locale!r}; the world speaks {', '.join(LOCALES)}.")
         today = today or DEFAULT_TODAY
-        state = self.state(episode_id)
-        snapshot = self.snapshots.get(seed, locale, today)
-        with self.snapshots._lock:  # noqa: SLF001 - a source connection must not be backed up concurrently
-            state.restore(snapshot)
+        self.snapshots.restore(self.state(episode_id), seed, locale, today)
         with self._lock:
             self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today)
             for secret in [s for s, e in self._secrets.items() if e == episode_id]:

@@ -37,7 +37,9 @@ class Snapshots:
         self._cache: dict[tuple[int, str, str], sqlite3.Connection] = {}
         self._lock = threading.Lock()
 
-    def get(self, seed: int, locale: str, today: dt.date) -> sqlite3.Connection:
+    def restore(self, state: EpisodeState, seed: int, locale: str, today: dt.date) -> None:
+        """Copy the (seed, locale, today) world into `state`, generating it on first use. The lock also keeps
+        two backups from reading one source connection at the same time."""
         key = (seed, locale, today.isoformat())
         with self._lock:
             conn = self._cache.get(key)
@@ -45,7 +47,7 @@ class Snapshots:
                 conn = self._cache[key] = _connect()
                 conn.executescript(SCHEMA)
                 data.generate(conn, seed, locale, today)
-            return conn
+            state.restore(conn)
 
 
 class EpisodeState:
@@ -60,13 +62,9 @@ class EpisodeState:
 
     # -- reset --
 
-    def restore(self, snapshot: sqlite3.Connection, snapshot_lock: threading.Lock | None = None) -> None:
+    def restore(self, snapshot: sqlite3.Connection) -> None:
         with self.lock:
-            if snapshot_lock is not None:
-                with snapshot_lock:
-                    snapshot.backup(self.conn)
-            else:
-                snapshot.backup(self.conn)
+            snapshot.backup(self.conn)
             self._tick = 0
             self.meta = {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM meta")}
 

@@ -4,8 +4,9 @@
 // element whose first child is its text, or a canvas item registered by the drawing code through __gt.canvas().
 // A label is kept only if the target is visible, wholly inside the viewport and every clipping ancestor, and
 // not covered: elementFromPoint at a grid of points inside the box must hit the target (or a descendant).
+// It always installs afresh: set_content reuses the window (document.open keeps globals), and a runtime left from
+// the previous page would hold that page's canvases.
 (() => {
-  if (window.__gt) return;
   const canvases = [];
   const undo = [];
   const KEY = "rgb(255, 0, 255)";
@@ -33,10 +34,15 @@
     return true;
   }
 
+  // Inner grid plus the four edge midpoints 1.5 CSS px inside the border: a cover that takes an edge strip (an
+  // open menu over part of a toolbar button) is caught there. Hit testing works on pixel-snapped boxes, so a
+  // probe nearer the edge can land in the neighbour; rounded corners are not probed.
   function hits(host, r, cross) {
+    const ix = Math.min(1.5, r.width / 4) / r.width, iy = Math.min(1.5, r.height / 4) / r.height;
+    const edges = [[ix, 0.5], [1 - ix, 0.5], [0.5, iy], [0.5, 1 - iy]];
     const grid = cross
-      ? [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8]]
-      : [[0.2, 0.2], [0.5, 0.2], [0.8, 0.2], [0.2, 0.5], [0.5, 0.5], [0.8, 0.5], [0.2, 0.8], [0.5, 0.8], [0.8, 0.8]];
+      ? [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8], ...edges]
+      : [[0.2, 0.2], [0.5, 0.2], [0.8, 0.2], [0.2, 0.5], [0.5, 0.5], [0.8, 0.5], [0.2, 0.8], [0.5, 0.8], [0.8, 0.8], ...edges];
     for (const [fx, fy] of grid) {
       const h = document.elementFromPoint(r.left + fx * r.width, r.top + fy * r.height);
       if (!h || !(h === host || host.contains(h))) return false;
@@ -205,7 +211,7 @@
   // ---- harvesting: every visible interactive element of any page ----
 
   const INTERACTIVE = [
-    "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary", "label[for]",
+    "a[href]", "button", "input:not([type=hidden])", "select", "textarea", "summary",
     "[role=button]", "[role=link]", "[role=tab]", "[role=checkbox]", "[role=radio]", "[role=switch]",
     "[role=menuitem]", "[role=option]", "[role=slider]", "[role=combobox]", "[role=textbox]", "[role=treeitem]",
     "[onclick]", "[contenteditable=true]", "[tabindex]:not([tabindex='-1'])",

@@ -189,7 +189,7 @@ def _points_set(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
 @rule("points_ordered")
 def _points_ordered(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
     pts, boxes = state.get("points", []), answer["boxes"]
-    right = sum(1 for p, b in zip(pts, boxes) if inside(p, b))
+    right = sum(1 for p, b in zip(pts, boxes, strict=False) if inside(p, b))
     frac = right / max(len(boxes), len(pts), 1)
     return _verdict(right == len(boxes) == len(pts), frac, f"{right} of {len(boxes)} clicks in the right order")
 
@@ -232,8 +232,10 @@ def _pieces(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
     pieces, boxes = state.get("pieces", []), answer["boxes"]
     if len(pieces) != len(boxes):
         return _verdict(False, 0.0, f"expected {len(boxes)} pieces, got {len(pieces)}")
-    scores = [1.0 if b is None or inside(p, b) else _closeness(box_dist(p, b), _diag(answer) / 2)
-              for p, b in zip(pieces, boxes)]  # fmt: skip
+    scores = [
+        1.0 if b is None or inside(p, b) else _closeness(box_dist(p, b), _diag(answer) / 2)
+        for p, b in zip(pieces, boxes, strict=False)
+    ]
     placed = sum(s == 1.0 for s in scores)
     return _verdict(placed == len(boxes), sum(scores) / len(scores), f"{placed} of {len(boxes)} pieces placed")
 
@@ -242,7 +244,7 @@ def _pieces(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
 def _order(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
     order = list(state.get("order", []))
     accept = answer["accept"]
-    best = max((sum(a == b for a, b in zip(order, acc)) / len(acc) for acc in accept), default=0.0)
+    best = max((sum(a == b for a, b in zip(order, acc, strict=False)) / len(acc) for acc in accept), default=0.0)
     return _verdict(order in accept, best, "the tiles are not in a solved arrangement")
 
 
@@ -282,12 +284,12 @@ def _all(answer: dict[str, Any], state: State, log: Log) -> CheckResult:
 
 def chained(segments: Sequence[Sequence[float]], tol: float) -> bool:
     """Each stroke starts where the previous one ended (within tol px)."""
-    return all(math.dist(a[2:4], b[0:2]) <= tol for a, b in zip(segments, segments[1:]))
+    return all(math.dist(a[2:4], b[0:2]) <= tol for a, b in zip(segments, segments[1:], strict=False))
 
 
 def sample(points: Sequence[Sequence[float]], step: float = 3.0) -> list[tuple[float, float]]:
     out: list[tuple[float, float]] = []
-    for (x1, y1), (x2, y2) in zip(points, points[1:]):
+    for (x1, y1), (x2, y2) in zip(points, points[1:], strict=False):
         n = max(1, int(math.dist((x1, y1), (x2, y2)) / step))
         out += [(x1 + (x2 - x1) * i / n, y1 + (y2 - y1) * i / n) for i in range(n)]
     if points:
@@ -304,8 +306,10 @@ def polyline(segments: Sequence[Sequence[float]]) -> list[tuple[float, float]]:
 def hausdorff(a: Sequence[tuple[float, float]], b: Sequence[tuple[float, float]]) -> float:
     if not a or not b:
         return math.inf
+
     def one_way(p: Sequence[tuple[float, float]], q: Sequence[tuple[float, float]]) -> float:
         return max(min(math.dist(x, y) for y in q) for x in p)
+
     return max(one_way(a, b), one_way(b, a))
 
 
@@ -356,7 +360,9 @@ def _maze_cells(answer: dict[str, Any], pts: list[tuple[float, float]]) -> list[
             return None
         if out and out[-1] != (r, c):
             prev = out[-1]
-            if abs(prev[0] - r) + abs(prev[1] - c) != 1 or ((prev, (r, c)) not in opened and ((r, c), prev) not in opened):
+            if abs(prev[0] - r) + abs(prev[1] - c) != 1 or (
+                (prev, (r, c)) not in opened and ((r, c), prev) not in opened
+            ):
                 return None
         if not out or out[-1] != (r, c):
             out.append((r, c))

@@ -11,25 +11,37 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 RGB = tuple[int, int, int]
 Pt = tuple[float, float]
 
 FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
 _FONT_FILES = {
-    "sans": "DejaVuSans.ttf", "sans-bold": "DejaVuSans-Bold.ttf", "serif": "DejaVuSerif.ttf",
-    "serif-bold": "DejaVuSerif-Bold.ttf", "mono": "DejaVuSansMono.ttf", "mono-bold": "DejaVuSansMono-Bold.ttf",
-    "condensed-bold": "DejaVuSansCondensed-Bold.ttf", "oblique-bold": "DejaVuSans-BoldOblique.ttf",
-}  # fmt: skip
+    "sans": "DejaVuSans.ttf",
+    "sans-bold": "DejaVuSans-Bold.ttf",
+    "serif": "DejaVuSerif.ttf",
+    "serif-bold": "DejaVuSerif-Bold.ttf",
+    "mono": "DejaVuSansMono.ttf",
+    "mono-bold": "DejaVuSansMono-Bold.ttf",
+    "condensed-bold": "DejaVuSansCondensed-Bold.ttf",
+    "oblique-bold": "DejaVuSans-BoldOblique.ttf",
+}
 FONT_STYLES = tuple(_FONT_FILES)
 
 # Named colours: names a prompt may use, each far from the others.
 COLORS: dict[str, RGB] = {
-    "red": (214, 39, 40), "green": (44, 160, 44), "blue": (31, 90, 200), "orange": (255, 127, 14),
-    "purple": (140, 70, 180), "yellow": (230, 190, 20), "black": (30, 30, 30), "pink": (240, 110, 190),
-    "teal": (23, 160, 170), "brown": (140, 86, 60),
-}  # fmt: skip
+    "red": (214, 39, 40),
+    "green": (44, 160, 44),
+    "blue": (31, 90, 200),
+    "orange": (255, 127, 14),
+    "purple": (140, 70, 180),
+    "yellow": (230, 190, 20),
+    "black": (30, 30, 30),
+    "pink": (240, 110, 190),
+    "teal": (23, 160, 170),
+    "brown": (140, 86, 60),
+}
 PALE: tuple[RGB, ...] = ((250, 246, 238), (238, 245, 250), (244, 250, 240), (250, 240, 246), (246, 244, 252))
 
 
@@ -52,7 +64,7 @@ def png(img: Image.Image) -> bytes:
 
 
 def mix(a: RGB, b: RGB, t: float) -> RGB:
-    return tuple(round(x + (y - x) * t) for x, y in zip(a, b))  # type: ignore[return-value]
+    return tuple(round(x + (y - x) * t) for x, y in zip(a, b, strict=False))  # type: ignore[return-value]
 
 
 def jitter(rng: random.Random, c: RGB, amount: int = 18) -> RGB:
@@ -98,11 +110,21 @@ def noise_dots(d: ImageDraw.ImageDraw, rng: random.Random, w: int, h: int, n: in
         d.ellipse((x - r, y - r, x + r, y + r), fill=rng.choice(colors))
 
 
-def noise_lines(d: ImageDraw.ImageDraw, rng: random.Random, w: int, h: int, n: int, colors: Sequence[RGB],
-                width: tuple[int, int] = (1, 2)) -> None:  # fmt: skip
+def noise_lines(
+    d: ImageDraw.ImageDraw,
+    rng: random.Random,
+    w: int,
+    h: int,
+    n: int,
+    colors: Sequence[RGB],
+    width: tuple[int, int] = (1, 2),
+) -> None:
     for _ in range(n):
-        d.line((rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0, w), rng.uniform(0, h)),
-               fill=rng.choice(colors), width=rng.randint(*width))  # fmt: skip
+        d.line(
+            (rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0, w), rng.uniform(0, h)),
+            fill=rng.choice(colors),
+            width=rng.randint(*width),
+        )
 
 
 def noise_curve(d: ImageDraw.ImageDraw, rng: random.Random, w: int, h: int, color: RGB, width: int = 2) -> None:
@@ -125,12 +147,20 @@ def sine_warp(img: Image.Image, amp: float, period: float, phase: float, fill: R
     return img.transform(img.size, Image.MESH, mesh, Image.BILINEAR, fillcolor=fill)
 
 
-def glyph(ch: str, fnt: ImageFont.FreeTypeFont | ImageFont.ImageFont, fill: RGB | tuple[int, int, int, int],
-          angle: float = 0.0, stroke: int = 0, stroke_fill: RGB | None = None) -> Image.Image:  # fmt: skip
+def glyph(
+    ch: str,
+    fnt: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+    fill: RGB | tuple[int, int, int, int],
+    angle: float = 0.0,
+    stroke: int = 0,
+    stroke_fill: RGB | None = None,
+) -> Image.Image:
     """One character on a transparent tile, tight-cropped then rotated (counter-clockwise, degrees)."""
-    l, t, r, b = fnt.getbbox(ch, stroke_width=stroke)
-    tile = Image.new("RGBA", (r - l + 4, b - t + 4), (0, 0, 0, 0))
-    ImageDraw.Draw(tile).text((2 - l, 2 - t), ch, font=fnt, fill=fill, stroke_width=stroke, stroke_fill=stroke_fill)
+    left, top, right, bottom = fnt.getbbox(ch, stroke_width=stroke)
+    tile = Image.new("RGBA", (right - left + 4, bottom - top + 4), (0, 0, 0, 0))
+    ImageDraw.Draw(tile).text(
+        (2 - left, 2 - top), ch, font=fnt, fill=fill, stroke_width=stroke, stroke_fill=stroke_fill
+    )
     return tile.rotate(angle, resample=Image.BICUBIC, expand=True) if angle else tile
 
 
@@ -147,8 +177,15 @@ def ink_box(tile: Image.Image, x: int, y: int) -> tuple[int, int, int, int]:
     return (x + bb[0], y + bb[1], x + bb[2], y + bb[3])
 
 
-def text_center(d: ImageDraw.ImageDraw, xy: Pt, s: str, fnt: ImageFont.FreeTypeFont | ImageFont.ImageFont,
-                fill: RGB, stroke: int = 0, stroke_fill: RGB | None = None) -> None:  # fmt: skip
+def text_center(
+    d: ImageDraw.ImageDraw,
+    xy: Pt,
+    s: str,
+    fnt: ImageFont.FreeTypeFont | ImageFont.ImageFont,
+    fill: RGB,
+    stroke: int = 0,
+    stroke_fill: RGB | None = None,
+) -> None:
     d.text(xy, s, font=fnt, fill=fill, anchor="mm", stroke_width=stroke, stroke_fill=stroke_fill)
 
 
@@ -168,7 +205,7 @@ def place(pts: Iterable[Pt], cx: float, cy: float, scale: float, angle: float = 
 
 
 def bbox(pts: Iterable[Pt]) -> tuple[float, float, float, float]:
-    xs, ys = zip(*pts)
+    xs, ys = zip(*pts, strict=False)
     return (min(xs), min(ys), max(xs), max(ys))
 
 
@@ -177,13 +214,15 @@ def grow(box: Sequence[float], by: float) -> tuple[float, float, float, float]:
 
 
 def regular(n: int, r: float = 1.0, rot: float = -90.0) -> list[Pt]:
-    return [(r * math.cos(math.radians(rot + 360 * i / n)), r * math.sin(math.radians(rot + 360 * i / n)))
-            for i in range(n)]  # fmt: skip
+    return [
+        (r * math.cos(math.radians(rot + 360 * i / n)), r * math.sin(math.radians(rot + 360 * i / n)))
+        for i in range(n)
+    ]
 
 
 def star(n: int = 5, inner: float = 0.45) -> list[Pt]:
     outer, inn = regular(n), regular(n, inner, -90 + 180 / n)
-    return [p for pair in zip(outer, inn) for p in pair]
+    return [p for pair in zip(outer, inn, strict=False) for p in pair]
 
 
 def circle_poly(cx: float = 0, cy: float = 0, r: float = 1, n: int = 28) -> list[Pt]:
@@ -199,14 +238,34 @@ SHAPES: dict[str, list[Pt]] = {
     "hexagon": regular(6, 1.0, 0),
     "star": star(),
     "diamond": [(0, -1), (0.7, 0), (0, 1), (-0.7, 0)],
-    "cross": [(-0.3, -1), (0.3, -1), (0.3, -0.3), (1, -0.3), (1, 0.3), (0.3, 0.3), (0.3, 1), (-0.3, 1),
-              (-0.3, 0.3), (-1, 0.3), (-1, -0.3), (-0.3, -0.3)],
-}  # fmt: skip
+    "cross": [
+        (-0.3, -1),
+        (0.3, -1),
+        (0.3, -0.3),
+        (1, -0.3),
+        (1, 0.3),
+        (0.3, 0.3),
+        (0.3, 1),
+        (-0.3, 1),
+        (-0.3, 0.3),
+        (-1, 0.3),
+        (-1, -0.3),
+        (-0.3, -0.3),
+    ],
+}
 
 
-def draw_shape(d: ImageDraw.ImageDraw, kind: str, cx: float, cy: float, r: float, fill: RGB | int | None,
-               angle: float = 0.0, outline: RGB | int | None = None, width: int = 0
-               ) -> tuple[float, float, float, float]:  # fmt: skip
+def draw_shape(
+    d: ImageDraw.ImageDraw,
+    kind: str,
+    cx: float,
+    cy: float,
+    r: float,
+    fill: RGB | int | None,
+    angle: float = 0.0,
+    outline: RGB | int | None = None,
+    width: int = 0,
+) -> tuple[float, float, float, float]:
     """Draw a named shape; returns its bounding box."""
     pts = place(SHAPES[kind], cx, cy, r, angle)
     d.polygon(pts, fill=fill, outline=outline, width=width)
@@ -241,18 +300,25 @@ ICONS: dict[str, list[tuple[str, object]]] = {
     "star": [("poly", star())],
     "heart": [("poly", _heart())],
     "moon": [("poly", _moon())],
-    "sun": [("circle", (0, 0, 0.5))] + [("poly", place([(-0.12, -0.65), (0.12, -0.65), (0, -1)], 0, 0, 1, a))
-                                         for a in range(0, 360, 45)],
+    "sun": [("circle", (0, 0, 0.5))]
+    + [("poly", place([(-0.12, -0.65), (0.12, -0.65), (0, -1)], 0, 0, 1, a)) for a in range(0, 360, 45)],
     "bolt": [("poly", [(0.15, -1), (-0.55, 0.1), (-0.05, 0.1), (-0.2, 1), (0.55, -0.15), (0.05, -0.15)])],
     "drop": [("poly", _drop())],
-    "house": [("poly", [(-0.75, -0.05), (0, -0.85), (0.75, -0.05), (0.6, -0.05), (0.6, 0.85), (-0.6, 0.85),
-                        (-0.6, -0.05)])],
-    "cloud": [("circle", (-0.45, 0.15, 0.4)), ("circle", (0.05, -0.15, 0.5)), ("circle", (0.5, 0.2, 0.35)),
-              ("poly", [(-0.45, 0.2), (0.5, 0.2), (0.5, 0.55), (-0.45, 0.55)])],
+    "house": [
+        ("poly", [(-0.75, -0.05), (0, -0.85), (0.75, -0.05), (0.6, -0.05), (0.6, 0.85), (-0.6, 0.85), (-0.6, -0.05)])
+    ],
+    "cloud": [
+        ("circle", (-0.45, 0.15, 0.4)),
+        ("circle", (0.05, -0.15, 0.5)),
+        ("circle", (0.5, 0.2, 0.35)),
+        ("poly", [(-0.45, 0.2), (0.5, 0.2), (0.5, 0.55), (-0.45, 0.55)]),
+    ],
     "arrow": [("poly", [(-0.9, -0.25), (0.2, -0.25), (0.2, -0.6), (0.95, 0), (0.2, 0.6), (0.2, 0.25), (-0.9, 0.25)])],
-    "tree": [("poly", [(0, -1), (0.7, 0.35), (-0.7, 0.35)]), ("poly", [(-0.15, 0.3), (0.15, 0.3), (0.15, 1),
-                                                                        (-0.15, 1)])],
-}  # fmt: skip
+    "tree": [
+        ("poly", [(0, -1), (0.7, 0.35), (-0.7, 0.35)]),
+        ("poly", [(-0.15, 0.3), (0.15, 0.3), (0.15, 1), (-0.15, 1)]),
+    ],
+}
 ICON_NAMES = tuple(ICONS)
 ICON_LABELS = {"bolt": "lightning bolt"}
 
@@ -261,8 +327,9 @@ def icon_label(name: str) -> str:
     return ICON_LABELS.get(name, name)
 
 
-def draw_icon(d: ImageDraw.ImageDraw, name: str, cx: float, cy: float, s: float, fill: RGB | int,
-              angle: float = 0.0) -> tuple[float, float, float, float]:  # fmt: skip
+def draw_icon(
+    d: ImageDraw.ImageDraw, name: str, cx: float, cy: float, s: float, fill: RGB | int, angle: float = 0.0
+) -> tuple[float, float, float, float]:
     """Draw icon `name` with radius `s` at (cx, cy); returns its bounding box."""
     boxes = []
     for kind, data in ICONS[name]:
@@ -280,12 +347,19 @@ def draw_icon(d: ImageDraw.ImageDraw, name: str, cx: float, cy: float, s: float,
 
 # ---- dice ------------------------------------------------------------------------------------------
 
-_PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)], 4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
-         5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)], 6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}  # fmt: skip
+_PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
 
 
-def draw_die(d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, value: int, face: RGB, pip: RGB,
-             angle: float = 0.0) -> tuple[float, float, float, float]:  # fmt: skip
+def draw_die(
+    d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, value: int, face: RGB, pip: RGB, angle: float = 0.0
+) -> tuple[float, float, float, float]:
     """A die face showing `value` (1-6), rotated by `angle`; returns its bounding box."""
     half = size / 2
     corners = place([(-1, -1), (1, -1), (1, 1), (-1, 1)], cx, cy, half, angle)
@@ -296,8 +370,9 @@ def draw_die(d: ImageDraw.ImageDraw, cx: float, cy: float, size: float, value: i
     return bbox(corners)
 
 
-def spread(rng: random.Random, n: int, w: float, h: float, margin: float, min_dist: float,
-           tries: int = 2000) -> list[Pt]:  # fmt: skip
+def spread(
+    rng: random.Random, n: int, w: float, h: float, margin: float, min_dist: float, tries: int = 2000
+) -> list[Pt]:
     """n points in [margin, w-margin] x [margin, h-margin] at least min_dist apart (a jittered grid if
     rejection sampling runs out of tries, so it never fails)."""
     pts: list[Pt] = []
@@ -308,8 +383,10 @@ def spread(rng: random.Random, n: int, w: float, h: float, margin: float, min_di
         if all(math.dist(p, q) >= min_dist for q in pts):
             pts.append(p)
     # Rejection sampling ran out: a jittered grid with the roomiest cells for n points.
-    best = max(((c, math.ceil(n / c)) for c in range(1, n + 1)),
-               key=lambda cr: min((w - 2 * margin) / cr[0], (h - 2 * margin) / cr[1]))
+    best = max(
+        ((c, math.ceil(n / c)) for c in range(1, n + 1)),
+        key=lambda cr: min((w - 2 * margin) / cr[0], (h - 2 * margin) / cr[1]),
+    )
     cols, rows = best
     cells = [(c, r) for r in range(rows) for c in range(cols)]
     rng.shuffle(cells)
@@ -335,8 +412,9 @@ def texture(rng: random.Random, w: int, h: int, n: int = 18) -> Image.Image:
     kinds = list(SHAPES)
     for _ in range(n):
         col = mix(rng.choice(list(COLORS.values())), (255, 255, 255), rng.uniform(0.1, 0.5))
-        draw_shape(d, rng.choice(kinds), rng.uniform(0, w), rng.uniform(0, h), rng.uniform(12, 40), col,
-                   rng.uniform(0, 360))  # fmt: skip
+        draw_shape(
+            d, rng.choice(kinds), rng.uniform(0, w), rng.uniform(0, h), rng.uniform(12, 40), col, rng.uniform(0, 360)
+        )
     return img
 
 
@@ -351,15 +429,29 @@ def scene(rng: random.Random, w: int, h: int) -> Image.Image:
     d.ellipse((sx - sr, sy - sr, sx + sr, sy + sr), fill=(250, 200, 40))
     hx, hw = rng.uniform(0.45, 0.6) * w, w * 0.22
     hh = h * 0.26
-    d.rectangle((hx - hw / 2, ground_y - hh, hx + hw / 2, ground_y), fill=random_light(rng), outline=(60, 40, 30), width=2)
-    d.polygon([(hx - hw / 2 - 6, ground_y - hh), (hx, ground_y - hh - h * 0.2), (hx + hw / 2 + 6, ground_y - hh)],
-              fill=(170, 50, 40))  # fmt: skip
+    d.rectangle(
+        (hx - hw / 2, ground_y - hh, hx + hw / 2, ground_y), fill=random_light(rng), outline=(60, 40, 30), width=2
+    )
+    d.polygon(
+        [(hx - hw / 2 - 6, ground_y - hh), (hx, ground_y - hh - h * 0.2), (hx + hw / 2 + 6, ground_y - hh)],
+        fill=(170, 50, 40),
+    )
     d.rectangle((hx - 7, ground_y - h * 0.14, hx + 7, ground_y), fill=(90, 60, 40))
     tx = hx + hw / 2 + w * 0.12
     d.rectangle((tx - 4, ground_y - h * 0.12, tx + 4, ground_y), fill=(100, 70, 40))
-    d.polygon([(tx, ground_y - h * 0.42), (tx + w * 0.07, ground_y - h * 0.1), (tx - w * 0.07, ground_y - h * 0.1)],
-              fill=(30, 120, 50))  # fmt: skip
+    d.polygon(
+        [(tx, ground_y - h * 0.42), (tx + w * 0.07, ground_y - h * 0.1), (tx - w * 0.07, ground_y - h * 0.1)],
+        fill=(30, 120, 50),
+    )
     return img
+
+
+def grain(rng: random.Random, img: Image.Image, amount: int = 4) -> Image.Image:
+    """Seeded per-pixel noise of +-amount: the PNG's size is then set by the noise, not by how smooth the
+    picture is (a scrambled frame would otherwise compress worse than the whole one and give it away)."""
+    w, h = img.size
+    noise = Image.frombytes("L", (w, h), rng.randbytes(w * h)).point(lambda v: 128 - amount + v % (2 * amount + 1))
+    return ImageChops.add(img, Image.merge("RGB", (noise, noise, noise)), 1.0, -128)
 
 
 def circle_crop(img: Image.Image) -> Image.Image:

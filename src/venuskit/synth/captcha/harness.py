@@ -20,9 +20,9 @@ _LAYOUT_JS = """() => {
     const r = e.getBoundingClientRect();
     parts[e.dataset.part] = [r.left, r.top, r.width, r.height];
   }
-  const imgs = [...document.querySelectorAll('img')].every(i => i.complete && i.naturalWidth > 0);
-  return {vw: window.innerWidth, vh: window.innerHeight, parts, ready: imgs && !!window.venusCaptcha};
+  return {vw: window.innerWidth, vh: window.innerHeight, parts};
 }"""
+_READY_JS = "() => !!window.venusCaptcha && [...document.images].every(i => i.complete && i.naturalWidth > 0)"
 _SUBMIT_JS = "() => window.venusCaptcha ? window.venusCaptcha.submit() : null"
 
 
@@ -69,11 +69,8 @@ class Layout:
 
 def measure_layout(page: Any, wait_s: float = 5.0) -> Layout:
     """Read every [data-part] box once the page's images and widget code are ready."""
-    page.wait_for_function("() => !!window.venusCaptcha", timeout=wait_s * 1000)
+    page.wait_for_function(_READY_JS, timeout=wait_s * 1000)
     data = page.evaluate(_LAYOUT_JS)
-    if not data["ready"]:
-        page.wait_for_timeout(200)
-        data = page.evaluate(_LAYOUT_JS)
     parts = {k: Rect(*v) for k, v in data["parts"].items()}
     return Layout((int(data["vw"]), int(data["vh"])), parts)
 
@@ -87,9 +84,11 @@ def open_instance(env: Any, server: CaptchaServer, type_name: str, seed: int) ->
 def submit(env: Any, server: CaptchaServer, issued: Issued) -> CheckResult:
     """Post the widget's state as the page would on Verify, then read the server's verdict.
     A page that cannot submit (its script gone, the tab crashed) is a fail with the reason."""
+    from playwright.sync_api import Error as PlaywrightError
+
     try:
         env.page.evaluate(_SUBMIT_JS)
-    except Exception as e:  # noqa: BLE001 -- any browser failure here is a failed attempt, reported as such
+    except (PlaywrightError, EnvError) as e:  # a dead tab or a page without its script: a failed attempt
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         return server.result(issued.id) or CheckResult(False, 0.0, f"The page could not submit: {first}")
     return server.result(issued.id) or CheckResult(False, 0.0, "The page did not submit an answer.")
@@ -103,6 +102,12 @@ def labels(instance: Instance, layout: Layout, scale: float = 1.0) -> list[dict[
         x1, y1, x2, y2 = (0, 0, r.w, r.h) if t.box is None else t.box
         box = [(r.x + x1) * scale, (r.y + y1) * scale, (r.x + x2) * scale, (r.y + y2) * scale]
         box = [round(v, 1) for v in box]
-        out.append({"instruction": t.label, "part": t.part, "bbox": box,
-                    "point": [round((box[0] + box[2]) / 2, 1), round((box[1] + box[3]) / 2, 1)]})  # fmt: skip
+        out.append(
+            {
+                "instruction": t.label,
+                "part": t.part,
+                "bbox": box,
+                "point": [round((box[0] + box[2]) / 2, 1), round((box[1] + box[3]) / 2, 1)],
+            }
+        )
     return out

@@ -48,7 +48,7 @@ def _click(layout: Layout, xy: Any, part: str = "image") -> Click:
 
 
 def _drags(layout: Layout, pts: Any, part: str = "image") -> list[Action]:
-    return [Drag(start=layout.point(part, *a), end=layout.point(part, *b)) for a, b in zip(pts, pts[1:])]
+    return [Drag(start=layout.point(part, *a), end=layout.point(part, *b)) for a, b in zip(pts, pts[1:], strict=False)]
 
 
 @_plan("text")
@@ -95,15 +95,12 @@ def _value(a: Answer, inst: Instance, lay: Layout) -> list[Action]:
 
 @_plan("pieces")
 def _pieces(a: Answer, inst: Instance, lay: Layout) -> list[Action]:
-    board = lay.rect("board")
-    out: list[Action] = []
-    for i, box in enumerate(a["boxes"]):
-        if box is None:
-            continue
-        cx, cy = _center(box)
-        out.append(Drag(start=lay.point(f"piece-{i}"), end=lay.point("board", cx, cy)))
-    assert board.w > 0
-    return out
+    """Drag each piece that has a place (decoys have None) from its centre to its box's centre on the board."""
+    return [
+        Drag(start=lay.point(f"piece-{i}"), end=lay.point("board", *_center(box)))
+        for i, box in enumerate(a["boxes"])
+        if box is not None
+    ]
 
 
 @_plan("order")
@@ -185,8 +182,11 @@ def solve(env: Any, server: CaptchaServer, type_name: str, seed: int) -> Attempt
     started = time.monotonic()
     issued, _ = open_instance(env, server, type_name, seed)
     layout = measure_layout(env.page)
-    hidden = [n for n in layout.parts if n.startswith(("image", "input", "handle", "board", "hold", "btn-"))
-              and not layout.visible(n)]  # fmt: skip
+    hidden = [
+        n
+        for n in layout.parts
+        if n.startswith(("image", "input", "handle", "board", "hold", "btn-")) and not layout.visible(n)
+    ]
     actions = plan(issued.instance, layout)
     errors = [f"part {n} is outside the viewport" for n in hidden] + run_actions(env, actions)
     result = submit(env, server, issued)

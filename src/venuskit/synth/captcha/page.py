@@ -30,8 +30,18 @@ class PageStyle:
     font: str
 
 
-_SITES = ("Northwind", "Acme Cloud", "Blue Harbor", "Ticketly", "Parcelio", "Greenleaf Market", "Orbit Mail",
-          "Lumen Bank", "Quillpad", "Fairway Travel")  # fmt: skip
+_SITES = (
+    "Northwind",
+    "Acme Cloud",
+    "Blue Harbor",
+    "Ticketly",
+    "Parcelio",
+    "Greenleaf Market",
+    "Orbit Mail",
+    "Lumen Bank",
+    "Quillpad",
+    "Fairway Travel",
+)
 _BRANDS = ("SecureCheck", "HumanGate", "VerifyMe", "GuardPass", "TrustPoint")
 _ACCENTS = ("#2563eb", "#0f766e", "#7c3aed", "#b45309", "#be123c", "#15803d", "#1d4ed8")
 _BGS = ("#f3f4f6", "#eef2f7", "#f5f3ee", "#f1f5f4", "#f6f1f5")
@@ -41,8 +51,14 @@ TEMPLATES = ("login", "signup", "checkout", "comment", "ticket", "transfer")
 
 def page_style(type_name: str, seed: int) -> PageStyle:
     rng = random.Random(f"page:{type_name}:{seed}")
-    return PageStyle(rng.choice(TEMPLATES), rng.choice(_SITES), rng.choice(_BRANDS), rng.choice(_ACCENTS),
-                     rng.choice(_BGS), rng.choice(_FONTS))  # fmt: skip
+    return PageStyle(
+        rng.choice(TEMPLATES),
+        rng.choice(_SITES),
+        rng.choice(_BRANDS),
+        rng.choice(_ACCENTS),
+        rng.choice(_BGS),
+        rng.choice(_FONTS),
+    )
 
 
 # ---- host page templates: (heading, fields, submit label, extra decoy html) -----------------------------
@@ -50,31 +66,57 @@ def page_style(type_name: str, seed: int) -> PageStyle:
 
 def _field(label: str, kind: str = "text", placeholder: str = "") -> str:
     ph = f' placeholder="{html.escape(placeholder)}"' if placeholder else ""
-    return (f'<label class="hp-field"><span>{html.escape(label)}</span>'
-            f'<input type="{kind}" autocomplete="off"{ph}></label>')  # fmt: skip
+    return (
+        f'<label class="hp-field"><span>{html.escape(label)}</span>'
+        f'<input type="{kind}" autocomplete="off"{ph}></label>'
+    )
 
 
 def _host(style: PageStyle) -> tuple[str, str, str, str]:
     t = style.template
     if t == "login":
-        return (f"Sign in to {style.site}", _field("Email", "email", "you@example.com") + _field("Password", "password"),
-                "Sign in", '<label class="hp-check"><input type="checkbox"> Remember me</label>'
-                '<a class="hp-link" href="#">Forgot password?</a>')  # fmt: skip
+        return (
+            f"Sign in to {style.site}",
+            _field("Email", "email", "you@example.com") + _field("Password", "password"),
+            "Sign in",
+            '<label class="hp-check"><input type="checkbox"> Remember me</label>'
+            '<a class="hp-link" href="#">Forgot password?</a>',
+        )
     if t == "signup":
-        return ("Create your account", _field("Full name", "text", "Jane Doe") + _field("Email", "email"),
-                "Create account", '<a class="hp-link" href="#">Already have an account? Sign in</a>')
+        return (
+            "Create your account",
+            _field("Full name", "text", "Jane Doe") + _field("Email", "email"),
+            "Create account",
+            '<a class="hp-link" href="#">Already have an account? Sign in</a>',
+        )
     if t == "checkout":
-        return ("Checkout", _field("Card number", "text", "1234 5678 9012 3456") + _field("Name on card"),
-                "Pay now", '<div class="hp-summary"><span>Order total</span><b>$48.90</b></div>')
+        return (
+            "Checkout",
+            _field("Card number", "text", "1234 5678 9012 3456") + _field("Name on card"),
+            "Pay now",
+            '<div class="hp-summary"><span>Order total</span><b>$48.90</b></div>',
+        )
     if t == "comment":
-        return ("Leave a comment", _field("Your name") + '<label class="hp-field"><span>Comment</span>'
-                '<textarea rows="2"></textarea></label>', "Post comment", '<a class="hp-link" href="#">Community rules</a>')
+        return (
+            "Leave a comment",
+            _field("Your name") + '<label class="hp-field"><span>Comment</span><textarea rows="2"></textarea></label>',
+            "Post comment",
+            '<a class="hp-link" href="#">Community rules</a>',
+        )
     if t == "ticket":
-        return ("Book tickets", _field("Event date", "date") + '<label class="hp-field"><span>Tickets</span><select>'
-                '<option>1</option><option>2</option><option>3</option></select></label>', "Continue",
-                '<a class="hp-link" href="#">Seating plan</a>')  # fmt: skip
-    return ("Send money", _field("Recipient IBAN", "text", "DE00 0000 0000") + _field("Amount", "text", "0.00"),
-            "Send", '<a class="hp-link" href="#">Transfer limits</a>')
+        return (
+            "Book tickets",
+            _field("Event date", "date") + '<label class="hp-field"><span>Tickets</span><select>'
+            "<option>1</option><option>2</option><option>3</option></select></label>",
+            "Continue",
+            '<a class="hp-link" href="#">Seating plan</a>',
+        )
+    return (
+        "Send money",
+        _field("Recipient IBAN", "text", "DE00 0000 0000") + _field("Amount", "text", "0.00"),
+        "Send",
+        '<a class="hp-link" href="#">Transfer limits</a>',
+    )
 
 
 # ---- widget bodies -------------------------------------------------------------------------------------
@@ -98,14 +140,17 @@ def _body(widget: Widget, a: str) -> str:
     p, k = widget.params, widget.kind
     img = lambda name="image": _img(f"{a}{name}.png", p["w"], p["h"])  # noqa: E731
     if k == "text":
-        return (_stage(img(), p["w"], p["h"]) + '<input class="vc-input" data-part="input" type="text" '
-                'autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" maxlength="40" '
-                'placeholder="Type your answer">')  # fmt: skip
+        return (
+            _stage(img(), p["w"], p["h"]) + '<input class="vc-input" data-part="input" type="text" '
+            'autocomplete="off" autocapitalize="off" autocorrect="off" spellcheck="false" maxlength="40" '
+            'placeholder="Type your answer">'
+        )
     if k == "click":
         return _stage(img() + '<div class="vc-marks"></div>', p["w"], p["h"], "vc-stage vc-clickable")
     if k == "grid":
-        cells = "".join(f'<div class="vc-cell" data-part="cell-{i}" style="{_abs(*c)}"></div>'
-                        for i, c in enumerate(p["cells"]))  # fmt: skip
+        cells = "".join(
+            f'<div class="vc-cell" data-part="cell-{i}" style="{_abs(*c)}"></div>' for i, c in enumerate(p["cells"])
+        )
         return _stage(img() + cells, p["w"], p["h"])
     if k == "line":
         svg = f'<svg class="vc-lines" width="{p["w"]}" height="{p["h"]}"></svg>'
@@ -133,14 +178,18 @@ def _slider(p: dict, a: str) -> str:
         cls = "vc-stage vc-round" if p.get("round") else "vc-stage"
         out = _stage(_img(f"{a}image.png", p["w"], p["h"], "vc-img vc-bg") + over, p["w"], p["h"], cls)
     label = html.escape(p.get("label", "Slide to complete"))
-    return out + (f'<div class="vc-track" data-part="track" style="width:{p["track"]}px"><div class="vc-fill"></div>'
-                  f'<span class="vc-track-label">{label}</span>'
-                  f'<div class="vc-handle" data-part="handle">&#10140;</div></div>')  # fmt: skip
+    return out + (
+        f'<div class="vc-track" data-part="track" style="width:{p["track"]}px"><div class="vc-fill"></div>'
+        f'<span class="vc-track-label">{label}</span>'
+        f'<div class="vc-handle" data-part="handle">&#10140;</div></div>'
+    )
 
 
 def _drag(p: dict, a: str) -> str:
-    pieces = "".join(_img(f"{a}piece-{i}.png", w, h, "vc-piece", f"piece-{i}", _abs(x, y, w, h))
-                     for i, (x, y, w, h) in enumerate(p["pieces"]))  # fmt: skip
+    pieces = "".join(
+        _img(f"{a}piece-{i}.png", w, h, "vc-piece", f"piece-{i}", _abs(x, y, w, h))
+        for i, (x, y, w, h) in enumerate(p["pieces"])
+    )
     tray = f'<div class="vc-tray" style="{_abs(0, p["h"], p["w"], p["board_h"] - p["h"])}"></div>'
     inner = _img(f"{a}image.png", p["w"], p["h"], "vc-img", "image", "position:absolute;left:0;top:0") + tray + pieces
     return _stage(inner, p["w"], p["board_h"], "vc-board", "board")
@@ -154,14 +203,21 @@ def swap_slots(p: dict) -> list[tuple[int, int, int, int]]:
 def _swap(p: dict, a: str) -> str:
     slots = swap_slots(p)
     w, h = slots[-1][0] + slots[-1][2], slots[-1][1] + slots[-1][3]
-    inner = "".join(f'<div class="vc-slot" data-part="slot-{i}" style="{_abs(*s)}"></div>' for i, s in enumerate(slots))
-    inner += "".join(_img(f"{a}tile-{i}.png", s[2], s[3], "vc-tile", f"tile-{i}", _abs(*s)) for i, s in enumerate(slots))
+    inner = "".join(
+        f'<div class="vc-slot" data-part="slot-{i}" style="{_abs(*s)}"></div>' for i, s in enumerate(slots)
+    )
+    inner += "".join(
+        _img(f"{a}tile-{i}.png", s[2], s[3], "vc-tile", f"tile-{i}", _abs(*s)) for i, s in enumerate(slots)
+    )
     return _stage(inner, w, h, "vc-board", "board")
 
 
-ARROW_BUTTONS = {"index": (("prev", "&#9664;"), ("next", "&#9654;")), "rotate": (("ccw", "&#8634;"), ("cw", "&#8635;")),
-                 "orbit": (("ccw", "&#8634;"), ("cw", "&#8635;")),
-                 "grid": (("left", "&#8592;"), ("up", "&#8593;"), ("down", "&#8595;"), ("right", "&#8594;"))}  # fmt: skip
+ARROW_BUTTONS = {
+    "index": (("prev", "&#9664;"), ("next", "&#9654;")),
+    "rotate": (("ccw", "&#8634;"), ("cw", "&#8635;")),
+    "orbit": (("ccw", "&#8634;"), ("cw", "&#8635;")),
+    "grid": (("left", "&#8592;"), ("up", "&#8593;"), ("down", "&#8595;"), ("right", "&#8594;")),
+}
 
 
 def _arrows(p: dict, a: str) -> str:
@@ -174,38 +230,52 @@ def _arrows(p: dict, a: str) -> str:
     if p.get("ref"):
         rw, rh = p["ref"]
         row = f'<div class="vc-ref" data-part="ref">{_img(f"{a}ref.png", rw, rh)}</div>' + row
-    buttons = "".join(f'<button type="button" class="vc-btn" data-part="btn-{op}" aria-label="{op}">{glyph}</button>'
-                      for op, glyph in ARROW_BUTTONS[mode])  # fmt: skip
+    buttons = "".join(
+        f'<button type="button" class="vc-btn" data-part="btn-{op}" aria-label="{op}">{glyph}</button>'
+        for op, glyph in ARROW_BUTTONS[mode]
+    )
     return f'<div class="vc-row">{row}</div><div class="vc-buttons">{buttons}</div>'
 
 
 def _hold(p: dict, a: str) -> str:
     out = _stage(_img(f"{a}image.png", p["w"], p["h"]), p["w"], p["h"]) if p.get("w") else ""
     label = html.escape(p.get("label", "Press and hold"))
-    return out + (f'<button type="button" class="vc-hold" data-part="hold"><span class="vc-hold-fill"></span>'
-                  f'<span class="vc-hold-label">{label}</span></button>')  # fmt: skip
+    return out + (
+        f'<button type="button" class="vc-hold" data-part="hold"><span class="vc-hold-fill"></span>'
+        f'<span class="vc-hold-label">{label}</span></button>'
+    )
 
 
-_ROBOT = ('<div class="vc-robot"><span class="vc-check" data-part="robot" role="checkbox" aria-checked="false">'
-          "</span><span>I'm not a robot</span></div>")  # fmt: skip
+_ROBOT = (
+    '<div class="vc-robot"><span class="vc-check" data-part="robot" role="checkbox" aria-checked="false">'
+    "</span><span>I'm not a robot</span></div>"
+)
 
 
 def widget_html(iid: str, prompt: str, widget: Widget, style: PageStyle) -> str:
     a = f"/a/{iid}/"
     robot = _ROBOT if widget.robot else ""
-    return (f'<section class="vc" data-part="widget" aria-label="Security check">'
-            f'<header class="vc-head"><div class="vc-brand"><span class="vc-shield"></span>{html.escape(style.brand)}'
-            f'</div><p class="vc-prompt" data-part="prompt">{html.escape(prompt)}</p></header>'
-            f'<div class="vc-body vc-{widget.kind}">{_body(widget, a)}</div>{robot}'
-            '<footer class="vc-foot"><button type="button" class="vc-icon" data-part="decoy-refresh" '
-            'title="New challenge">&#8635;</button><button type="button" class="vc-icon" data-part="decoy-help" '
-            'title="Help">?</button><span class="vc-status" data-part="status" role="status"></span>'
-            '<button type="button" class="vc-verify" data-part="verify">Verify</button></footer></section>')  # fmt: skip
+    return (
+        f'<section class="vc" data-part="widget" aria-label="Security check">'
+        f'<header class="vc-head"><div class="vc-brand"><span class="vc-shield"></span>{html.escape(style.brand)}'
+        f'</div><p class="vc-prompt" data-part="prompt">{html.escape(prompt)}</p></header>'
+        f'<div class="vc-body vc-{widget.kind}">{_body(widget, a)}</div>{robot}'
+        '<footer class="vc-foot"><button type="button" class="vc-icon" data-part="decoy-refresh" '
+        'title="New challenge">&#8635;</button><button type="button" class="vc-icon" data-part="decoy-help" '
+        'title="Help">?</button><span class="vc-status" data-part="status" role="status"></span>'
+        '<button type="button" class="vc-verify" data-part="verify">Verify</button></footer></section>'
+    )
 
 
 def _config(iid: str, widget: Widget) -> str:
-    cfg = {"id": iid, "kind": widget.kind, "params": widget.params, "robot": widget.robot,
-           "post": f"/api/answer/{iid}", "assets": f"/a/{iid}/"}  # fmt: skip
+    cfg = {
+        "id": iid,
+        "kind": widget.kind,
+        "params": widget.params,
+        "robot": widget.robot,
+        "post": f"/api/answer/{iid}",
+        "assets": f"/a/{iid}/",
+    }
     return json.dumps(cfg, separators=(",", ":")).replace("</", "<\\/")
 
 

@@ -1,7 +1,7 @@
 """The registry of CAPTCHA types. Family modules register their generators on import.
 
-    from venuskit.synth.captcha.registry import all_types, make_instance
-    inst = make_instance("text_warped", seed=3)
+from venuskit.synth.captcha.registry import all_types, make_instance
+inst = make_instance("text_warped", seed=3)
 """
 
 from __future__ import annotations
@@ -24,14 +24,25 @@ FAMILIES: dict[str, str] = {
     "mechanics": "Timing, behaviour and widget mechanics",
     "spatial": "Spatial and temporal reasoning",
 }
-_FAMILY_MODULES = ("text", "arithmetic", "slider", "rotation", "click", "grid", "drag", "navigation",
-                   "mechanics", "spatial")  # fmt: skip
+_FAMILY_MODULES = (
+    "text",
+    "arithmetic",
+    "slider",
+    "rotation",
+    "click",
+    "grid",
+    "drag",
+    "navigation",
+    "mechanics",
+    "spatial",
+)
 _TYPES: dict[str, CaptchaType] = {}
 _loaded = False
 
 
-def register(name: str, family: str, widget: str, summary: str, *, image_only: bool = True
-             ) -> Callable[[Generator], Generator]:  # fmt: skip
+def register(
+    name: str, family: str, widget: str, summary: str, *, image_only: bool = True
+) -> Callable[[Generator], Generator]:
     """Decorator: register `generate(rng) -> Puzzle` as the CAPTCHA type `name`."""
     if family not in FAMILIES:
         raise ValueError(f"Unknown CAPTCHA family {family!r}; expected one of {list(FAMILIES)}.")
@@ -69,7 +80,9 @@ def get_type(name: str) -> CaptchaType:
     try:
         return _TYPES[name]
     except KeyError:
-        raise ValueError(f"Unknown CAPTCHA type {name!r}; `venus captcha list` shows the {len(_TYPES)} types.") from None
+        raise ValueError(
+            f"Unknown CAPTCHA type {name!r}; `venus captcha list` shows the {len(_TYPES)} types."
+        ) from None
 
 
 def make_instance(name: str, seed: int) -> Instance:

@@ -56,8 +56,9 @@ def _static(name: str) -> bytes:
 class CaptchaServer:
     """A threaded HTTP server on 127.0.0.1; use as a context manager."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, ttl_s: float = 3600.0,
-                 max_body: int = MAX_BODY_BYTES) -> None:  # fmt: skip
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, ttl_s: float = 3600.0, max_body: int = MAX_BODY_BYTES
+    ) -> None:
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError(f"The CAPTCHA server binds loopback only, got host {host!r}.")
         self.host, self._port, self.ttl_s, self.max_body = host, port, ttl_s, max_body
@@ -78,8 +79,9 @@ class CaptchaServer:
     def start(self) -> CaptchaServer:
         self._httpd = ThreadingHTTPServer((self.host, self._port), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.1,), daemon=True,
-                                        name="captcha-server")  # fmt: skip
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(0.1,), daemon=True, name="captcha-server"
+        )
         self._thread.start()
         return self
 
@@ -137,7 +139,11 @@ class CaptchaServer:
             item.result = CheckResult(False, 0.0, "judging")  # claim it before releasing the lock
         status, verdict = self._judge(item, body, too_large)
         item.result = verdict
-        return status, {"ok": status == 200, "passed": verdict.passed, "reason": verdict.reason if status != 200 else ""}
+        return status, {
+            "ok": status == 200,
+            "passed": verdict.passed,
+            "reason": verdict.reason if status != 200 else "",
+        }
 
     def _judge(self, item: Issued, body: bytes | None, too_large: bool) -> tuple[int, CheckResult]:
         if too_large or body is None:
@@ -165,8 +171,10 @@ class CaptchaServer:
 
 
 def _index_html() -> str:
-    rows = "".join(f'<li><a href="/new?type={t.name}&amp;seed=0">{t.name}</a> <small>{t.family}: {t.summary}</small></li>'
-                   for t in all_types())  # fmt: skip
+    rows = "".join(
+        f'<li><a href="/new?type={t.name}&amp;seed=0">{t.name}</a> <small>{t.family}: {t.summary}</small></li>'
+        for t in all_types()
+    )
     return f"<!doctype html><meta charset=utf-8><title>venuskit CAPTCHAs</title><h1>CAPTCHA types</h1><ul>{rows}</ul>"
 
 
@@ -223,8 +231,11 @@ class _Handler(BaseHTTPRequestHandler):
         elif path.startswith("/c/") and _ID.match(path[3:]):
             page = self.captcha.page_html(path[3:])
             if page is None:
-                self._send(404, b"<!doctype html><title>Expired</title><p>This challenge has expired.</p>",
-                           "text/html; charset=utf-8")  # fmt: skip
+                self._send(
+                    404,
+                    b"<!doctype html><title>Expired</title><p>This challenge has expired.</p>",
+                    "text/html; charset=utf-8",
+                )
             else:
                 csp = "default-src 'self'; img-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self'"
                 self._send(200, page.encode(), "text/html; charset=utf-8", {"Content-Security-Policy": csp})

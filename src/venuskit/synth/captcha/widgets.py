@@ -79,8 +79,10 @@ def validate_state(widget: Widget, state: Any) -> dict[str, Any]:
     schema = schema_for(widget)
     missing, unknown = set(schema) - set(state), set(state) - set(schema)
     if missing or unknown:
-        raise SubmissionError(f"A {widget.kind} state needs exactly the keys {sorted(schema)}; "
-                              f"missing {sorted(missing)}, unknown {sorted(unknown)[:5]}.")  # fmt: skip
+        raise SubmissionError(
+            f"A {widget.kind} state needs exactly the keys {sorted(schema)}; "
+            f"missing {sorted(missing)}, unknown {sorted(unknown)[:5]}."
+        )
     for key, (kind, limit) in schema.items():
         if not _valid(kind, limit, state[key]):
             raise SubmissionError(f"state.{key} must be {kind}" + (f" (at most {limit})" if limit else "") + ".")
@@ -91,9 +93,15 @@ def validate_log(log: Any) -> list[dict[str, Any]]:
     if not isinstance(log, list) or len(log) > MAX_LOG:
         raise SubmissionError(f"'log' must be a list of at most {MAX_LOG} events.")
     for i, ev in enumerate(log):
-        ok = (isinstance(ev, dict) and set(ev) <= {"t", "type", "part", "x", "y"} and ev.get("type") in LOG_TYPES
-              and _num(ev.get("t")) and isinstance(ev.get("part", ""), str) and len(ev.get("part", "")) <= 24
-              and all(_num(ev[k]) for k in ("x", "y") if k in ev))  # fmt: skip
+        ok = (
+            isinstance(ev, dict)
+            and set(ev) <= {"t", "type", "part", "x", "y"}
+            and ev.get("type") in LOG_TYPES
+            and _num(ev.get("t"))
+            and isinstance(ev.get("part", ""), str)
+            and len(ev.get("part", "")) <= 24
+            and all(_num(ev[k]) for k in ("x", "y") if k in ev)
+        )
         if not ok:
             raise SubmissionError(f"log[{i}] is not a valid event ({{t, type, part, x, y}} with a known type).")
     return log

@@ -14,8 +14,13 @@ from pathlib import Path
 from venuskit.synth.grounding import chrome
 from venuskit.synth.grounding.context import Ctx, esc
 from venuskit.synth.grounding.families import (
-    OVERLAY_FAMILIES, PANEL_FAMILIES, TALL, WIDE, App, apps_for,
-)  # fmt: skip
+    OVERLAY_FAMILIES,
+    PANEL_FAMILIES,
+    TALL,
+    WIDE,
+    App,
+    apps_for,
+)
 from venuskit.synth.grounding.instructions import quote_en, quote_zh
 from venuskit.synth.grounding.spec import GroundingConfig, PageSpec
 from venuskit.synth.grounding.themes import MOBILE_PLATFORMS, base_css, pick_resolution, pick_theme
@@ -23,9 +28,9 @@ from venuskit.synth.grounding.vocab import IconSet, icon_actions, vocab
 from venuskit.synth.grounding.widgets import BAR_SCRIPT
 
 _ASSETS = Path(__file__).resolve().parents[1] / "assets"
-PANEL_MIN_W, PANEL_MIN_H = 360, 230
-GENERIC = ("button", "icon_button", "link", "tab", "input", "checkbox", "radio", "toggle", "dropdown", "slider", "list",
-           "image", "text", "tree", "svg_chart", "table")  # fmt: skip  # CSS px a panel needs to hold a family comfortably
+PANEL_MIN_W, PANEL_MIN_H = 360, 230  # CSS px a panel needs to hold a family comfortably
+GENERIC = ("button", "icon_button", "link", "tab", "input", "checkbox", "radio", "toggle", "dropdown", "slider")
+GENERIC += ("list", "image", "text", "tree", "svg_chart", "table")
 
 
 @cache
@@ -58,9 +63,19 @@ def compose_page(seed: int, config: GroundingConfig, icons: IconSet) -> PageSpec
     else:
         frame = chrome.window_frame(ctx, platform, title, body)
     html = _document(ctx, platform, language, frame)
-    return PageSpec(seed=seed, html=html, resolution=resolution, platform=platform, application=app.name,
-                    group=app.group, language=language, theme=theme.name, mobile=mobile, targets=ctx.targets,
-                    absent=_refusals(ctx))  # fmt: skip
+    return PageSpec(
+        seed=seed,
+        html=html,
+        resolution=resolution,
+        platform=platform,
+        application=app.name,
+        group=app.group,
+        language=language,
+        theme=theme.name,
+        mobile=mobile,
+        targets=ctx.targets,
+        absent=_refusals(ctx),
+    )
 
 
 def _pick_app(rng: random.Random, platform: str, config: GroundingConfig) -> App:
@@ -99,11 +114,22 @@ def _grid(ctx: Ctx, app: App, config: GroundingConfig, width: float, height: flo
             free[r] -= span_c
             if span_r == 2:
                 free[r + 1] -= span_c
-            panels.append(_panel(ctx, family, span_c, span_r, cell_w * span_c + gap * (span_c - 1),
-                                 cell_h * span_r + gap * (span_r - 1)))  # fmt: skip
+            panels.append(
+                _panel(
+                    ctx,
+                    family,
+                    span_c,
+                    span_r,
+                    cell_w * span_c + gap * (span_c - 1),
+                    cell_h * span_r + gap * (span_r - 1),
+                )
+            )
     if _allowed("dialog", config) and ctx.rng.random() < 0.25:
         OVERLAY_FAMILIES["dialog"](ctx)
-    style = f"grid-template-columns:repeat({cols},minmax(0,1fr));grid-template-rows:repeat({rows},minmax(0,1fr))"
+    style = (
+        f"grid-template-columns:repeat({cols},minmax(0,1fr));grid-template-rows:repeat({rows},minmax(0,1fr));"
+        "grid-auto-flow:dense"
+    )
     return f'<main class="grid" style="{style}">{"".join(panels)}</main>'
 
 
@@ -112,17 +138,19 @@ def _allowed(family: str, config: GroundingConfig) -> bool:
 
 
 def _family_queue(rng: random.Random, app: App, config: GroundingConfig, n: int) -> list[str]:
+    """Panel families in order: the app's core, its extras, any other requested family, then generic ones."""
     core = [f for f in app.core if f in PANEL_FAMILIES and _allowed(f, config)]
     extra = [f for f in app.extra if f in PANEL_FAMILIES and _allowed(f, config)]
-    if not core and not extra:  # the request names families this app lacks: show them anyway
-        extra = [f for f in (config.families or ()) if f in PANEL_FAMILIES] or list(app.core + app.extra)
     rng.shuffle(extra)
     pool = core + extra
-    # Past the app's own families, fill with generic ones: a second sheet or calendar on one screen would make
-    # "cell C4" or "March 14" name two targets (and the ambiguity filter would drop both).
+    requested = [f for f in (config.families or ()) if f in PANEL_FAMILIES and f not in pool]
+    rng.shuffle(requested)
+    pool += requested
+    # Past those, fill with generic families: a second sheet or calendar on one screen would make "cell C4" or
+    # "March 14" name two targets (and the ambiguity filter would drop both).
     generic = [f for f in GENERIC if f not in pool and _allowed(f, config)]
     rng.shuffle(generic)
-    pool += generic
+    pool += generic or ([] if pool else list(app.core + app.extra))
     return [pool[i % len(pool)] for i in range(n)] if len(pool) < n else pool[:n]
 
 
@@ -141,11 +169,14 @@ def _panel(ctx: Ctx, family: str, span_c: int, span_r: int, w: float, h: float) 
 def _document(ctx: Ctx, platform: str, language: str, frame: str) -> str:
     scripts = "".join(ctx.scripts)
     lang = "zh-CN" if language == "zh" else "en"
-    return (f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{ctx.theme.css_vars()}{base_css()}'
-            f'</style><script>{runtime_js()}</script><script>{BAR_SCRIPT}</script></head>'
-            f'<body class="{platform}{" dark" if ctx.theme.dark else ""}">{frame}{"".join(ctx.overlays)}'
-            f"<script>{scripts}</script></body></html>")  # fmt: skip
+    return (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<style>{ctx.theme.css_vars()}{base_css()}"
+        f"</style><script>{runtime_js()}</script><script>{BAR_SCRIPT}</script></head>"
+        f'<body class="{platform}{" dark" if ctx.theme.dark else ""}">{frame}{"".join(ctx.overlays)}'
+        f"<script>{scripts}</script></body></html>"
+    )
 
 
 def _refusals(ctx: Ctx) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -156,11 +187,15 @@ def _refusals(ctx: Ctx) -> list[tuple[str, str, tuple[str, ...]]]:
         # Named by label, not by function: a function ("sort the items") may be reachable through another
         # element (a sortable column header), a button labelled 'Sort' is checkably absent.
         label = ctx.t((act.en, act.zh))
-        out.append((f"{ctx.verb[0]} the {quote_en(label)} button", f"{ctx.verb[1]}{quote_zh(label)}按钮", (act.en, act.zh)))
+        out.append(
+            (f"{ctx.verb[0]} the {quote_en(label)} button", f"{ctx.verb[1]}{quote_zh(label)}按钮", (act.en, act.zh))
+        )
     sections = [s for s in vocab()["sections"] if s[0] not in ctx.used]
     for en_l, zh_l in rng.sample(sections, min(2, len(sections))):
-        out.append((f"open the {en_l} tab", f"打开{zh_l}标签页", (en_l, zh_l)))
+        label = ctx.t((en_l, zh_l))
+        out.append((f"open the {quote_en(label)} tab", f"打开{quote_zh(label)}标签页", (en_l, zh_l)))
     settings = [s for s in vocab()["settings"] if s[0] not in ctx.used]
     for en_l, zh_l in rng.sample(settings, min(2, len(settings))):
-        out.append((f"turn on {en_l.lower()}", f"打开{zh_l}", (en_l, zh_l)))
+        label = ctx.t((en_l, zh_l))
+        out.append((f"turn on the {quote_en(label)} setting", f"打开{quote_zh(label)}设置", (en_l, zh_l)))
     return out

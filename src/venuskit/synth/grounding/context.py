@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import html
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from venuskit.synth.grounding.instructions import Pair, quote_en, quote_zh
 from venuskit.synth.grounding.spec import TargetSpec
@@ -84,8 +85,9 @@ class Ctx:
     def add(self, family: str, ui_type: str, instructions: dict[str, Pair], element_type: str = "") -> str:
         tid = f"t{self._n}"
         self._n += 1
-        self.targets[tid] = TargetSpec(tid, family, ui_type, {k: v for k, v in instructions.items() if v},
-                                       element_type or family)  # fmt: skip
+        self.targets[tid] = TargetSpec(
+            tid, family, ui_type, {k: v for k, v in instructions.items() if v}, element_type or family
+        )
         return tid
 
     def icon(self, name: str, size: float | None = None) -> str:

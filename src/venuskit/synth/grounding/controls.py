@@ -30,15 +30,25 @@ def buttons(ctx: Ctx) -> str:
         hex_, cen, czh = ctx.colour(name)
         variant = rng.choice(("", "", "outline", "ghost"))
         oe, oz = ordinal(i)
-        tid = ctx.add("button", "text", {
-            "literal": ctx.click(label, ("button", "按钮")),
-            "functional": (act.fn_en, act.fn_zh),
-            "visual": (f"the {cen} {ctx.q(label)[0]} button {REGION}", f"{REGION}的{czh}{ctx.q(label)[1]}按钮"),
-            "positional": (f"the {oe} button from the left in the {ctx.q(title)[0]} panel",
-                           f"{ctx.q(title)[1]}面板中从左数{oz}个按钮") if title else None,
-        })  # fmt: skip
+        tid = ctx.add(
+            "button",
+            "text",
+            {
+                "literal": ctx.click(label, ("button", "按钮")),
+                "functional": (act.fn_en, act.fn_zh),
+                "visual": (f"the {cen} {ctx.q(label)[0]} button {REGION}", f"{REGION}的{czh}{ctx.q(label)[1]}按钮"),
+                "positional": (
+                    f"the {oe} button from the left in the {ctx.q(title)[0]} panel",
+                    f"{ctx.q(title)[1]}面板中从左数{oz}个按钮",
+                )
+                if title
+                else None,
+            },
+        )
         icon = ctx.icon(act.icon, ctx.px(1.1)) if rng.random() < 0.35 else ""
-        parts.append(f'<button class="btn {variant}" style="--c:{hex_}" {_gt(tid)}>{icon}<span>{esc(label)}</span></button>')
+        parts.append(
+            f'<button class="btn {variant}" style="--c:{hex_}" {_gt(tid)}>{icon}<span>{esc(label)}</span></button>'
+        )
     return f'<div class="row">{"".join(parts)}</div>'
 
 
@@ -49,8 +59,11 @@ def icon_buttons(ctx: Ctx, family: str = "icon_button", where: tuple[str, str] |
     k = max(3, min(12, int(ctx.w // (size * 2.6))))
     acts = ctx.pick_acts(rng.randint(3, k))
     coloured = rng.random() < 0.4
-    place = where or ((f"in the toolbar of the {ctx.q(ctx.title)[0]} panel", f"{ctx.q(ctx.title)[1]}面板工具栏中")
-                      if ctx.title else ("in the toolbar", "工具栏中"))  # fmt: skip
+    place = where or (
+        (f"in the toolbar of the {ctx.q(ctx.title)[0]} panel", f"{ctx.q(ctx.title)[1]}面板工具栏中")
+        if ctx.title
+        else ("in the toolbar", "工具栏中")
+    )
     parts = []
     for i, act in enumerate(acts):
         name = rng.choice(NAMED[:7]) if coloured else None
@@ -58,13 +71,20 @@ def icon_buttons(ctx: Ctx, family: str = "icon_button", where: tuple[str, str] |
         oe, oz = ordinal(i)
         visual_en = f"the {name + ' ' if name else ''}{act.icon_en} icon {REGION}"
         visual_zh = f"{REGION}的{ctx.colour(name)[2] if name else ''}{act.icon_zh}图标"
-        tid = ctx.add(family, "icon", {
-            "literal": (f"{ctx.verb[0]} the {act.icon_en} icon", f"{ctx.verb[1]}{act.icon_zh}图标"),
-            "functional": (act.fn_en, act.fn_zh),
-            "visual": (visual_en, visual_zh),
-            "positional": (f"the {oe} icon {place[0]}", f"{place[1]}的{oz}个图标"),
-        }, "icon_button")  # fmt: skip
-        parts.append(f'<button class="iconbtn" title="{esc(act.en)}"{style} {_gt(tid)}>{ctx.icon(act.icon, size)}</button>')
+        tid = ctx.add(
+            family,
+            "icon",
+            {
+                "literal": (f"{ctx.verb[0]} the {act.icon_en} icon", f"{ctx.verb[1]}{act.icon_zh}图标"),
+                "functional": (act.fn_en, act.fn_zh),
+                "visual": (visual_en, visual_zh),
+                "positional": (f"the {oe} icon {place[0]}", f"{place[1]}的{oz}个图标"),
+            },
+            "icon_button",
+        )
+        parts.append(
+            f'<button class="iconbtn" title="{esc(act.en)}"{style} {_gt(tid)}>{ctx.icon(act.icon, size)}</button>'
+        )
     return f'<div class="toolbar">{"".join(parts)}</div>'
 
 
@@ -76,12 +96,20 @@ def links(ctx: Ctx) -> str:
     parts = []
     for i, pair in enumerate(items):
         label = ctx.t(pair)
-        tid = ctx.add("link", "text", {
-            "literal": ctx.click(label, ("link", "链接")),
-            "functional": (f"go to the {pair[0]} page", f"打开{pair[1]}页面"),
-            "positional": (f"the {ordinal(i)[0]} link in the {ctx.q(ctx.title)[0]} list",
-                           f"{ctx.q(ctx.title)[1]}列表中的{ordinal(i)[1]}个链接") if ctx.title else None,
-        })  # fmt: skip
+        tid = ctx.add(
+            "link",
+            "text",
+            {
+                "literal": ctx.click(label, ("link", "链接")),
+                "functional": (f"go to the {pair[0]} page", f"打开{pair[1]}页面"),
+                "positional": (
+                    f"the {ordinal(i)[0]} link in the {ctx.q(ctx.title)[0]} list",
+                    f"{ctx.q(ctx.title)[1]}列表中的{ordinal(i)[1]}个链接",
+                )
+                if ctx.title
+                else None,
+            },
+        )
         parts.append(f'<li><a href="#" class="link" {_gt(tid)}>{esc(label)}</a></li>')
     return f'<ul class="links">{"".join(parts)}</ul>'
 
@@ -91,11 +119,16 @@ def _breadcrumb(ctx: Ctx) -> str:
     parts = []
     for i, pair in enumerate(items[:-1]):
         label = ctx.t(pair)
-        tid = ctx.add("link", "text", {
-            "literal": ctx.click(label, ("link in the breadcrumb", "面包屑链接")),
-            "functional": (f"go back up to {pair[0]}", f"返回上级“{pair[1]}”"),
-            "positional": (f"the {ordinal(i)[0]} item of the breadcrumb trail", f"面包屑导航的{ordinal(i)[1]}项"),
-        }, "breadcrumb")  # fmt: skip
+        tid = ctx.add(
+            "link",
+            "text",
+            {
+                "literal": ctx.click(label, ("link in the breadcrumb", "面包屑链接")),
+                "functional": (f"go back up to {pair[0]}", f"返回上级“{pair[1]}”"),
+                "positional": (f"the {ordinal(i)[0]} item of the breadcrumb trail", f"面包屑导航的{ordinal(i)[1]}项"),
+            },
+            "breadcrumb",
+        )
         parts.append(f'<a href="#" class="link" {_gt(tid)}>{esc(label)}</a><span class="sep">›</span>')
     parts.append(f"<span>{esc(ctx.t(items[-1]))}</span>")
     return f'<nav class="crumbs">{"".join(parts)}</nav>'
@@ -111,13 +144,21 @@ def tabs(ctx: Ctx) -> str:
         label = ctx.t(pair)
         oe, oz = ordinal(i)
         visual = ("the highlighted tab " + REGION, f"{REGION}的高亮标签页") if i == active else None
-        tid = ctx.add("tab", "text", {
-            "literal": ctx.click(label, ("tab", "标签页")),
-            "functional": (f"switch to the {pair[0]} tab", f"切换到{pair[1]}标签页"),
-            "visual": visual,
-            "positional": (f"the {oe} tab in the {ctx.q(ctx.title)[0]} panel", f"{ctx.q(ctx.title)[1]}面板中的{oz}个标签页")
-            if ctx.title else None,
-        })  # fmt: skip
+        tid = ctx.add(
+            "tab",
+            "text",
+            {
+                "literal": ctx.click(label, ("tab", "标签页")),
+                "functional": (f"switch to the {pair[0]} tab", f"切换到{pair[1]}标签页"),
+                "visual": visual,
+                "positional": (
+                    f"the {oe} tab in the {ctx.q(ctx.title)[0]} panel",
+                    f"{ctx.q(ctx.title)[1]}面板中的{oz}个标签页",
+                )
+                if ctx.title
+                else None,
+            },
+        )
         cls = "tab on" if i == active else "tab"
         parts.append(f'<div class="{cls}" role="tab" {_gt(tid)}>{esc(label)}</div>')
     return f'<div class="tabs">{"".join(parts)}</div>'
@@ -136,9 +177,16 @@ def pagination(ctx: Ctx) -> str:
         extra = {"positional": ("the last page number in the pagination", "分页中的最后一个页码")} if p == last else {}
         if p == cur:
             extra["visual"] = ("the highlighted page number " + REGION, f"{REGION}高亮的页码")
-        tid = ctx.add("pagination", "text", {
-            "literal": (f"{ctx.verb[0]} page {p} in the pagination", f"{ctx.verb[1]}分页中的第 {p} 页"),
-            "functional": (f"go to page {p}", f"跳转到第 {p} 页"), **extra}, "page_number")  # fmt: skip
+        tid = ctx.add(
+            "pagination",
+            "text",
+            {
+                "literal": (f"{ctx.verb[0]} page {p} in the pagination", f"{ctx.verb[1]}分页中的第 {p} 页"),
+                "functional": (f"go to page {p}", f"跳转到第 {p} 页"),
+                **extra,
+            },
+            "page_number",
+        )
         parts.append(f'<button class="pg{" on" if p == cur else ""}" {_gt(tid)}>{p}</button>')
     parts.append(_page_arrow(ctx, next_l, "next", "下一页"))
     return f'<div class="pages">{"".join(parts)}</div>'
@@ -146,11 +194,20 @@ def pagination(ctx: Ctx) -> str:
 
 def _page_arrow(ctx: Ctx, label: str, en: str, zh: str) -> str:
     icon = "chevron-left" if en == "previous" else "chevron-right"
-    tid = ctx.add("pagination", "text", {
-        "literal": ctx.click(label, ("button", "按钮")),
-        "functional": (f"go to the {en} page", f"翻到{zh}"),
-    }, "page_arrow")  # fmt: skip
-    inner = f"{ctx.icon(icon, ctx.px(0.9))}{esc(label)}" if en == "previous" else f"{esc(label)}{ctx.icon(icon, ctx.px(0.9))}"
+    tid = ctx.add(
+        "pagination",
+        "text",
+        {
+            "literal": ctx.click(label, ("button", "按钮")),
+            "functional": (f"go to the {en} page", f"翻到{zh}"),
+        },
+        "page_arrow",
+    )
+    inner = (
+        f"{ctx.icon(icon, ctx.px(0.9))}{esc(label)}"
+        if en == "previous"
+        else f"{esc(label)}{ctx.icon(icon, ctx.px(0.9))}"
+    )
     return f'<button class="pg wide" {_gt(tid)}>{inner}</button>'
 
 
@@ -163,14 +220,25 @@ def inputs(ctx: Ctx) -> str:
     for i, (en, zh, kind, ph, fn_en, fn_zh) in enumerate(fields):
         label = ctx.t((en, zh))
         oe, oz = ordinal(i)
-        tid = ctx.add("input", "text", {
-            "literal": ctx.click(label, ("field", "输入框")),
-            "functional": (f"enter {fn_en}", f"输入{fn_zh}"),
-            "visual": (f"the {'large text area' if kind == 'textarea' else 'input box'} below the label {ctx.q(label)[0]}",
-                       f"标签{ctx.q(label)[1]}下方的{'文本区域' if kind == 'textarea' else '输入框'}"),
-            "positional": (f"the {oe} input field in the {ctx.q(ctx.title)[0]} form", f"{ctx.q(ctx.title)[1]}表单中的{oz}个输入框")
-            if ctx.title else None,
-        }, kind)  # fmt: skip
+        tid = ctx.add(
+            "input",
+            "text",
+            {
+                "literal": ctx.click(label, ("field", "输入框")),
+                "functional": (f"enter {fn_en}", f"输入{fn_zh}"),
+                "visual": (
+                    f"the {'large text area' if kind == 'textarea' else 'input box'} below {ctx.q(label)[0]}",
+                    f"标签{ctx.q(label)[1]}下方的{'文本区域' if kind == 'textarea' else '输入框'}",
+                ),
+                "positional": (
+                    f"the {oe} input field in the {ctx.q(ctx.title)[0]} form",
+                    f"{ctx.q(ctx.title)[1]}表单中的{oz}个输入框",
+                )
+                if ctx.title
+                else None,
+            },
+            kind,
+        )
         placeholder = esc(ph) if ph and rng.random() < 0.7 else ""
         if kind == "textarea":
             control = f'<textarea class="in" rows="2" placeholder="{placeholder}" {_gt(tid)}></textarea>'
@@ -182,11 +250,16 @@ def inputs(ctx: Ctx) -> str:
 
 def _search(ctx: Ctx) -> str:
     ph = ctx.t(("Search…", "搜索…"))
-    tid = ctx.add("input", "text", {
-        "literal": (f"{ctx.verb[0]} the search box", f"{ctx.verb[1]}搜索框"),
-        "functional": (f"search in {ctx.title or 'this panel'}", f"在{ctx.title or '此面板'}中搜索"),
-        "visual": ("the search box with a magnifying glass " + REGION, f"{REGION}带放大镜的搜索框"),
-    }, "search")  # fmt: skip
+    tid = ctx.add(
+        "input",
+        "text",
+        {
+            "literal": (f"{ctx.verb[0]} the search box", f"{ctx.verb[1]}搜索框"),
+            "functional": (f"search in {ctx.title or 'this panel'}", f"在{ctx.title or '此面板'}中搜索"),
+            "visual": ("the search box with a magnifying glass " + REGION, f"{REGION}带放大镜的搜索框"),
+        },
+        "search",
+    )
     icon = ctx.icon("search", ctx.px(1))
     return f'<div class="search">{icon}<input class="in" type="search" placeholder="{esc(ph)}" {_gt(tid)}></div>'
 
@@ -200,14 +273,27 @@ def checkboxes(ctx: Ctx, kind: str = "checkbox") -> str:
         label, on = ctx.t(pair), rng.random() < 0.4
         verb = ("disable", "停用") if on else ("enable", "启用")
         oe, oz = ordinal(i)
-        tid = ctx.add("checkbox", "text", {
-            "literal": (f"{'uncheck' if on else 'check'} {ctx.q(label)[0]}", f"{'取消勾选' if on else '勾选'}{ctx.q(label)[1]}"),
-            "functional": (f"{verb[0]} {pair[0].lower()}", f"{verb[1]}{pair[1]}"),
-            "positional": (f"the {oe} checkbox in the {ctx.q(ctx.title)[0]} panel", f"{ctx.q(ctx.title)[1]}面板中的{oz}个复选框")
-            if ctx.title else None,
-        })  # fmt: skip
+        tid = ctx.add(
+            "checkbox",
+            "text",
+            {
+                "literal": (
+                    f"{'uncheck' if on else 'check'} {ctx.q(label)[0]}",
+                    f"{'取消勾选' if on else '勾选'}{ctx.q(label)[1]}",
+                ),
+                "functional": (f"{verb[0]} {pair[0].lower()}", f"{verb[1]}{pair[1]}"),
+                "positional": (
+                    f"the {oe} checkbox in the {ctx.q(ctx.title)[0]} panel",
+                    f"{ctx.q(ctx.title)[1]}面板中的{oz}个复选框",
+                )
+                if ctx.title
+                else None,
+            },
+        )
         checked = " checked" if on else ""
-        parts.append(f'<label class="check" {_gt(tid)}><input type="checkbox"{checked}><span>{esc(label)}</span></label>')
+        parts.append(
+            f'<label class="check" {_gt(tid)}><input type="checkbox"{checked}><span>{esc(label)}</span></label>'
+        )
     return f'<div class="checks">{"".join(parts)}</div>'
 
 
@@ -220,13 +306,18 @@ def radios(ctx: Ctx) -> str:
     for i, (en, zh) in enumerate(options):
         label = ctx.t((en, zh))
         oe, oz = ordinal(i)
-        tid = ctx.add("radio", "text", {
-            "literal": (f"select {ctx.q(label)[0]}", f"选择{ctx.q(label)[1]}"),
-            "functional": (f"choose {en} as the {q_en.lower()}", f"将{q_zh}设为{zh}"),
-            "positional": (f"the {oe} option under {ctx.q(question)[0]}", f"{ctx.q(question)[1]}下的{oz}个选项"),
-        })  # fmt: skip
+        tid = ctx.add(
+            "radio",
+            "text",
+            {
+                "literal": (f"select {ctx.q(label)[0]}", f"选择{ctx.q(label)[1]}"),
+                "functional": (f"choose {en} as the {q_en.lower()}", f"将{q_zh}设为{zh}"),
+                "positional": (f"the {oe} option under {ctx.q(question)[0]}", f"{ctx.q(question)[1]}下的{oz}个选项"),
+            },
+        )
         checked = " checked" if i == chosen else ""
-        parts.append(f'<label class="check" {_gt(tid)}><input type="radio" name="{group}"{checked}><span>{esc(label)}</span></label>')
+        control = f'<input type="radio" name="{group}"{checked}>'
+        parts.append(f'<label class="check" {_gt(tid)}>{control}<span>{esc(label)}</span></label>')
     return f'<div class="checks">{"".join(parts)}</div>'
 
 
@@ -238,14 +329,30 @@ def toggles(ctx: Ctx) -> str:
     for i, pair in enumerate(items):
         label, on = ctx.t(pair), rng.random() < 0.5
         oe, oz = ordinal(i)
-        tid = ctx.add("toggle", "icon", {
-            "literal": (f"{ctx.verb[0]} the switch next to {ctx.q(label)[0]}", f"{ctx.verb[1]}{ctx.q(label)[1]}旁边的开关"),
-            "functional": (f"turn {'off' if on else 'on'} {pair[0].lower()}", f"{'关闭' if on else '打开'}{pair[1]}"),
-            "positional": (f"the {oe} switch in the {ctx.q(ctx.title)[0]} list", f"{ctx.q(ctx.title)[1]}列表中的{oz}个开关")
-            if ctx.title else None,
-        })  # fmt: skip
-        parts.append(f'<div class="setrow"><span>{esc(label)}</span>'
-                     f'<span class="switch{" on" if on else ""}" role="switch" {_gt(tid)}><i></i></span></div>')  # fmt: skip
+        tid = ctx.add(
+            "toggle",
+            "icon",
+            {
+                "literal": (
+                    f"{ctx.verb[0]} the switch next to {ctx.q(label)[0]}",
+                    f"{ctx.verb[1]}{ctx.q(label)[1]}旁边的开关",
+                ),
+                "functional": (
+                    f"turn {'off' if on else 'on'} {pair[0].lower()}",
+                    f"{'关闭' if on else '打开'}{pair[1]}",
+                ),
+                "positional": (
+                    f"the {oe} switch in the {ctx.q(ctx.title)[0]} list",
+                    f"{ctx.q(ctx.title)[1]}列表中的{oz}个开关",
+                )
+                if ctx.title
+                else None,
+            },
+        )
+        parts.append(
+            f'<div class="setrow"><span>{esc(label)}</span>'
+            f'<span class="switch{" on" if on else ""}" role="switch" {_gt(tid)}><i></i></span></div>'
+        )
     return f'<div class="settings">{"".join(parts)}</div>'
 
 
@@ -259,15 +366,22 @@ def dropdowns(ctx: Ctx) -> str:
         label = ctx.t((l_en, l_zh))
         cur = rng.randrange(len(options))
         current = ctx.t(options[cur])
-        tid = ctx.add("dropdown", "text", {
-            "literal": (f"open the {ctx.q(label)[0]} dropdown", f"打开{ctx.q(label)[1]}下拉菜单"),
-            "functional": (f"change the {l_en.lower()}", f"更改{l_zh}"),
-            "visual": (f"the dropdown showing {ctx.q(current)[0]}", f"显示{ctx.q(current)[1]}的下拉框"),
-        }, "dropdown_trigger")  # fmt: skip
+        tid = ctx.add(
+            "dropdown",
+            "text",
+            {
+                "literal": (f"open the {ctx.q(label)[0]} dropdown", f"打开{ctx.q(label)[1]}下拉菜单"),
+                "functional": (f"change the {l_en.lower()}", f"更改{l_zh}"),
+                "visual": (f"the dropdown showing {ctx.q(current)[0]}", f"显示{ctx.q(current)[1]}的下拉框"),
+            },
+            "dropdown_trigger",
+        )
         chevron = ctx.icon("chevron-up" if i == open_index else "chevron-down", ctx.px(0.9))
         menu = _open_menu(ctx, label, (l_en, l_zh), options, cur) if i == open_index else ""
-        parts.append(f'<div class="field dd"><label>{esc(label)}</label>'
-                     f'<div class="select" {_gt(tid)}><span>{esc(current)}</span>{chevron}</div>{menu}</div>')  # fmt: skip
+        parts.append(
+            f'<div class="field dd"><label>{esc(label)}</label>'
+            f'<div class="select" {_gt(tid)}><span>{esc(current)}</span>{chevron}</div>{menu}</div>'
+        )
     if open_index < 0 and rng.random() < 0.5 and ctx.h > ctx.px(12):
         parts.append(_context_menu(ctx))
     return f'<div class="form">{"".join(parts)}</div>'
@@ -278,13 +392,24 @@ def _open_menu(ctx: Ctx, label: str, name: tuple[str, str], options: list, cur: 
     for i, (en, zh) in enumerate(options):
         text = ctx.t((en, zh))
         oe, oz = ordinal(i)
-        tid = ctx.add("dropdown", "text", {
-            "literal": (f"choose {ctx.q(text)[0]} from the {ctx.q(label)[0]} menu", f"在{ctx.q(label)[1]}菜单中选择{ctx.q(text)[1]}"),
-            "functional": (f"set the {name[0].lower()} to {en}", f"把{name[1]}设为{zh}"),
-            "positional": (f"the {oe} option in the open {ctx.q(label)[0]} menu", f"展开的{ctx.q(label)[1]}菜单中的{oz}个选项"),
-        }, "menu_option")  # fmt: skip
+        tid = ctx.add(
+            "dropdown",
+            "text",
+            {
+                "literal": (
+                    f"choose {ctx.q(text)[0]} from the {ctx.q(label)[0]} menu",
+                    f"在{ctx.q(label)[1]}菜单中选择{ctx.q(text)[1]}",
+                ),
+                "functional": (f"set the {name[0].lower()} to {en}", f"把{name[1]}设为{zh}"),
+                "positional": (
+                    f"the {oe} option in the open {ctx.q(label)[0]} menu",
+                    f"展开的{ctx.q(label)[1]}菜单中的{oz}个选项",
+                ),
+            },
+            "menu_option",
+        )
         check = ctx.icon("check", ctx.px(1)) if i == cur else '<span class="nocheck"></span>'
-        items.append(f'<li {_gt(tid)}>{check}<span>{esc(text)}</span></li>')
+        items.append(f"<li {_gt(tid)}>{check}<span>{esc(text)}</span></li>")
     return f'<ul class="menu">{"".join(items)}</ul>'
 
 
@@ -293,11 +418,19 @@ def _context_menu(ctx: Ctx) -> str:
     items = []
     for act in acts:
         text = ctx.t((act.en, act.zh))
-        tid = ctx.add("dropdown", "text", {
-            "literal": (f"{ctx.verb[0]} {ctx.q(text)[0]} in the context menu", f"{ctx.verb[1]}右键菜单中的{ctx.q(text)[1]}"),
-            "functional": (act.fn_en, act.fn_zh),
-        }, "context_menu_item")  # fmt: skip
-        items.append(f'<li {_gt(tid)}>{ctx.icon(act.icon, ctx.px(1))}<span>{esc(text)}</span></li>')
+        tid = ctx.add(
+            "dropdown",
+            "text",
+            {
+                "literal": (
+                    f"{ctx.verb[0]} {ctx.q(text)[0]} in the context menu",
+                    f"{ctx.verb[1]}右键菜单中的{ctx.q(text)[1]}",
+                ),
+                "functional": (act.fn_en, act.fn_zh),
+            },
+            "context_menu_item",
+        )
+        items.append(f"<li {_gt(tid)}>{ctx.icon(act.icon, ctx.px(1))}<span>{esc(text)}</span></li>")
     return f'<ul class="menu ctx">{"".join(items)}</ul>'
 
 
@@ -310,19 +443,40 @@ def sliders(ctx: Ctx) -> str:
         label = ctx.t((en, zh))
         cur = rng.randrange(5, 96, 5)
         new = rng.choice([v for v in range(5, 96, 5) if abs(v - cur) >= 10])
-        handle = ctx.add("slider", "icon", {
-            "literal": (f"{ctx.verb[0]} the handle of the {ctx.q(label)[0]} slider", f"{ctx.verb[1]}{ctx.q(label)[1]}滑块的手柄"),
-            "visual": (f"the round knob on the {en.lower()} slider, at {cur}%", f"{zh}滑块上位于 {cur}% 的圆形手柄"),
-        }, "slider_handle")  # fmt: skip
-        track = ctx.add("slider", "icon", {
-            "functional": (f"set the {en.lower()} to {new}%", f"把{zh}调到 {new}%"),
-            "literal": (f"{ctx.verb[0]} the {ctx.q(label)[0]} slider at {new}%", f"{ctx.verb[1]}{ctx.q(label)[1]}滑块的 {new}% 处"),
-        }, "slider_value")  # fmt: skip
+        handle = ctx.add(
+            "slider",
+            "icon",
+            {
+                "literal": (
+                    f"{ctx.verb[0]} the handle of the {ctx.q(label)[0]} slider",
+                    f"{ctx.verb[1]}{ctx.q(label)[1]}滑块的手柄",
+                ),
+                "visual": (
+                    f"the round knob on the {en.lower()} slider, at {cur}%",
+                    f"{zh}滑块上位于 {cur}% 的圆形手柄",
+                ),
+            },
+            "slider_handle",
+        )
+        track = ctx.add(
+            "slider",
+            "icon",
+            {
+                "functional": (f"set the {en.lower()} to {new}%", f"把{zh}调到 {new}%"),
+                "literal": (
+                    f"{ctx.verb[0]} the {ctx.q(label)[0]} slider at {new}%",
+                    f"{ctx.verb[1]}{ctx.q(label)[1]}滑块的 {new}% 处",
+                ),
+            },
+            "slider_value",
+        )
         # The handle's centre runs from INSET to width - INSET, as in a native range input; the point target
         # uses the same mapping (data-gt-inset), so value v is where the handle would sit.
         at = f"calc({SLIDER_INSET}px + (100% - {2 * SLIDER_INSET}px) * {cur / 100})"
-        parts.append(f'<div class="slider"><div class="slabel"><span>{esc(label)}</span><span>{cur}%</span></div>'
-                     f'<div class="track" {_gt(track)} data-gt-value="{new / 100}" data-gt-inset="{SLIDER_INSET}">'
-                     f'<i class="rail"></i><i class="fill" style="width:{at}"></i>'
-                     f'<b class="thumb" style="left:{at}" {_gt(handle)} data-gt-hit="cross"></b></div></div>')  # fmt: skip
+        parts.append(
+            f'<div class="slider"><div class="slabel"><span>{esc(label)}</span><span>{cur}%</span></div>'
+            f'<div class="track" {_gt(track)} data-gt-value="{new / 100}" data-gt-inset="{SLIDER_INSET}">'
+            f'<i class="rail"></i><i class="fill" style="width:{at}"></i>'
+            f'<b class="thumb" style="left:{at}" {_gt(handle)} data-gt-hit="cross"></b></div></div>'
+        )
     return "".join(parts)

@@ -58,23 +58,77 @@ class App:
 
 
 APPS: tuple[App, ...] = (
-    App("mail", "Office", ALL, ("list", "icon_button"), ("button", "tab", "input", "checkbox", "dropdown", "text", "link")),
-    App("shop", "Web", ("web", "android", "ios"), ("image", "pagination"),
-        ("dropdown", "slider", "radio", "checkbox", "button", "input", "link", "tab")),
-    App("dashboard", "Scientific", ("web", *DESKTOP), ("canvas_chart", "svg_chart", "table"),
-        ("tab", "dropdown", "datepicker", "button", "pagination", "toggle")),
-    App("spreadsheet", "Office", DESKTOP + ("web",), ("spreadsheet",), ("icon_button", "dropdown", "button", "svg_chart")),
+    App(
+        "mail",
+        "Office",
+        ALL,
+        ("list", "icon_button"),
+        ("button", "tab", "input", "checkbox", "dropdown", "text", "link"),
+    ),
+    App(
+        "shop",
+        "Web",
+        ("web", "android", "ios"),
+        ("image", "pagination"),
+        ("dropdown", "slider", "radio", "checkbox", "button", "input", "link", "tab"),
+    ),
+    App(
+        "dashboard",
+        "Scientific",
+        ("web", *DESKTOP),
+        ("canvas_chart", "svg_chart", "table"),
+        ("tab", "dropdown", "datepicker", "button", "pagination", "toggle"),
+    ),
+    App(
+        "spreadsheet",
+        "Office",
+        DESKTOP + ("web",),
+        ("spreadsheet",),
+        ("icon_button", "dropdown", "button", "svg_chart"),
+    ),
     App("code_editor", "Dev", DESKTOP, ("code", "tree"), ("tab", "icon_button", "input", "list", "toggle")),
     App("file_manager", "OS", DESKTOP, ("tree", "table"), ("link", "icon_button", "button", "input")),
-    App("settings", "OS", ALL, ("toggle", "slider"), ("radio", "dropdown", "checkbox", "button", "input", "tab", "link")),
-    App("image_editor", "Creative", DESKTOP, ("icon_button", "slider"), ("image", "tree", "dropdown", "toggle", "canvas_chart")),
+    App(
+        "settings",
+        "OS",
+        ALL,
+        ("toggle", "slider"),
+        ("radio", "dropdown", "checkbox", "button", "input", "tab", "link"),
+    ),
+    App(
+        "image_editor",
+        "Creative",
+        DESKTOP,
+        ("icon_button", "slider"),
+        ("image", "tree", "dropdown", "toggle", "canvas_chart"),
+    ),
     App("cad", "CAD", DESKTOP, ("icon_button", "svg_chart", "tree"), ("input", "dropdown", "slider", "tab")),
     App("calendar", "Office", ALL, ("datepicker",), ("list", "button", "tab", "input", "dropdown", "checkbox")),
-    App("docs", "Office", ("web", *DESKTOP), ("text", "icon_button"), ("dropdown", "button", "tab", "link", "checkbox")),
-    App("social", "Web", ("web", "android", "ios"), ("image", "text"), ("list", "button", "icon_button", "input", "tab")),
-    App("forms", "Web", ("web", "android", "ios"), ("input", "checkbox", "radio"), ("dropdown", "datepicker", "button", "slider")),
-    App("media", "Creative", ("web", "android", "ios", *DESKTOP), ("slider", "image"), ("icon_button", "list", "tab", "toggle")),
-)  # fmt: skip
+    App(
+        "docs", "Office", ("web", *DESKTOP), ("text", "icon_button"), ("dropdown", "button", "tab", "link", "checkbox")
+    ),
+    App(
+        "social",
+        "Web",
+        ("web", "android", "ios"),
+        ("image", "text"),
+        ("list", "button", "icon_button", "input", "tab"),
+    ),
+    App(
+        "forms",
+        "Web",
+        ("web", "android", "ios"),
+        ("input", "checkbox", "radio"),
+        ("dropdown", "datepicker", "button", "slider"),
+    ),
+    App(
+        "media",
+        "Creative",
+        ("web", "android", "ios", *DESKTOP),
+        ("slider", "image"),
+        ("icon_button", "list", "tab", "toggle"),
+    ),
+)
 
 
 def apps_for(platform: str) -> list[App]:

@@ -16,8 +16,20 @@ from venuskit.synth.grounding.spec import STYLES
 REGION = "⟨region⟩"  # a marker no label text contains, so str.replace cannot hit a label
 Pair = tuple[str, str]
 
-_ORD_EN = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-           "eleventh", "twelfth")  # fmt: skip
+_ORD_EN = (
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+)
 _ORD_ZH = "一二三四五六七八九十"
 
 

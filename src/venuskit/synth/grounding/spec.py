@@ -49,8 +49,10 @@ class Resolution:
     def __post_init__(self) -> None:
         for side in (self.width, self.height):
             if not (isinstance(side, int) and MIN_CSS_SIDE <= side <= MAX_CSS_SIDE):
-                raise SynthError(f"A viewport side must be an integer of {MIN_CSS_SIDE}..{MAX_CSS_SIDE} CSS px, "
-                                 f"got {self.width}x{self.height}.")  # fmt: skip
+                raise SynthError(
+                    f"A viewport side must be an integer of {MIN_CSS_SIDE}..{MAX_CSS_SIDE} CSS px, "
+                    f"got {self.width}x{self.height}."
+                )
         if not 0.5 <= self.dsf <= 4:
             raise SynthError(f"The device scale factor must be within 0.5..4, got {self.dsf}.")
         if max(self.width, self.height) * self.dsf > MAX_SHOT_SIDE:
@@ -119,8 +121,9 @@ class GroundingConfig:
         if bad or not self.platforms:
             raise SynthError(f"Unknown platforms {bad}; known: {', '.join(PLATFORMS)}.")
         if self.resolutions is not None:
-            self.resolutions = tuple(r if isinstance(r, Resolution) else Resolution.parse(str(r))
-                                     for r in self.resolutions)  # fmt: skip
+            self.resolutions = tuple(
+                r if isinstance(r, Resolution) else Resolution.parse(str(r)) for r in self.resolutions
+            )
             if not self.resolutions:
                 raise SynthError("resolutions must name at least one size, or be None for the default mix.")
         for name in ("zh_share", "refusal_share"):

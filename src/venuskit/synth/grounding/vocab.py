@@ -56,8 +56,10 @@ class IconSet:
     def __init__(self, folder: str | Path) -> None:
         self.folder = Path(folder)
         if not self.folder.is_dir() or not any(self.folder.glob("*.svg")):
-            raise SynthError(f"No SVG icons in {self.folder}. Install Debian's icon set with "
-                             "`apt-get install bootstrap-icons`, or pass the folder of another SVG icon set.")  # fmt: skip
+            raise SynthError(
+                f"No SVG icons in {self.folder}. Install Debian's icon set with "
+                "`apt-get install bootstrap-icons`, or pass the folder of another SVG icon set."
+            )
         self._cache: dict[str, tuple[str, str]] = {}
 
     def has(self, name: str) -> bool:
@@ -66,8 +68,10 @@ class IconSet:
     def svg(self, name: str, size: float, extra: str = "") -> str:
         """Inline `<svg>` markup of icon `name`, `size` CSS px square, drawn in the current text colour."""
         viewbox, body = self._load(name)
-        return (f'<svg class="ic" width="{size:g}" height="{size:g}" viewBox="{viewbox}" fill="currentColor" '
-                f'aria-hidden="true"{extra}>{body}</svg>')  # fmt: skip
+        return (
+            f'<svg class="ic" width="{size:g}" height="{size:g}" viewBox="{viewbox}" fill="currentColor" '
+            f'aria-hidden="true"{extra}>{body}</svg>'
+        )
 
     def _load(self, name: str) -> tuple[str, str]:
         if name not in self._cache:

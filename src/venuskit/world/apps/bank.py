@@ -40,7 +40,8 @@ def account(ctx: Ctx, aid: int) -> Response:
     arg = ctx.req.arg
     sql, params = "SELECT * FROM txns WHERE account_id = ?", [aid]
     if arg("q"):
-        sql, params = sql + " AND (description LIKE ? OR category LIKE ? OR ref LIKE ?)", params + [f"%{arg('q')}%"] * 3
+        sql += " AND (description LIKE ? OR category LIKE ? OR ref LIKE ?)"
+        params += [f"%{arg('q')}%"] * 3
     if arg("from"):
         sql, params = sql + " AND posted >= ?", params + [arg("from")]
     if arg("to"):
@@ -53,8 +54,8 @@ def account(ctx: Ctx, aid: int) -> Response:
 
 
 def txn_detail(ctx: Ctx, tid: int) -> Response:
-    t = ctx.state.one("SELECT t.*, a.name AS account_name, a.currency FROM txns t JOIN accounts a ON a.id = t.account_id "
-                      "WHERE t.id = ?", (tid,))  # fmt: skip
+    t = ctx.state.one("SELECT t.*, a.name AS account_name, a.currency FROM txns t "
+                      "JOIN accounts a ON a.id = t.account_id WHERE t.id = ?", (tid,))  # fmt: skip
     if t is None:
         return not_found("No such transaction.")
     return _page(ctx, "bank/txn.html", section=f"a{t['account_id']}", x=t)

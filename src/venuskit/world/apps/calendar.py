@@ -8,7 +8,10 @@ from typing import Any
 from venuskit.world import i18n
 from venuskit.world.web import Ctx, Response, Router, not_found, redirect
 
-DOW = {"en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日")}
+DOW = {
+    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
+}
 
 
 def register(router: Router) -> None:
@@ -68,10 +71,9 @@ def save(ctx: Ctx) -> Response:
         start = dt.datetime.fromisoformat(f"{f['date']}T{f['start']}")
         end = dt.datetime.fromisoformat(f"{f['date']}T{f['end']}")
     except ValueError:
-        return edit_form(ctx, None, "Enter a valid date and times." if ctx.locale == "en" else "请输入有效的日期和时间。", f)
+        return edit_form(ctx, None, ctx.t("bad_time"), f)
     if not f["title"] or end <= start:
-        msg = "Add a title and an end after the start." if ctx.locale == "en" else "请填写标题，且结束时间须晚于开始时间。"
-        return edit_form(ctx, None, msg, f)
+        return edit_form(ctx, None, ctx.t("need_title"), f)
     values = dict(title=f["title"], start=start.isoformat(timespec="minutes"), end=end.isoformat(timespec="minutes"),
                   location=f["location"], attendees=f["attendees"], notes=f["notes"])  # fmt: skip
     if f["id"].isdigit():

@@ -76,7 +76,8 @@ def save_file(ctx: Ctx, fid: int) -> Response:
         body = {"cells": [_trim(r) for r in cells]}
     else:
         body = {"text": ctx.req.form.get("text", "")}
-    s.write("UPDATE docs SET body = ?, title = ? WHERE id = ?", (json.dumps(body, ensure_ascii=False), name, f["doc_id"]))
+    text = json.dumps(body, ensure_ascii=False)
+    s.write("UPDATE docs SET body = ?, title = ? WHERE id = ?", (text, name, f["doc_id"]))
     s.write("UPDATE files SET name = ?, modified = ? WHERE id = ?", (name, s.now(), fid))
     return redirect(f"/drive/f/{fid}?flash=saved")
 
@@ -114,5 +115,7 @@ def new_file(ctx: Ctx) -> Response:
     name = ctx.t("untitled_sheet" if kind == "sheet" else "untitled_doc")
     body = {"cells": []} if kind == "sheet" else {"text": ""}
     doc = s.insert("docs", kind=kind, title=name, body=json.dumps(body))
-    fid = s.insert("files", name=name, folder=ctx.t("my_drive"), doc_id=doc, size=1024, modified=s.now(), source="user")
+    fid = s.insert(
+        "files", name=name, folder=ctx.t("my_drive"), doc_id=doc, size=1024, modified=s.now(), source="user"
+    )
     return redirect(f"/drive/f/{fid}")

@@ -33,8 +33,9 @@ def _page(ctx: Ctx, template: str, **kw: Any) -> Response:
 
 
 def home(ctx: Ctx) -> Response:
-    reports = ctx.state.rows("SELECT r.*, (SELECT COALESCE(SUM(amount), 0) FROM expense_lines l WHERE l.report_id = r.id) "
-                             "AS total FROM expense_reports r ORDER BY r.id DESC")  # fmt: skip
+    reports = ctx.state.rows("SELECT r.*, (SELECT COALESCE(SUM(amount), 0) FROM expense_lines l "
+                             "WHERE l.report_id = r.id) AS total FROM expense_reports r "
+                             "ORDER BY r.id DESC")  # fmt: skip
     return _page(ctx, "expense/home.html", reports=reports)
 
 
@@ -61,9 +62,9 @@ def create(ctx: Ctx) -> Response:
     if err:
         return _page(ctx, "expense/header.html", ccs=COST_CENTERS, approvers=APPROVERS, err=err, form=form)
     n = s.scalar("SELECT COUNT(*) FROM expense_reports") + 41
-    rid = s.insert("expense_reports", code=f"ER-{s.today.year}-{n:04d}", purpose=form["purpose"], cost_center=form["cc"],
-                   trip_from=form["from"], trip_to=form["to"], approver=form["approver"], status="DRAFT",
-                   created=s.today.isoformat())  # fmt: skip
+    rid = s.insert("expense_reports", code=f"ER-{s.today.year}-{n:04d}", purpose=form["purpose"],
+                   cost_center=form["cc"], trip_from=form["from"], trip_to=form["to"], approver=form["approver"],
+                   status="DRAFT", created=s.today.isoformat())  # fmt: skip
     return redirect(f"/expense/r/{rid}/lines")
 
 
@@ -106,7 +107,8 @@ def add_line(ctx: Ctx, rid: int) -> Response:
         return redirect(f"/expense/r/{rid}/receipt")
     cents = _cents(arg("amt"))
     codes = [c for c, _, _ in EXPENSE_CODES]
-    if not _valid_date(arg("dt")) or arg("cat") not in codes or cents is None or cents <= 0 or arg("cur") not in CURRENCIES:
+    amount_ok = cents is not None and cents > 0
+    if not (_valid_date(arg("dt")) and arg("cat") in codes and amount_ok and arg("cur") in CURRENCIES):
         return lines(ctx, rid, "ERR-203: Line rejected. Check Dt (YYYY-MM-DD), Exp.Cat.Cd, Amt (>0), Curr.")
     s.insert("expense_lines", report_id=rid, exp_date=arg("dt"), category=arg("cat"), merchant=arg("mrch"),
              amount=cents, currency=arg("cur"))  # fmt: skip

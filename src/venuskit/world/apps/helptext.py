@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - text pools: Chinese characters count double towards the line width
 """Help pages: what each app can do, in English and Chinese. Capability catalogs start from these."""
 
 from __future__ import annotations

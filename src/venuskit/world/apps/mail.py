@@ -41,8 +41,10 @@ def folder_list(ctx: Ctx, folder: str) -> Response:
     sql, params = "SELECT m.*, (SELECT COUNT(*) FROM attachments a WHERE a.mail_id = m.id) AS n_att FROM mails m", []
     if q:  # search spans every folder but Trash, like the big webmail products
         like = f"%{q}%"
-        sql += " WHERE folder != 'trash' AND (subject LIKE ? OR body LIKE ? OR sender_name LIKE ? OR sender LIKE ?" \
-               " OR recipients LIKE ?)"
+        sql += (
+            " WHERE folder != 'trash' AND (subject LIKE ? OR body LIKE ? OR sender_name LIKE ? OR sender LIKE ?"
+            " OR recipients LIKE ?)"
+        )
         params = [like] * 5
     elif folder == "starred":
         sql += " WHERE starred = 1 AND folder != 'trash'"
@@ -150,9 +152,8 @@ def send(ctx: Ctx) -> Response:
         return redirect("/mail/inbox")
     to = _addresses(arg("to"))
     if do == "send" and not to:
-        return _page(ctx, "mail/compose.html", folder="", files=[], carried=[], error=ctx.t("to_required"),
-                     draft={"to": arg("to"), "cc": arg("cc"), "subject": arg("subject"), "body": arg("body"),
-                            "id": arg("id"), "reply_to": arg("reply_to"), "forward_of": arg("forward_of")})  # fmt: skip
+        kept = {k: arg(k) for k in ("to", "cc", "subject", "body", "id", "reply_to", "forward_of")}
+        return _page(ctx, "mail/compose.html", folder="", files=[], carried=[], error=ctx.t("to_required"), draft=kept)
     user = s.user()
     fields = dict(folder="sent" if do == "send" else "drafts", sender_name=user["name"], sender=user["email"],
                   recipients=", ".join(to) if to else arg("to"), cc=", ".join(_addresses(arg("cc"))),

@@ -13,16 +13,38 @@ from venuskit.synth.captcha.families.text import WORDS, layout_glyphs, union
 from venuskit.synth.captcha.registry import register
 from venuskit.synth.captcha.spec import Puzzle, Target
 
-NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty")  # fmt: skip
+NUMBER_WORDS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
 DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 COLOR_WORDS = ("red", "green", "blue", "yellow", "purple", "orange", "brown", "pink")
 THINGS = ("table", "horse", "spoon", "river", "chair", "cloud", "pencil", "window", "apple", "train")
 ORDINALS = ("first", "second", "third", "fourth", "fifth")
 
 
-def text_block(img: Image.Image, lines: list[str], size: int = 20, fill: D.RGB = (30, 30, 30), style: str = "sans-bold"
-               ) -> tuple[float, float, float, float]:  # fmt: skip
+def text_block(
+    img: Image.Image, lines: list[str], size: int = 20, fill: D.RGB = (30, 30, 30), style: str = "sans-bold"
+) -> tuple[float, float, float, float]:
     """Centred lines of text; returns the block's box."""
     d = ImageDraw.Draw(img)
     fnt = D.font(size, style)
@@ -65,7 +87,9 @@ def math_image(rng: random.Random) -> Puzzle:
     shown = f"{a}{'×' if op == 'x' else ('−' if op == '-' else '+')}{b}=?"
     img = D.background(rng, W, 100)
     ink = D.random_dark(rng)
-    layout_glyphs(rng, img, shown, fills=[ink] * len(shown), sizes=(34, 40), rot=12, styles=("sans-bold", "serif-bold"))
+    layout_glyphs(
+        rng, img, shown, fills=[ink] * len(shown), sizes=(34, 40), rot=12, styles=("sans-bold", "serif-bold")
+    )
     d = ImageDraw.Draw(img)
     D.noise_curve(d, rng, W, 100, ink, 1)
     D.noise_dots(d, rng, W, 100, 60, [ink])
@@ -124,10 +148,18 @@ def dice_sum(rng: random.Random) -> Puzzle:
     d = ImageDraw.Draw(img)
     step = W / n  # one column per die: they never overlap
     spots = [(step * (i + 0.5) + rng.uniform(-8, 8), 75 + rng.uniform(-28, 28)) for i in range(n)]
-    for (x, y), v in zip(spots, values):
+    for (x, y), v in zip(spots, values, strict=False):
         face = rng.choice([(255, 255, 255), (250, 240, 200), (220, 235, 255), (255, 220, 220)])
-        D.draw_die(d, x, y, rng.randint(42, 50), v, face, rng.choice([(20, 20, 20), (180, 20, 20), (20, 60, 160)]),
-                   rng.uniform(-35, 35))  # fmt: skip
+        D.draw_die(
+            d,
+            x,
+            y,
+            rng.randint(42, 50),
+            v,
+            face,
+            rng.choice([(20, 20, 20), (180, 20, 20), (20, 60, 160)]),
+            rng.uniform(-35, 35),
+        )
     return int_puzzle("Type the sum of all the dice.", img, sum(values))
 
 
@@ -138,10 +170,10 @@ def _board(d: ImageDraw.ImageDraw, rng: random.Random, cx: float, cy: float, r: 
     """A dartboard: bull (10), middle ring (5), outer ring (2), each value written at the ring's top;
     darts land in the lower half, well inside their ring."""
     bands = [(0.0, 0.33), (0.33, 0.66), (0.66, 1.0)]  # bull, middle, outer as fractions of r
-    for (lo, hi), col in zip(reversed(bands), [(40, 120, 60), (245, 245, 235), (220, 60, 60)]):
+    for (_, hi), col in zip(reversed(bands), [(40, 120, 60), (245, 245, 235), (220, 60, 60)], strict=False):
         d.ellipse((cx - hi * r, cy - hi * r, cx + hi * r, cy + hi * r), fill=col, outline=(30, 30, 30), width=1)
     fnt = D.font(11, "sans-bold")
-    for (lo, hi), pts in zip(bands, RING_POINTS):
+    for (lo, hi), pts in zip(bands, RING_POINTS, strict=False):
         y = cy - (lo + hi) / 2 * r if lo else cy - 0.12 * r
         D.text_center(d, (cx, y), str(pts), fnt, (0, 0, 0), 2, (255, 255, 255))
     for ring in hits:
@@ -181,7 +213,7 @@ def color_count(rng: random.Random) -> Puzzle:
             items.append((c, s))
     img = D.background(rng, W, 170, "plain")
     d = ImageDraw.Draw(img)
-    for (x, y), (c, s) in zip(D.spread(rng, n, W, 170, 18, 36), items):
+    for (x, y), (c, s) in zip(D.spread(rng, n, W, 170, 18, 36), items, strict=False):
         D.draw_shape(d, s, x, y, 14, D.COLORS[c], rng.uniform(0, 360) if s != "circle" else 0)
     return int_puzzle(f"How many {colour} {shape}s are in the picture?", img, k)
 
@@ -218,8 +250,13 @@ def arith_tile(rng: random.Random) -> Puzzle:
         x, y = 8 + (i % 3) * 104, 8 + (i // 3) * 70
         box = (x, y, x + 96, y + 62)
         d.rounded_rectangle(box, 8, fill=D.random_light(rng), outline=(120, 120, 120), width=2)
-        D.text_center(d, (x + 48, y + 31), f"{a} {'×' if op == 'x' else ('−' if op == '-' else '+')} {b}", fnt,
-                      D.random_dark(rng))  # fmt: skip
+        D.text_center(
+            d,
+            (x + 48, y + 31),
+            f"{a} {'×' if op == 'x' else ('−' if op == '-' else '+')} {b}",
+            fnt,
+            D.random_dark(rng),
+        )
         boxes.append(box)
     return point_puzzle(f"Click the tile whose result is {vals[k]}.", img, boxes[k], "the tile with the right result")
 
@@ -275,5 +312,11 @@ def count_match_pager(rng: random.Random) -> Puzzle:
     params = {"w": 200, "h": 150, "mode": "index", "n": n, "start": 0, "ref": [100, 150]}
     ops = ["next"] * j if j <= n // 2 else ["prev"] * (n - j)
     answer = {"check": "arrows", "value": j, "period": n, "oracle": {"ops": ops}}
-    return arrows_puzzle("Use the arrows until the right picture has as many stars as the left one.", None, params,
-                         answer, frames | {"ref": D.png(ref)}, (Target("the next arrow", "btn-next"),))  # fmt: skip
+    return arrows_puzzle(
+        "Use the arrows until the right picture has as many stars as the left one.",
+        None,
+        params,
+        answer,
+        frames | {"ref": D.png(ref)},
+        (Target("the next arrow", "btn-next"),),
+    )

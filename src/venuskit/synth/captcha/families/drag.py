@@ -13,8 +13,14 @@ from venuskit.synth.captcha.build import W, click_puzzle, drag_puzzle, line_puzz
 from venuskit.synth.captcha.registry import register
 from venuskit.synth.captcha.spec import Puzzle
 
-SYMBOLS = [("star", "orange"), ("heart", "red"), ("moon", "blue"), ("bolt", "purple"), ("drop", "teal"),
-           ("tree", "green")]  # fmt: skip
+SYMBOLS = [
+    ("star", "orange"),
+    ("heart", "red"),
+    ("moon", "blue"),
+    ("bolt", "purple"),
+    ("drop", "teal"),
+    ("tree", "green"),
+]
 
 
 def _icon_piece(name: str, colour: D.RGB, size: int = 48) -> Image.Image:
@@ -52,8 +58,15 @@ def drag_to_slot(rng: random.Random) -> Puzzle:
     colour = D.COLORS[rng.choice(["red", "blue", "green", "orange"])]
     start = (rng.randint(20, W - 70), h + 11)
     label = D.icon_label(names[k])
-    return drag_puzzle(f"Drag the {label} onto the grey outline of the same shape.", img, tray,
-                       [_icon_piece(names[k], colour)], [start], [boxes[k]], [f"the {label}"])  # fmt: skip
+    return drag_puzzle(
+        f"Drag the {label} onto the grey outline of the same shape.",
+        img,
+        tray,
+        [_icon_piece(names[k], colour)],
+        [start],
+        [boxes[k]],
+        [f"the {label}"],
+    )
 
 
 LINES3 = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -76,14 +89,24 @@ def swap_bingo(rng: random.Random) -> Puzzle:
         board[rng.choice(outside)] = s
         if _has_line(board):
             continue
-        wins = [swapped(range(9), a, b) for a, b in itertools.combinations(range(9), 2)
-                if _has_line([board[i] for i in swapped(range(9), a, b)])]  # fmt: skip
+        wins = [
+            swapped(range(9), a, b)
+            for a, b in itertools.combinations(range(9), 2)
+            if _has_line([board[i] for i in swapped(range(9), a, b)])
+        ]
         if wins:
             break
     bg, syms = D.random_light(rng), rng.sample(SYMBOLS, 4)
     tiles = [_symbol_tile(syms[v], 92, bg) for v in board]
-    return swap_puzzle("Drag one tile onto another to swap them and make a line of three identical pictures.",
-                       tiles, 3, 3, 6, wins, "a tile to swap")  # fmt: skip
+    return swap_puzzle(
+        "Drag one tile onto another to swap them and make a line of three identical pictures.",
+        tiles,
+        3,
+        3,
+        6,
+        wins,
+        "a tile to swap",
+    )
 
 
 def _five(stones: dict[tuple[int, int], int], r: int, c: int, n: int) -> bool:
@@ -126,12 +149,19 @@ def gobang(rng: random.Random) -> Puzzle:
         d.line((x0, y0 + i * cell, x0 + n * cell, y0 + i * cell), fill=(90, 60, 30), width=1)
     for (r, c), who in stones.items():
         cx, cy = x0 + c * cell + cell / 2, y0 + r * cell + cell / 2
-        d.ellipse((cx - 12, cy - 12, cx + 12, cy + 12), fill=(20, 20, 20) if who == 1 else (245, 245, 245),
-                  outline=(60, 60, 60))  # fmt: skip
+        d.ellipse(
+            (cx - 12, cy - 12, cx + 12, cy + 12),
+            fill=(20, 20, 20) if who == 1 else (245, 245, 245),
+            outline=(60, 60, 60),
+        )
     boxes = [(x0 + c * cell + 3, y0 + r * cell + 3, x0 + (c + 1) * cell - 3, y0 + (r + 1) * cell - 3) for r, c in wins]
     answer = {"check": "point", "boxes": [[round(v, 1) for v in b] for b in boxes]}
-    return click_puzzle("You play black: click the empty square that makes five black stones in a row.", img, answer,
-                        [("a winning square", b) for b in boxes])  # fmt: skip
+    return click_puzzle(
+        "You play black: click the empty square that makes five black stones in a row.",
+        img,
+        answer,
+        [("a winning square", b) for b in boxes],
+    )
 
 
 def _runs(board: Sequence[int], rows: int, cols: int) -> bool:
@@ -152,9 +182,14 @@ def match3(rng: random.Random) -> Puzzle:
         board = [rng.randrange(5) for _ in range(rows * cols)]
         if _runs(board, rows, cols):
             continue
-        pairs = [(i, i + 1) for i in range(rows * cols) if (i + 1) % cols] + [(i, i + cols) for i in range(rows * (cols - 1))]
-        wins = [swapped(range(rows * cols), a, b) for a, b in pairs
-                if board[a] != board[b] and _runs([board[i] for i in swapped(range(rows * cols), a, b)], rows, cols)]  # fmt: skip
+        pairs = [(i, i + 1) for i in range(rows * cols) if (i + 1) % cols] + [
+            (i, i + cols) for i in range(rows * (cols - 1))
+        ]
+        wins = [
+            swapped(range(rows * cols), a, b)
+            for a, b in pairs
+            if board[a] != board[b] and _runs([board[i] for i in swapped(range(rows * cols), a, b)], rows, cols)
+        ]
         if 1 <= len(wins) <= 4:
             break
     gems = [("circle", "red"), ("square", "blue"), ("triangle", "green"), ("diamond", "yellow"), ("star", "purple")]
@@ -163,8 +198,9 @@ def match3(rng: random.Random) -> Puzzle:
         t = Image.new("RGB", (56, 56), (40, 44, 60))
         D.draw_shape(ImageDraw.Draw(t), gems[v][0], 28, 28, 20, D.COLORS[gems[v][1]], 0, (255, 255, 255), 2)
         tiles.append(t)
-    return swap_puzzle("Swap two neighbouring gems so that three of the same line up.", tiles, rows, cols, 4, wins,
-                       "a gem to swap")  # fmt: skip
+    return swap_puzzle(
+        "Swap two neighbouring gems so that three of the same line up.", tiles, rows, cols, 4, wins, "a gem to swap"
+    )
 
 
 @register("jigsaw_swap", "drag", "swap", "swap tiles back to restore the picture")
@@ -179,8 +215,15 @@ def jigsaw_swap(rng: random.Random) -> Puzzle:
             perm = swapped(perm, a, b)
     tiles = [pieces[perm[i]] for i in range(9)]  # tile i shows picture piece perm[i]
     restore = [perm.index(s) for s in range(9)]  # slot s must hold the tile that shows piece s
-    return swap_puzzle("Drag tiles onto each other to swap them until the picture is whole.", tiles, 3, 3, 4,
-                       [restore], "a misplaced tile")  # fmt: skip
+    return swap_puzzle(
+        "Drag tiles onto each other to swap them until the picture is whole.",
+        tiles,
+        3,
+        3,
+        4,
+        [restore],
+        "a misplaced tile",
+    )
 
 
 @register("connect_icons", "drag", "line", "draw a line joining the two identical icons")
@@ -192,12 +235,17 @@ def connect_icons(rng: random.Random) -> Puzzle:
     rng.shuffle(items)
     img = D.background(rng, W, h, "plain")
     d = ImageDraw.Draw(img)
-    boxes = [D.grow(D.draw_icon(d, name, x, y, 20, D.COLORS[c]), 4)
-             for (name, c), (x, y) in zip(items, D.spread(rng, n, W, h, 30, 70))]  # fmt: skip
-    a, b = [bx for it, bx in zip(items, boxes) if it == combos[0]]
-    return line_puzzle("Drag a line from one picture to the picture that is identical to it.", img,
-                       {"check": "pairs", "pairs": [[[round(v, 1) for v in a], [round(v, 1) for v in b]]]},
-                       [("one of the identical pictures", a), ("the other identical picture", b)])  # fmt: skip
+    boxes = [
+        D.grow(D.draw_icon(d, name, x, y, 20, D.COLORS[c]), 4)
+        for (name, c), (x, y) in zip(items, D.spread(rng, n, W, h, 30, 70), strict=False)
+    ]
+    a, b = [bx for it, bx in zip(items, boxes, strict=False) if it == combos[0]]
+    return line_puzzle(
+        "Drag a line from one picture to the picture that is identical to it.",
+        img,
+        {"check": "pairs", "pairs": [[[round(v, 1) for v in a], [round(v, 1) for v in b]]]},
+        [("one of the identical pictures", a), ("the other identical picture", b)],
+    )
 
 
 @register("sort_by_size", "drag", "swap", "reorder tiles from smallest to largest")
@@ -207,15 +255,26 @@ def sort_by_size(rng: random.Random) -> Puzzle:
     order = list(range(n))
     while order == sorted(order):
         rng.shuffle(order)
-    kind, colour, bg = rng.choice(["circle", "square", "star", "hexagon"]), D.COLORS[rng.choice(["red", "blue", "green"])], D.random_light(rng)
+    kind, colour, bg = (
+        rng.choice(["circle", "square", "star", "hexagon"]),
+        D.COLORS[rng.choice(["red", "blue", "green"])],
+        D.random_light(rng),
+    )
     tiles = []
     for i in range(n):
         t = Image.new("RGB", (side, side), bg)
         D.draw_shape(ImageDraw.Draw(t), kind, side / 2, side / 2, radii[order[i]], colour)
         tiles.append(t)
     target = [order.index(rank) for rank in range(n)]  # slot k must hold the tile of size rank k
-    return swap_puzzle("Drag the tiles so they go from smallest on the left to largest on the right.", tiles, 1, n, 8,
-                       [target], "a tile out of order")  # fmt: skip
+    return swap_puzzle(
+        "Drag the tiles so they go from smallest on the left to largest on the right.",
+        tiles,
+        1,
+        n,
+        8,
+        [target],
+        "a tile out of order",
+    )
 
 
 @register("drag_to_bins", "drag", "drag", "drag each ball into the bin of its colour")
@@ -234,9 +293,18 @@ def drag_to_bins(rng: random.Random) -> Puzzle:
     pieces = []
     for k in range(3):
         t = Image.new("RGBA", (40, 40), (0, 0, 0, 0))
-        ImageDraw.Draw(t).ellipse((2, 2, 37, 37), fill=D.COLORS[names[k]] + (255,), outline=(255, 255, 255, 255), width=2)
+        ImageDraw.Draw(t).ellipse(
+            (2, 2, 37, 37), fill=D.COLORS[names[k]] + (255,), outline=(255, 255, 255, 255), width=2
+        )
         pieces.append(t)
     slots = rng.sample(range(3), 3)
     starts = [(30 + s * 100 + rng.randint(0, 20), h + 15) for s in slots]
-    return drag_puzzle("Drag each ball into the bin of the same colour.", img, tray, pieces, starts,
-                       [boxes[k] for k in range(3)], [f"the {names[k]} ball" for k in range(3)])  # fmt: skip
+    return drag_puzzle(
+        "Drag each ball into the bin of the same colour.",
+        img,
+        tray,
+        pieces,
+        starts,
+        [boxes[k] for k in range(3)],
+        [f"the {names[k]} ball" for k in range(3)],
+    )

@@ -16,9 +16,11 @@ G = 300  # grid image side
 CELL3 = 96  # 3x3 tile side (gap 6)
 
 
-def compose(tiles: Sequence[Image.Image], cells: Sequence[Sequence[int]], size: tuple[int, int] = (G, G)) -> Image.Image:
+def compose(
+    tiles: Sequence[Image.Image], cells: Sequence[Sequence[int]], size: tuple[int, int] = (G, G)
+) -> Image.Image:
     img = Image.new("RGB", size, (255, 255, 255))
-    for tile, (x, y, w, h) in zip(tiles, cells):
+    for tile, (x, y, w, h) in zip(tiles, cells, strict=False):
         img.paste(tile.resize((w, h)) if tile.size != (w, h) else tile, (x, y))
     return img
 
@@ -29,8 +31,15 @@ def tile_bg(rng: random.Random, side: int = CELL3) -> Image.Image:
 
 def icon_tile(rng: random.Random, name: str, side: int = CELL3) -> Image.Image:
     img = tile_bg(rng, side)
-    D.draw_icon(ImageDraw.Draw(img), name, side / 2 + rng.uniform(-8, 8), side / 2 + rng.uniform(-8, 8),
-                rng.uniform(24, 32), D.COLORS[rng.choice(list(D.COLORS))], rng.uniform(-30, 30))  # fmt: skip
+    D.draw_icon(
+        ImageDraw.Draw(img),
+        name,
+        side / 2 + rng.uniform(-8, 8),
+        side / 2 + rng.uniform(-8, 8),
+        rng.uniform(24, 32),
+        D.COLORS[rng.choice(list(D.COLORS))],
+        rng.uniform(-30, 30),
+    )
     return img
 
 
@@ -49,7 +58,9 @@ def icon_grid(rng: random.Random, robot: bool = False) -> Puzzle:
     prompt = f"Select all squares with {D.a_an(label)}."
     if robot:
         prompt = f"Tick 'I'm not a robot', then select all squares with {D.a_an(label)}."
-    return grid_puzzle(prompt, compose(tiles, cells), cells, sorted(hits), label=f"a square with {D.a_an(label)}", robot=robot)
+    return grid_puzzle(
+        prompt, compose(tiles, cells), cells, sorted(hits), label=f"a square with {D.a_an(label)}", robot=robot
+    )
 
 
 @register("grid_select_icon", "grid", "grid", "3x3: select all squares with an icon")
@@ -75,16 +86,29 @@ def grid_segment(rng: random.Random) -> Puzzle:
     required = [i for i, c in enumerate(cover) if c >= 0.15]
     optional = [i for i, c in enumerate(cover) if 0.0 < c < 0.15]
     label = D.icon_label(name)
-    return grid_puzzle(f"Select all squares that contain part of the {label}.", img, cells, required, optional,
-                       label=f"a square with part of the {label}")  # fmt: skip
+    return grid_puzzle(
+        f"Select all squares that contain part of the {label}.",
+        img,
+        cells,
+        required,
+        optional,
+        label=f"a square with part of the {label}",
+    )
 
 
 def _pattern(rng: random.Random, side: int = CELL3) -> Image.Image:
     img = Image.new("RGB", (side, side), D.random_light(rng))
     d = ImageDraw.Draw(img)
     for x, y in D.spread(rng, 3, side, side, 18, 26):
-        D.draw_shape(d, rng.choice(["triangle", "square", "star", "diamond"]), x, y, rng.uniform(9, 14),
-                     D.COLORS[rng.choice(list(D.COLORS))], rng.uniform(0, 60))  # fmt: skip
+        D.draw_shape(
+            d,
+            rng.choice(["triangle", "square", "star", "diamond"]),
+            x,
+            y,
+            rng.uniform(9, 14),
+            D.COLORS[rng.choice(list(D.COLORS))],
+            rng.uniform(0, 60),
+        )
     return img
 
 
@@ -103,8 +127,13 @@ def grid_odd_tile(rng: random.Random) -> Puzzle:
     k = rng.randrange(9)
     cells = grid_cells(3, 3, CELL3, 6)
     tiles = [odd if i == k else base for i in range(9)]
-    return grid_puzzle("Select the one square that is different from the others.", compose(tiles, cells), cells, [k],
-                       label="the square that differs")  # fmt: skip
+    return grid_puzzle(
+        "Select the one square that is different from the others.",
+        compose(tiles, cells),
+        cells,
+        [k],
+        label="the square that differs",
+    )
 
 
 CATEGORIES: dict[str, Callable[[str], bool]] = {
@@ -127,12 +156,18 @@ def grid_category(rng: random.Random) -> Puzzle:
     tiles = []
     for s in items:
         t = tile_bg(rng)
-        D.text_center(ImageDraw.Draw(t), (CELL3 / 2, CELL3 / 2), s, D.font(40, rng.choice(["sans-bold", "serif-bold"])),
-                      D.random_dark(rng))  # fmt: skip
+        D.text_center(
+            ImageDraw.Draw(t),
+            (CELL3 / 2, CELL3 / 2),
+            s,
+            D.font(40, rng.choice(["sans-bold", "serif-bold"])),
+            D.random_dark(rng),
+        )
         tiles.append(t)
     cells = grid_cells(3, 3, CELL3, 6)
-    return grid_puzzle(f"Select every square showing {name}.", compose(tiles, cells), cells, hits,
-                       label=f"a square showing {name}")  # fmt: skip
+    return grid_puzzle(
+        f"Select every square showing {name}.", compose(tiles, cells), cells, hits, label=f"a square showing {name}"
+    )
 
 
 @register("grid_binary", "grid", "grid", "answer yes or no: does the picture contain an icon?")
@@ -144,17 +179,22 @@ def grid_binary(rng: random.Random) -> Puzzle:
     img = Image.new("RGB", (G, 256), (255, 255, 255))
     pic = D.background(rng, G, 200)
     d = ImageDraw.Draw(pic)
-    for n, (x, y) in zip(shown, D.spread(rng, 5, G, 200, 30, 62)):
+    for n, (x, y) in zip(shown, D.spread(rng, 5, G, 200, 30, 62), strict=False):
         D.draw_icon(d, n, x, y, rng.uniform(18, 24), D.COLORS[rng.choice(list(D.COLORS))], rng.uniform(-30, 30))
     img.paste(pic, (0, 0))
     cells = [[6, 208, 140, 44], [154, 208, 140, 44]]
     d = ImageDraw.Draw(img)
-    for (x, y, w, h), word in zip(cells, ("YES", "NO")):
+    for (x, y, w, h), word in zip(cells, ("YES", "NO"), strict=False):
         d.rounded_rectangle((x, y, x + w, y + h), 8, fill=(240, 242, 246), outline=(130, 130, 140), width=2)
         D.text_center(d, (x + w / 2, y + h / 2), word, D.font(18, "sans-bold"), (40, 40, 50))
     label = D.icon_label(name)
-    return grid_puzzle(f"Is there {D.a_an(label)} in the picture? Click YES or NO.", img, cells, [0 if present else 1],
-                       label="the right answer button")  # fmt: skip
+    return grid_puzzle(
+        f"Is there {D.a_an(label)} in the picture? Click YES or NO.",
+        img,
+        cells,
+        [0 if present else 1],
+        label="the right answer button",
+    )
 
 
 @register("grid_patch", "grid", "grid", "5x5 over one picture: select the squares holding a small object")
@@ -171,20 +211,25 @@ def grid_patch(rng: random.Random) -> Puzzle:
         if i in hits:
             colour, kind = target_colour, target_kind
         else:
-            colour, kind = rng.choice([(target_colour, k) for k in ("square", "diamond")] +
-                                      [(c, target_kind) for c in ("orange", "purple", "teal")])  # fmt: skip
+            colour, kind = rng.choice(
+                [(target_colour, k) for k in ("square", "diamond")]
+                + [(c, target_kind) for c in ("orange", "purple", "teal")]
+            )
         D.draw_shape(d, kind, cx, cy, 13, D.COLORS[colour], rng.uniform(0, 30) if kind != "circle" else 0)
     for k in range(1, 5):
         d.rectangle((k * 61 - 5, 0, k * 61 - 1, G), fill=(255, 255, 255))
         d.rectangle((0, k * 61 - 5, G, k * 61 - 1), fill=(255, 255, 255))
     what = f"{target_colour} {target_kind}"
-    return grid_puzzle(f"Select all squares with {D.a_an(what)}.", img, cells, hits, label=f"a square with {D.a_an(what)}")
+    return grid_puzzle(
+        f"Select all squares with {D.a_an(what)}.", img, cells, hits, label=f"a square with {D.a_an(what)}"
+    )
 
 
 def _composition(rng: random.Random) -> list[tuple[str, str, float, float]]:
     names = rng.sample(D.ICON_NAMES, 3)
     pts = D.spread(rng, 3, 1.0, 1.0, 0.2, 0.3)
-    return [(n, rng.choice(["red", "blue", "green", "orange", "purple"]), x, y) for n, (x, y) in zip(names, pts)]
+    colours = ["red", "blue", "green", "orange", "purple"]
+    return [(n, rng.choice(colours), x, y) for n, (x, y) in zip(names, pts, strict=True)]
 
 
 def _render(comp: list[tuple[str, str, float, float]], w: int, h: int, bg: D.RGB, mirror: bool = False) -> Image.Image:
@@ -195,7 +240,9 @@ def _render(comp: list[tuple[str, str, float, float]], w: int, h: int, bg: D.RGB
     return ImageOps.mirror(img) if mirror else img
 
 
-def _variant(rng: random.Random, comp: list[tuple[str, str, float, float]], kind: int) -> list[tuple[str, str, float, float]]:
+def _variant(
+    rng: random.Random, comp: list[tuple[str, str, float, float]], kind: int
+) -> list[tuple[str, str, float, float]]:
     out = list(comp)
     i = rng.randrange(3)
     n, c, x, y = out[i]
@@ -227,8 +274,9 @@ def grid_image_match(rng: random.Random) -> Puzzle:
             kind = kinds.pop()
             tile = _render(comp, w, h, bg, mirror=True) if kind == 3 else _render(_variant(rng, comp, kind), w, h, bg)
         img.paste(tile, (x, y))
-    return grid_puzzle("Select the picture that is exactly the same as the reference.", img, cells, [k],
-                       label="the identical picture")  # fmt: skip
+    return grid_puzzle(
+        "Select the picture that is exactly the same as the reference.", img, cells, [k], label="the identical picture"
+    )
 
 
 @register("grid_constraint", "grid", "grid", "select the squares matching colour, shape and size")
@@ -248,13 +296,21 @@ def grid_constraint(rng: random.Random) -> Puzzle:
     tiles = []
     for size_name, colour, kind in items:
         t = tile_bg(rng)
-        D.draw_shape(ImageDraw.Draw(t), kind, CELL3 / 2 + rng.uniform(-6, 6), CELL3 / 2 + rng.uniform(-6, 6),
-                     14 if size_name == "small" else 34, D.COLORS[colour], 0)  # fmt: skip
+        D.draw_shape(
+            ImageDraw.Draw(t),
+            kind,
+            CELL3 / 2 + rng.uniform(-6, 6),
+            CELL3 / 2 + rng.uniform(-6, 6),
+            14 if size_name == "small" else 34,
+            D.COLORS[colour],
+            0,
+        )
         tiles.append(t)
     cells = grid_cells(3, 3, CELL3, 6)
     what = " ".join(want) + "s"
-    return grid_puzzle(f"Select all squares with {what}.", compose(tiles, cells), cells, sorted(hits),
-                       label=f"a square with {what}")  # fmt: skip
+    return grid_puzzle(
+        f"Select all squares with {what}.", compose(tiles, cells), cells, sorted(hits), label=f"a square with {what}"
+    )
 
 
 @register("grid_dot_count", "grid", "grid", "select every square with exactly N dots")
@@ -271,5 +327,10 @@ def grid_dot_count(rng: random.Random) -> Puzzle:
             d.ellipse((x - 7, y - 7, x + 7, y + 7), fill=colour)
         tiles.append(t)
     cells = grid_cells(3, 3, CELL3, 6)
-    return grid_puzzle(f"Select every square with exactly {n} dots.", compose(tiles, cells), cells, sorted(hits),
-                       label=f"a square with {n} dots")  # fmt: skip
+    return grid_puzzle(
+        f"Select every square with exactly {n} dots.",
+        compose(tiles, cells),
+        cells,
+        sorted(hits),
+        label=f"a square with {n} dots",
+    )

@@ -22,8 +22,13 @@ def hold_button(rng: random.Random) -> Puzzle:
     label = rng.choice(("Press and hold", "Hold to verify", "Hold me"))
     widget = Widget("hold", {"w": 0, "h": 0, "label": label, "fill_ms": fill_ms})
     answer = {"check": "hold", "min_ms": fill_ms, "max_ms": HOLD_MAX_MS}
-    return Puzzle("Press and hold the button until the bar is full, then let go.", widget, {}, answer,
-                  (Target("the hold button", "hold"),))  # fmt: skip
+    return Puzzle(
+        "Press and hold the button until the bar is full, then let go.",
+        widget,
+        {},
+        answer,
+        (Target("the hold button", "hold"),),
+    )
 
 
 @register("robot_grid", "mechanics", "grid", "tick 'I'm not a robot' and solve the nested image grid")
@@ -37,11 +42,17 @@ def double_click(rng: random.Random) -> Puzzle:
     names = rng.sample(D.ICON_NAMES, n)
     img = D.background(rng, W, h)
     d = ImageDraw.Draw(img)
-    boxes = [D.grow(D.draw_icon(d, name, x, y, 22, D.COLORS[rng.choice(list(D.COLORS))], rng.uniform(-20, 20)), 3)
-             for name, (x, y) in zip(names, D.spread(rng, n, W, h, 30, 70))]  # fmt: skip
+    boxes = [
+        D.grow(D.draw_icon(d, name, x, y, 22, D.COLORS[rng.choice(list(D.COLORS))], rng.uniform(-20, 20)), 3)
+        for name, (x, y) in zip(names, D.spread(rng, n, W, h, 30, 70), strict=False)
+    ]
     label = D.icon_label(names[0])
-    return click_puzzle(f"Double-click the {label}.", img, {"check": "dbl", "boxes": [[round(v, 1) for v in boxes[0]]]},
-                        [(f"the {label}", boxes[0])])  # fmt: skip
+    return click_puzzle(
+        f"Double-click the {label}.",
+        img,
+        {"check": "dbl", "boxes": [[round(v, 1) for v in boxes[0]]]},
+        [(f"the {label}", boxes[0])],
+    )
 
 
 @register("pin_pad", "mechanics", "click", "enter a code on a scrambled keypad")
@@ -62,8 +73,13 @@ def pin_pad(rng: random.Random) -> Puzzle:
         if ch:
             D.text_center(d, (x + 37, y + 20), ch, D.font(20, "sans-bold"), (30, 30, 40))
             boxes[ch] = box
-    return points_puzzle("Type the code shown at the top by clicking the keys on the keypad.", img,
-                         [boxes[c] for c in code], [f"the key {c}" for c in code], True)  # fmt: skip
+    return points_puzzle(
+        "Type the code shown at the top by clicking the keys on the keypad.",
+        img,
+        [boxes[c] for c in code],
+        [f"the key {c}" for c in code],
+        True,
+    )
 
 
 @register("gesture_trace", "mechanics", "line", "trace a dotted shape through numbered points")
@@ -71,12 +87,12 @@ def gesture_trace(rng: random.Random) -> Puzzle:
     h = 190
     while True:
         pts = D.spread(rng, rng.randint(3, 4), W, h, 30, 70)
-        if all(math.dist(a, b) >= 70 for a, b in zip(pts, pts[1:])):
+        if all(math.dist(a, b) >= 70 for a, b in zip(pts, pts[1:], strict=False)):
             break
     pts = [(round(x), round(y)) for x, y in pts]
     img = D.background(rng, W, h, "plain")
     d = ImageDraw.Draw(img)
-    for (x1, y1), (x2, y2) in zip(pts, pts[1:]):
+    for (x1, y1), (x2, y2) in zip(pts, pts[1:], strict=False):
         n = max(2, int(math.dist((x1, y1), (x2, y2)) / 9))
         for i in range(n + 1):
             x, y = x1 + (x2 - x1) * i / n, y1 + (y2 - y1) * i / n
@@ -85,5 +101,9 @@ def gesture_trace(rng: random.Random) -> Puzzle:
         d.ellipse((x - 11, y - 11, x + 11, y + 11), fill=(255, 255, 255), outline=(60, 60, 70), width=2)
         D.text_center(d, (x, y), str(i + 1), D.font(12, "sans-bold"), (40, 40, 50))
     answer = {"check": "gesture", "points": [list(p) for p in pts], "tol": 14}
-    return line_puzzle("Trace the dotted line from point 1 through the numbered points in order, one stroke each.",
-                       img, answer, [(f"point {i + 1}", (x - 11, y - 11, x + 11, y + 11)) for i, (x, y) in enumerate(pts)])  # fmt: skip
+    return line_puzzle(
+        "Trace the dotted line from point 1 through the numbered points in order, one stroke each.",
+        img,
+        answer,
+        [(f"point {i + 1}", (x - 11, y - 11, x + 11, y + 11)) for i, (x, y) in enumerate(pts)],
+    )

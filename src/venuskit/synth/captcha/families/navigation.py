@@ -38,7 +38,7 @@ def bfs(start: Cell, goal: Cell, ok: callable) -> list[Cell] | None:  # type: ig
 
 def ops_of(path: list[Cell]) -> list[str]:
     inv = {v: k for k, v in MOVES.items()}
-    return [inv[(b[0] - a[0], b[1] - a[1])] for a, b in zip(path, path[1:])]
+    return [inv[(b[0] - a[0], b[1] - a[1])] for a, b in zip(path, path[1:], strict=False)]
 
 
 @register("path_finder", "navigation", "arrows", "move the token with arrow buttons to the flag")
@@ -47,8 +47,7 @@ def path_finder(rng: random.Random) -> Puzzle:
     while True:
         start, goal = (rng.randrange(rows), 0), (rng.randrange(rows), cols - 1 - rng.randrange(2))
         walls = {(rng.randrange(rows), rng.randrange(1, cols)) for _ in range(rng.randint(5, 8))} - {start, goal}
-        inside = lambda a, b: 0 <= b[0] < rows and 0 <= b[1] < cols and b not in walls  # noqa: E731
-        path = bfs(start, goal, inside)
+        path = bfs(start, goal, lambda a, b, w=walls: 0 <= b[0] < rows and 0 <= b[1] < cols and b not in w)
         if path and len(path) >= 5:
             break
     img = Image.new("RGB", (300, 200), D.random_light(rng))
@@ -60,12 +59,29 @@ def path_finder(rng: random.Random) -> Puzzle:
     fx, fy = x0 + goal[1] * cell + cell / 2, y0 + goal[0] * cell + cell / 2
     d.line((fx - 8, fy - 16, fx - 8, fy + 16), fill=(60, 40, 20), width=3)
     d.polygon([(fx - 7, fy - 16), (fx + 14, fy - 9), (fx - 7, fy - 2)], fill=(220, 40, 40))
-    params = {"w": 300, "h": 200, "mode": "grid", "rows": rows, "cols": cols, "cell": cell, "x0": x0, "y0": y0,
-              "walls": sorted(map(list, walls)), "grid_start": list(start), "token": 30}  # fmt: skip
+    params = {
+        "w": 300,
+        "h": 200,
+        "mode": "grid",
+        "rows": rows,
+        "cols": cols,
+        "cell": cell,
+        "x0": x0,
+        "y0": y0,
+        "walls": sorted(map(list, walls)),
+        "grid_start": list(start),
+        "token": 30,
+    }
     answer = {"check": "arrows", "pos": list(goal), "span": rows + cols, "oracle": {"ops": ops_of(path)}}
     flag = (x0 + goal[1] * cell, y0 + goal[0] * cell, x0 + (goal[1] + 1) * cell, y0 + (goal[0] + 1) * cell)
-    return arrows_puzzle("Use the arrow buttons to move the blue token onto the red flag (grey blocks are walls).",
-                         img, params, answer, {}, (Target("the flag", "image", flag),))  # fmt: skip
+    return arrows_puzzle(
+        "Use the arrow buttons to move the blue token onto the red flag (grey blocks are walls).",
+        img,
+        params,
+        answer,
+        {},
+        (Target("the flag", "image", flag),),
+    )
 
 
 @register("orbit_match", "navigation", "arrows", "move the planet around its orbit to the marked spot")
@@ -93,8 +109,14 @@ def orbit_match(rng: random.Random) -> Puzzle:
     answer = {"check": "arrows", "value": target, "period": n, "oracle": {"ops": ops}}
     a = 2 * math.pi * target / n - math.pi / 2
     tx, ty = c + r * math.cos(a), c + r * math.sin(a)
-    return arrows_puzzle("Use the arrows to move the blue planet along its orbit onto the red star.", img, params,
-                         answer, {}, (Target("the red star", "image", (tx - 17, ty - 17, tx + 17, ty + 17)),))  # fmt: skip
+    return arrows_puzzle(
+        "Use the arrows to move the blue planet along its orbit onto the red star.",
+        img,
+        params,
+        answer,
+        {},
+        (Target("the red star", "image", (tx - 17, ty - 17, tx + 17, ty + 17)),),
+    )
 
 
 def _dice_pair(rng: random.Random, pair: tuple[int, int], w: int, h: int) -> Image.Image:
@@ -103,8 +125,16 @@ def _dice_pair(rng: random.Random, pair: tuple[int, int], w: int, h: int) -> Ima
     values = list(pair)
     rng.shuffle(values)
     for i, v in enumerate(values):
-        D.draw_die(d, w * (0.3 + 0.4 * i), h / 2 + rng.uniform(-20, 20), min(w, h) * 0.32, v, (255, 255, 255),
-                   (20, 20, 20), rng.uniform(-25, 25))  # fmt: skip
+        D.draw_die(
+            d,
+            w * (0.3 + 0.4 * i),
+            h / 2 + rng.uniform(-20, 20),
+            min(w, h) * 0.32,
+            v,
+            (255, 255, 255),
+            (20, 20, 20),
+            rng.uniform(-25, 25),
+        )
     return img
 
 
@@ -122,8 +152,14 @@ def pager_dice(rng: random.Random) -> Puzzle:
     params = {"w": 200, "h": 150, "mode": "index", "n": n, "start": 0, "ref": [100, 150]}
     ops = ["next"] * j if j <= n // 2 else ["prev"] * (n - j)
     answer = {"check": "arrows", "value": j, "period": n, "oracle": {"ops": ops}}
-    return arrows_puzzle("Use the arrows until the right picture shows the same two dice as the left one.", None,
-                         params, answer, frames | {"ref": D.png(ref)}, (Target("the next arrow", "btn-next"),))  # fmt: skip
+    return arrows_puzzle(
+        "Use the arrows until the right picture shows the same two dice as the left one.",
+        None,
+        params,
+        answer,
+        frames | {"ref": D.png(ref)},
+        (Target("the next arrow", "btn-next"),),
+    )
 
 
 def _maze(rng: random.Random, rows: int, cols: int) -> set[tuple[Cell, Cell]]:
@@ -146,7 +182,7 @@ def _maze(rng: random.Random, rows: int, cols: int) -> set[tuple[Cell, Cell]]:
 
 def _corners(path: list[Cell]) -> list[Cell]:
     keep = [path[0]]
-    for a, b, c in zip(path, path[1:], path[2:]):
+    for a, b, c in zip(path, path[1:], path[2:], strict=False):
         if (b[0] - a[0], b[1] - a[1]) != (c[0] - b[0], c[1] - b[1]):
             keep.append(b)
     return keep + [path[-1]]
@@ -174,15 +210,30 @@ def maze_trace(rng: random.Random) -> Puzzle:
     for p, col in ((start, (40, 170, 60)), (goal, (220, 40, 40))):
         x, y = centre(p)
         d.ellipse((x - 9, y - 9, x + 9, y + 9), fill=col)
-    answer = {"check": "maze", "cell": cell, "rows": rows, "cols": cols, "origin": [x0, y0], "tol": 12,
-              "open": [[list(a), list(b)] for a, b in sorted(opened) if a < b], "start": list(start),
-              "goal": list(goal), "path": [list(p) for p in path],
-              "oracle": {"points": [list(centre(p)) for p in _corners(path)]}}  # fmt: skip
+    answer = {
+        "check": "maze",
+        "cell": cell,
+        "rows": rows,
+        "cols": cols,
+        "origin": [x0, y0],
+        "tol": 12,
+        "open": [[list(a), list(b)] for a, b in sorted(opened) if a < b],
+        "start": list(start),
+        "goal": list(goal),
+        "path": [list(p) for p in path],
+        "oracle": {"points": [list(centre(p)) for p in _corners(path)]},
+    }
     sx, sy = centre(start)
     gx, gy = centre(goal)
-    return line_puzzle("Draw a path through the maze from the green dot to the red dot, in straight strokes.", img,
-                       answer, [("the green start dot", (sx - 9, sy - 9, sx + 9, sy + 9)),
-                                ("the red goal dot", (gx - 9, gy - 9, gx + 9, gy + 9))])  # fmt: skip
+    return line_puzzle(
+        "Draw a path through the maze from the green dot to the red dot, in straight strokes.",
+        img,
+        answer,
+        [
+            ("the green start dot", (sx - 9, sy - 9, sx + 9, sy + 9)),
+            ("the red goal dot", (gx - 9, gy - 9, gx + 9, gy + 9)),
+        ],
+    )
 
 
 @register("subway_count", "navigation", "text", "count the stations between two stops on a metro line")
@@ -197,17 +248,23 @@ def subway_count(rng: random.Random) -> Puzzle:
     red = [(x, 72 + (rng.uniform(-14, 14) if 0 < i < n - 1 else 0)) for i, x in enumerate(xs)]
     k = rng.randrange(n - 1)  # the blue line crosses between red stations k and k + 1, with no shared stop
     bx = (xs[k] + xs[k + 1]) / 2
-    blue = [(bx + rng.uniform(-30, 30), 26), (bx, 72), (bx + rng.uniform(-30, 30), 124), (bx + rng.uniform(-40, 40), 162)]
+    blue = [
+        (bx + rng.uniform(-30, 30), 26),
+        (bx, 72),
+        (bx + rng.uniform(-30, 30), 124),
+        (bx + rng.uniform(-40, 40), 162),
+    ]
     blue_stops = [blue[0], blue[2], blue[3]]
     d.line(red, fill=D.COLORS["red"], width=6, joint="curve")
     d.line(blue, fill=D.COLORS["blue"], width=6, joint="curve")
     fnt = D.font(12, "sans-bold")
-    for (x, y), ch in list(zip(red, letters)) + list(zip(blue_stops, letters[n:])):
+    for (x, y), ch in list(zip(red, letters, strict=False)) + list(zip(blue_stops, letters[n:], strict=False)):
         d.ellipse((x - 8, y - 8, x + 8, y + 8), fill=(255, 255, 255), outline=(40, 40, 40), width=2)
         D.text_center(d, (x, y - 17), ch, fnt, (30, 30, 30))
     i, j = sorted(rng.sample(range(n), 2))
     while j - i < 2:
         i, j = sorted(rng.sample(range(n), 2))
     a, b = (letters[i], letters[j]) if rng.random() < 0.5 else (letters[j], letters[i])
-    return int_puzzle(f"On the red line, how many stations are there between {a} and {b} (not counting {a} and {b})?",
-                      img, j - i - 1)  # fmt: skip
+    return int_puzzle(
+        f"On the red line, how many stations are there between {a} and {b} (not counting {a} and {b})?", img, j - i - 1
+    )

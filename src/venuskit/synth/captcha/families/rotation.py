@@ -27,8 +27,15 @@ def _turn_target(rng: random.Random) -> tuple[int, float]:
 def rotate_upright(rng: random.Random) -> Puzzle:
     px, angle = _turn_target(rng)
     pic = D.scene(rng, 160, 160).rotate(angle, resample=Image.BICUBIC)  # counter-clockwise: clockwise undoes it
-    return slider_puzzle("Drag the slider to turn the picture upright.", D.circle_crop(pic), mode="rotate", target=px,
-                         tol=5, period=TRAVEL, extra={"deg": DEG, "round": True})  # fmt: skip
+    return slider_puzzle(
+        "Drag the slider to turn the picture upright.",
+        D.circle_crop(pic),
+        mode="rotate",
+        target=px,
+        tol=5,
+        period=TRAVEL,
+        extra={"deg": DEG, "round": True},
+    )
 
 
 FIGURES = ("arrow", "bolt", "moon", "heart", "drop", "house", "tree")
@@ -44,7 +51,11 @@ def _figure(rng: random.Random, name: str, colour: D.RGB, size: int, angle: floa
 
 @register("rotate_match_buttons", "rotation", "arrows", "turn the figure in 45-degree steps to match the reference")
 def rotate_match_buttons(rng: random.Random) -> Puzzle:
-    name, colour, bg = rng.choice(FIGURES), D.COLORS[rng.choice(["red", "blue", "green", "purple"])], D.random_light(rng)
+    name, colour, bg = (
+        rng.choice(FIGURES),
+        D.COLORS[rng.choice(["red", "blue", "green", "purple"])],
+        D.random_light(rng),
+    )
     alpha = 45 * rng.randrange(8)
     k = rng.randrange(1, 8)
     beta = (alpha - 45 * k) % 360
@@ -53,8 +64,14 @@ def rotate_match_buttons(rng: random.Random) -> Puzzle:
     params = {"w": 150, "h": 150, "mode": "rotate", "n": 8, "step": 45, "start": 0, "ref": [100, 100]}
     ops = ["cw"] * k if k <= 4 else ["ccw"] * (8 - k)
     answer = {"check": "arrows", "value": k, "period": 8, "oracle": {"ops": ops}}
-    return arrows_puzzle("Turn the right figure with the arrows until it matches the left one.", img, params, answer,
-                         {"ref": D.png(ref)}, (Target("the turn clockwise button", "btn-cw"),))  # fmt: skip
+    return arrows_puzzle(
+        "Turn the right figure with the arrows until it matches the left one.",
+        img,
+        params,
+        answer,
+        {"ref": D.png(ref)},
+        (Target("the turn clockwise button", "btn-cw"),),
+    )
 
 
 @register("rotate_whirl", "rotation", "slider", "turn the inner disc to line up with the outer ring")
@@ -65,9 +82,17 @@ def rotate_whirl(rng: random.Random) -> Puzzle:
     box = (size // 2 - r, size // 2 - r, size // 2 + r, size // 2 + r)
     inner = D.circle_crop(pic.crop(box).rotate(angle, resample=Image.BICUBIC))
     ImageDraw.Draw(inner).ellipse((0, 0, 2 * r - 1, 2 * r - 1), outline=(255, 255, 255, 255), width=2)
-    return slider_puzzle("Drag the slider until the inner circle lines up with the outer ring.", pic, mode="inner",
-                         target=px, tol=4, period=TRAVEL, piece=inner, piece_xy=(box[0], box[1]),
-                         extra={"deg": DEG, "round": True})  # fmt: skip
+    return slider_puzzle(
+        "Drag the slider until the inner circle lines up with the outer ring.",
+        pic,
+        mode="inner",
+        target=px,
+        tol=4,
+        period=TRAVEL,
+        piece=inner,
+        piece_xy=(box[0], box[1]),
+        extra={"deg": DEG, "round": True},
+    )
 
 
 @register("rotate_pick_upright", "rotation", "click", "click the only picture that is upright")
@@ -118,13 +143,25 @@ def rotate_dial_pointer(rng: random.Random) -> Puzzle:
     px, turn = _turn_target(rng)
     phi = (psi + turn) % 360
     others = [phi + rng.choice((-1, 1)) * rng.uniform(60, 150), phi + 180 + rng.uniform(-30, 30)]
-    for a, col in [(phi, D.COLORS["red"])] + [(o, D.COLORS[k]) for o, k in zip(others, ("blue", "green"))]:
-        (x, y), = D.rotate_pts([(c, 20)], a, c, c)
+    dots = [(phi, D.COLORS["red"]), (others[0], D.COLORS["blue"]), (others[1], D.COLORS["green"])]
+    for a, col in dots:
+        ((x, y),) = D.rotate_pts([(c, 20)], a, c, c)
         d.ellipse((x - 7, y - 7, x + 7, y + 7), fill=col, outline=(255, 255, 255), width=2)
     needle = Image.new("RGBA", (120, 120), (0, 0, 0, 0))
     nd = ImageDraw.Draw(needle)
-    nd.polygon(D.rotate_pts([(60, 8), (70, 34), (64, 34), (64, 66), (56, 66), (56, 34), (50, 34)], psi, 60, 60),
-               fill=(30, 30, 30, 255))  # fmt: skip
+    nd.polygon(
+        D.rotate_pts([(60, 8), (70, 34), (64, 34), (64, 66), (56, 66), (56, 34), (50, 34)], psi, 60, 60),
+        fill=(30, 30, 30, 255),
+    )
     nd.ellipse((52, 52, 68, 68), fill=(30, 30, 30, 255))
-    return slider_puzzle("Drag the slider until the arrow points at the red dot.", img, mode="inner", target=px, tol=4,
-                         period=TRAVEL, piece=needle, piece_xy=(30, 30), extra={"deg": DEG})  # fmt: skip
+    return slider_puzzle(
+        "Drag the slider until the arrow points at the red dot.",
+        img,
+        mode="inner",
+        target=px,
+        tol=4,
+        period=TRAVEL,
+        piece=needle,
+        piece_xy=(30, 30),
+        extra={"deg": DEG},
+    )

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import io
+import random
 
 from PIL import Image, ImageDraw, ImageFilter
 
@@ -41,15 +40,33 @@ def slider_jigsaw(rng: random.Random) -> Puzzle:
     img.paste(shade, (gx, gy), mask)
     edge = mask.filter(ImageFilter.FIND_EDGES)
     img.paste((255, 255, 255), (gx, gy), edge)
-    return slider_puzzle("Drag the slider so the piece fills the gap.", img, mode="piece", target=gx - 6, tol=5,
-                         piece=piece, piece_xy=(6, gy), goal_box=(gx, gy, gx + pw, gy + pw), goal_label="the gap")  # fmt: skip
+    return slider_puzzle(
+        "Drag the slider so the piece fills the gap.",
+        img,
+        mode="piece",
+        target=gx - 6,
+        tol=5,
+        piece=piece,
+        piece_xy=(6, gy),
+        goal_box=(gx, gy, gx + pw, gy + pw),
+        goal_label="the gap",
+    )
 
 
 @register("slider_unlock", "slider", "slider", "slide to unlock", image_only=False)
 def slider_unlock(rng: random.Random) -> Puzzle:
     label = rng.choice(("Slide to unlock", "Slide to verify", "Swipe right to continue"))
-    return slider_puzzle("Slide the button all the way to the right.", None, mode="none", target=MAX_VALUE, tol=6,
-                         at_least=True, label=label)  # fmt: skip
+    track = rng.choice((240, 260, 280, 300))
+    return slider_puzzle(
+        "Slide the button all the way to the right.",
+        None,
+        mode="none",
+        target=track - 44,
+        tol=6,
+        at_least=True,
+        label=label,
+        track=track,
+    )
 
 
 def _bars(rng: random.Random, w: int, h: int) -> Image.Image:
@@ -70,11 +87,21 @@ def slider_halves(rng: random.Random) -> Puzzle:
     h = 160
     pic = _bars(rng, W, h)
     shift = rng.randint(50, 200)
-    bottom = pic.crop((0, h // 2, W, h)).convert("RGBA")
+    # The offset lives in the PNG, not in the page: the strip always starts at left = -MAX_VALUE, and
+    # its picture is pasted so that it lines up after `shift` pixels of travel.
+    bottom = Image.new("RGBA", (W + MAX_VALUE, h - h // 2), (225, 228, 232, 255))
+    bottom.paste(pic.crop((0, h // 2, W, h)), (MAX_VALUE - shift, 0))
     bg = pic.copy()
     ImageDraw.Draw(bg).rectangle((0, h // 2, W, h), fill=(225, 228, 232))
-    return slider_puzzle("Slide until the bottom half lines up with the top half.", bg, mode="piece", target=shift,
-                         tol=5, piece=bottom, piece_xy=(-shift, h // 2))  # fmt: skip
+    return slider_puzzle(
+        "Slide until the bottom half lines up with the top half.",
+        bg,
+        mode="piece",
+        target=shift,
+        tol=5,
+        piece=bottom,
+        piece_xy=(-MAX_VALUE, h // 2),
+    )
 
 
 @register("slider_value", "slider", "slider", "move the marker to a value on a ruler")
@@ -93,15 +120,23 @@ def slider_value(rng: random.Random) -> Puzzle:
             D.text_center(d, (x, 26), str(v0 + i * unit), fnt, (30, 30, 30))
     k = rng.randrange(2, n)
     value = v0 + k * unit
-    return slider_puzzle(f"Move the red line to {value} on the ruler.", img, mode="marker", target=k * spacing, tol=4,
-                         extra={"marker": x0}, goal_box=(x0 + k * spacing - 3, 38, x0 + k * spacing + 3, 52),
-                         goal_label=f"the {value} mark")  # fmt: skip
+    return slider_puzzle(
+        f"Move the red line to {value} on the ruler.",
+        img,
+        mode="marker",
+        target=k * spacing,
+        tol=4,
+        extra={"marker": x0},
+        goal_box=(x0 + k * spacing - 3, 38, x0 + k * spacing + 3, 52),
+        goal_label=f"the {value} mark",
+    )
 
 
 def _piece(kind: str, colour: D.RGB, size: int = 44) -> Image.Image:
     tile = Image.new("RGBA", (size, size), (0, 0, 0, 0))
-    D.draw_shape(ImageDraw.Draw(tile), kind, size / 2, size / 2, size / 2 - 3, colour + (255,), 0,
-                 (255, 255, 255, 255), 2)  # fmt: skip
+    D.draw_shape(
+        ImageDraw.Draw(tile), kind, size / 2, size / 2, size / 2 - 3, colour + (255,), 0, (255, 255, 255, 255), 2
+    )
     return tile
 
 
@@ -114,8 +149,15 @@ def drag_to_point(rng: random.Random) -> Puzzle:
     tx, ty = rng.uniform(40, W - 40), rng.uniform(35, h - 35)
     D.draw_shape(ImageDraw.Draw(img), kind, tx, ty, 19, None, 0, (60, 60, 60), 2)
     start = (rng.randint(10, W - 54), h + 13)
-    return drag_puzzle(f"Drag the {kind} onto its outline.", img, tray, [_piece(kind, colour)], [start],
-                       [(tx - 8, ty - 8, tx + 8, ty + 8)], [f"the {kind}"])  # fmt: skip
+    return drag_puzzle(
+        f"Drag the {kind} onto its outline.",
+        img,
+        tray,
+        [_piece(kind, colour)],
+        [start],
+        [(tx - 8, ty - 8, tx + 8, ty + 8)],
+        [f"the {kind}"],
+    )
 
 
 @register("slider_kaleidoscope", "slider", "slider", "slide until the scrambled picture is restored")
@@ -125,6 +167,7 @@ def slider_kaleidoscope(rng: random.Random) -> Puzzle:
     pic = D.scene(rng, W, h)
     tiles = [pic.crop((c * 80, r * 80, c * 80 + 80, r * 80 + 80)) for r in range(2) for c in range(4)]
     good = rng.randrange(1, n)
+    grains = rng.sample(range(1, 2 * n + 1, 2), n)
     frames = {}
     for k in range(n):
         order = list(range(8))
@@ -133,10 +176,19 @@ def slider_kaleidoscope(rng: random.Random) -> Puzzle:
         img = Image.new("RGB", (W, h))
         for slot, t in enumerate(order):
             img.paste(tiles[t], ((slot % 4) * 80, (slot // 4) * 80))
-        frames[f"frame-{k}"] = D.png(img)
+        # Each frame gets its own grain strength, spaced widely: file sizes then rank by grain, not by how
+        # scrambled a frame is (the whole picture compresses best and would otherwise give itself away).
+        frames[f"frame-{k}"] = D.png(D.grain(rng, img, grains[k]))
     first = Image.open(io.BytesIO(frames["frame-0"]))
-    return slider_puzzle("Slide until the picture looks right.", first, mode="frames", target=good * step + step // 2,
-                         tol=step // 2 - 2, extra={"frames": n, "step": step}, assets=frames)  # fmt: skip
+    return slider_puzzle(
+        "Slide until the picture looks right.",
+        first,
+        mode="frames",
+        target=good * step + step // 2,
+        tol=step // 2 - 2,
+        extra={"frames": n, "step": step},
+        assets=frames,
+    )
 
 
 @register("jigsaw_multi", "slider", "drag", "drag every piece into its matching hole")
@@ -146,12 +198,19 @@ def jigsaw_multi(rng: random.Random) -> Puzzle:
     img = D.texture(rng, W, h, 10)
     d = ImageDraw.Draw(img)
     boxes = []
-    for kind, (x, y) in zip(kinds, D.spread(rng, 3, W, h, 32, 80)):
+    for kind, (x, y) in zip(kinds, D.spread(rng, 3, W, h, 32, 80), strict=False):
         D.draw_shape(d, kind, x, y, 19, (70, 70, 80), 0, (255, 255, 255), 2)
         boxes.append((x - 8, y - 8, x + 8, y + 8))
     colours = rng.sample(["red", "blue", "green", "orange", "purple"], 3)
     slots = rng.sample(range(3), 3)
     starts = [(20 + s * 100 + rng.randint(0, 20), h + 13) for s in slots]
-    pieces = [_piece(k, D.COLORS[c]) for k, c in zip(kinds, colours)]
-    return drag_puzzle("Drag each piece into the hole of the same shape.", img, tray, pieces, starts, boxes,
-                       [f"the {k} piece" for k in kinds])  # fmt: skip
+    pieces = [_piece(k, D.COLORS[c]) for k, c in zip(kinds, colours, strict=False)]
+    return drag_puzzle(
+        "Drag each piece into the hole of the same shape.",
+        img,
+        tray,
+        pieces,
+        starts,
+        boxes,
+        [f"the {k} piece" for k in kinds],
+    )

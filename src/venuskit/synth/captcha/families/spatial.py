@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import random
 
 from PIL import Image, ImageDraw
@@ -41,17 +40,30 @@ def grow_polyomino(rng: random.Random, n: int) -> Cells:
     return normalise(cells)
 
 
-def draw_cells(d: ImageDraw.ImageDraw, cells: Cells, cx: float, cy: float, unit: int, fill: D.RGB,
-               mark: tuple[int, int] | None = None) -> tuple[float, float, float, float]:  # fmt: skip
+def draw_cells(
+    d: ImageDraw.ImageDraw,
+    cells: Cells,
+    cx: float,
+    cy: float,
+    unit: int,
+    fill: D.RGB,
+    mark: tuple[int, int] | None = None,
+) -> tuple[float, float, float, float]:
     rows, cols = max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
     x0, y0 = cx - cols * unit / 2, cy - rows * unit / 2
     for r, c in cells:
-        d.rectangle((x0 + c * unit, y0 + r * unit, x0 + (c + 1) * unit - 1, y0 + (r + 1) * unit - 1), fill=fill,
-                    outline=(30, 30, 30), width=1)  # fmt: skip
+        d.rectangle(
+            (x0 + c * unit, y0 + r * unit, x0 + (c + 1) * unit - 1, y0 + (r + 1) * unit - 1),
+            fill=fill,
+            outline=(30, 30, 30),
+            width=1,
+        )
     if mark is not None:
         r, c = mark
-        d.ellipse((x0 + c * unit + 3, y0 + r * unit + 3, x0 + (c + 1) * unit - 4, y0 + (r + 1) * unit - 4),
-                  fill=(255, 255, 255))  # fmt: skip
+        d.ellipse(
+            (x0 + c * unit + 3, y0 + r * unit + 3, x0 + (c + 1) * unit - 4, y0 + (r + 1) * unit - 4),
+            fill=(255, 255, 255),
+        )
     return (x0, y0, x0 + cols * unit, y0 + rows * unit)
 
 
@@ -76,8 +88,12 @@ def mirror_pick(rng: random.Random) -> Puzzle:
         cx = 40 + i * 80
         draw_cells(d, cells, cx, 125, 11, colour)
         boxes.append((cx - 36, 88, cx + 36, 164))
-    return point_puzzle("Click the mirror image of the shape at the top (turning is allowed, flipping is what counts).",
-                        img, boxes[k], "the mirror image")  # fmt: skip
+    return point_puzzle(
+        "Click the mirror image of the shape at the top (turning is allowed, flipping is what counts).",
+        img,
+        boxes[k],
+        "the mirror image",
+    )
 
 
 @register("shadow_wrong", "spatial", "click", "click the object whose shadow points the wrong way")
@@ -97,14 +113,25 @@ def shadow_wrong(rng: random.Random) -> Puzzle:
         ph = rng.uniform(45, 75)
         direction = -away if i == k else away
         length = rng.uniform(34, 44)
-        d.polygon([(x - 6, ground + 1), (x + 6, ground + 1), (x + direction * length + 4, ground + 16),
-                   (x + direction * length - 4, ground + 16)], fill=(55, 75, 45))  # fmt: skip
+        d.polygon(
+            [
+                (x - 6, ground + 1),
+                (x + 6, ground + 1),
+                (x + direction * length + 4, ground + 16),
+                (x + direction * length - 4, ground + 16),
+            ],
+            fill=(55, 75, 45),
+        )
         d.rectangle((x - 5, ground - ph, x + 5, ground), fill=(120, 80, 50))
         d.ellipse((x - 14, ground - ph - 20, x + 14, ground - ph + 6), fill=(40, 130, 60))
         if i == k:
             box = (x - 16, ground - ph - 22, x + 16, ground + 2)
-    return point_puzzle("The sun lights every tree the same way. Click the tree whose shadow is wrong.", img, box,
-                        "the tree with the wrong shadow")
+    return point_puzzle(
+        "The sun lights every tree the same way. Click the tree whose shadow is wrong.",
+        img,
+        box,
+        "the tree with the wrong shadow",
+    )
 
 
 _ROLL = {  # direction -> how (top, bottom, north, south, east, west) are permuted by rolling one cell that way
@@ -156,12 +183,18 @@ def cube_net(rng: random.Random) -> Puzzle:
         cx = 40 + i * 80
         draw_cells(d, cells, cx, 55, 13, colour)
         boxes.append((cx - 38, 8, cx + 38, 102))
-    return point_puzzle("Click the flat pattern that can be folded into a closed cube.", img, boxes[k],
-                        "the pattern that folds into a cube")  # fmt: skip
+    return point_puzzle(
+        "Click the flat pattern that can be folded into a closed cube.",
+        img,
+        boxes[k],
+        "the pattern that folds into a cube",
+    )
 
 
 def _cup(d: ImageDraw.ImageDraw, x: float, y: float, colour: D.RGB) -> tuple[float, float, float, float]:
-    d.polygon([(x - 24, y + 20), (x + 24, y + 20), (x + 16, y - 18), (x - 16, y - 18)], fill=colour, outline=(40, 40, 40))
+    d.polygon(
+        [(x - 24, y + 20), (x + 24, y + 20), (x + 16, y - 18), (x - 16, y - 18)], fill=colour, outline=(40, 40, 40)
+    )
     return (x - 26, y - 20, x + 26, y + 22)
 
 
@@ -186,8 +219,13 @@ def cup_shuffle(rng: random.Random) -> Puzzle:
         ball = b if ball == a else (a if ball == b else ball)
         y += 30
     boxes = [_cup(d, x, h - 30, colour) for x in xs]
-    return point_puzzle("The ball starts under the lifted cup at the top. Follow the swaps and click the bottom cup "
-                        "that hides the ball.", img, boxes[ball], "the cup with the ball")  # fmt: skip
+    return point_puzzle(
+        "The ball starts under the lifted cup at the top. Follow the swaps and click the bottom cup "
+        "that hides the ball.",
+        img,
+        boxes[ball],
+        "the cup with the ball",
+    )
 
 
 @register("trajectory_next", "spatial", "click", "click where the moving ball will be next")
@@ -208,12 +246,31 @@ def trajectory_next(rng: random.Random) -> Puzzle:
         D.text_center(d, (x, y), str(i + 1), D.font(11, "sans-bold"), (255, 255, 255))
     x, y = pts[4]
     answer = {"check": "point_near", "point": [round(x, 1), round(y, 1)], "tol": 16}
-    return click_puzzle("The ball moved through positions 1 to 4 at a steady rhythm. Click where it will be at step 5.",
-                        img, answer, [("where the ball will be next", (x - 11, y - 11, x + 11, y + 11))])  # fmt: skip
+    return click_puzzle(
+        "The ball moved through positions 1 to 4 at a steady rhythm. Click where it will be at step 5.",
+        img,
+        answer,
+        [("where the ball will be next", (x - 11, y - 11, x + 11, y + 11))],
+    )
 
 
 def _iso(x: float, y: float, z: float, ox: float, oy: float) -> tuple[float, float]:
     return (ox + (x - y) * 17, oy + (x + y) * 10 - z * 20)
+
+
+def _cube(
+    d: ImageDraw.ImageDraw, at: tuple[int, int, int], origin: tuple[float, float], shades: tuple[D.RGB, D.RGB, D.RGB]
+) -> None:
+    """The three faces of the unit cube at grid position `at` a viewer above the front corner sees."""
+    i, j, z = at
+
+    def p(a: int, b: int, c: int) -> tuple[float, float]:
+        return _iso(i + a, j + b, z + c, *origin)
+
+    top, left, right = shades
+    d.polygon([p(0, 0, 1), p(1, 0, 1), p(1, 1, 1), p(0, 1, 1)], fill=top, outline=(30, 30, 30))
+    d.polygon([p(0, 1, 0), p(1, 1, 0), p(1, 1, 1), p(0, 1, 1)], fill=left, outline=(30, 30, 30))
+    d.polygon([p(1, 0, 0), p(1, 1, 0), p(1, 1, 1), p(1, 0, 1)], fill=right, outline=(30, 30, 30))
 
 
 @register("cube_count", "spatial", "text", "count the cubes in an isometric stack")
@@ -235,9 +292,6 @@ def cube_count(rng: random.Random) -> Puzzle:
             if not 0 <= j < n:
                 continue
             for z in range(heights[i][j]):
-                P = lambda a, b, c: _iso(i + a, j + b, z + c, ox, oy)  # noqa: E731
-                d.polygon([P(0, 0, 1), P(1, 0, 1), P(1, 1, 1), P(0, 1, 1)], fill=top, outline=(30, 30, 30))
-                d.polygon([P(0, 1, 0), P(1, 1, 0), P(1, 1, 1), P(0, 1, 1)], fill=left, outline=(30, 30, 30))
-                d.polygon([P(1, 0, 0), P(1, 1, 0), P(1, 1, 1), P(1, 0, 1)], fill=right, outline=(30, 30, 30))
+                _cube(d, (i, j, z), (ox, oy), (top, left, right))
     total = sum(map(sum, heights))
     return int_puzzle("How many cubes are in the stack? Every cube rests on the floor or on another cube.", img, total)

@@ -15,21 +15,71 @@ from venuskit.synth.captcha.spec import Puzzle
 
 H = 100
 ALNUM = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i: a reader could not tell them apart
-WORDS = ("garden", "window", "bridge", "pencil", "rocket", "castle", "planet", "silver", "forest", "basket",
-         "candle", "dragon", "island", "jacket", "kitten", "ladder", "marble", "needle", "orange", "pepper",
-         "rabbit", "saddle", "tunnel", "violet", "walnut", "yellow", "anchor", "butter", "copper", "falcon",
-         "guitar", "hammer", "lemon", "mirror", "napkin", "parrot", "puzzle", "ribbon", "spider", "turtle")  # fmt: skip
+WORDS = (
+    "garden",
+    "window",
+    "bridge",
+    "pencil",
+    "rocket",
+    "castle",
+    "planet",
+    "silver",
+    "forest",
+    "basket",
+    "candle",
+    "dragon",
+    "island",
+    "jacket",
+    "kitten",
+    "ladder",
+    "marble",
+    "needle",
+    "orange",
+    "pepper",
+    "rabbit",
+    "saddle",
+    "tunnel",
+    "violet",
+    "walnut",
+    "yellow",
+    "anchor",
+    "butter",
+    "copper",
+    "falcon",
+    "guitar",
+    "hammer",
+    "lemon",
+    "mirror",
+    "napkin",
+    "parrot",
+    "puzzle",
+    "ribbon",
+    "spider",
+    "turtle",
+)
 GREEK = "ΣΩΨΞΔ"
 CYRILLIC = "ЖШЯБИЦФЛ"
 LATIN_UP = "ADEFGHKMNPRTUWY"
-INVERTIBLE = "ABCDEFGJKLPQRTUVY2345"  # upside down they do not read as another character
+# Upside down none reads as another character (P would read as d, U as n, 7 and L as each other).
+INVERTIBLE = "ABCDEFGJKQRTVY34"
 CASE_LETTERS = "abdefghjmnqrty"  # upper and lower case look different
 
 
-def layout_glyphs(rng: random.Random, img: Image.Image, chars: Sequence[str], *, fills: Sequence[tuple],
-                  sizes: tuple[int, int] = (34, 44), rot: float = 25, spacing: float = 1.0, styles: Sequence[str] = (),
-                  stroke: int = 0, stroke_fills: Sequence[tuple] | None = None, angles: Sequence[float] | None = None,
-                  wave: float = 0.0) -> list[tuple[int, int, int, int]]:  # fmt: skip
+def layout_glyphs(
+    rng: random.Random,
+    img: Image.Image,
+    chars: Sequence[str],
+    *,
+    fills: Sequence[tuple],
+    sizes: tuple[int, int] = (34, 44),
+    rot: float = 25,
+    spacing: float = 1.0,
+    styles: Sequence[str] = (),
+    stroke: int = 0,
+    stroke_fills: Sequence[tuple] | None = None,
+    angles: Sequence[float] | None = None,
+    wave: float = 0.0,
+) -> list[tuple[int, int, int, int]]:
     """Paste chars left to right, centred; returns each glyph's ink box."""
     styles = styles or ("sans-bold", "serif-bold", "mono-bold", "condensed-bold", "oblique-bold")
     tiles = []
@@ -82,7 +132,9 @@ def text_multicolor(rng: random.Random) -> Puzzle:
     d = ImageDraw.Draw(img)
     for _ in range(8):
         x, y, r = rng.uniform(0, W), rng.uniform(0, H), rng.uniform(20, 50)
-        d.ellipse((x - r, y - r, x + r, y + r), fill=D.mix(D.random_light(rng), rng.choice(list(D.COLORS.values())), 0.3))
+        d.ellipse(
+            (x - r, y - r, x + r, y + r), fill=D.mix(D.random_light(rng), rng.choice(list(D.COLORS.values())), 0.3)
+        )
     fills = [D.mix(rng.choice(list(D.COLORS.values())), (0, 0, 0), 0.15) for _ in code]
     boxes = layout_glyphs(rng, img, _show_case(rng, code), fills=fills)
     D.noise_dots(d, rng, W, H, 140, list(D.COLORS.values()))
@@ -94,8 +146,16 @@ def text_overlap(rng: random.Random) -> Puzzle:
     code = _code(rng, rng.randint(5, 6))
     img = D.background(rng, W, H, "plain")
     ink = D.random_dark(rng)
-    boxes = layout_glyphs(rng, img, _show_case(rng, code), fills=[ink] * len(code), sizes=(42, 50), rot=15,
-                          spacing=0.72, styles=("sans-bold", "condensed-bold", "serif-bold"))  # fmt: skip
+    boxes = layout_glyphs(
+        rng,
+        img,
+        _show_case(rng, code),
+        fills=[ink] * len(code),
+        sizes=(42, 50),
+        rot=15,
+        spacing=0.72,
+        styles=("sans-bold", "condensed-bold", "serif-bold"),
+    )
     D.noise_curve(ImageDraw.Draw(img), rng, W, H, ink, 1)
     return text_puzzle("Enter the characters, even where they overlap.", img, code, region=union(boxes))
 
@@ -119,8 +179,17 @@ def text_hollow(rng: random.Random) -> Puzzle:
     code = _code(rng, rng.randint(5, 6))
     img = D.background(rng, W, H, rng.choice(("plain", "gradient")))
     ink = D.random_dark(rng)
-    boxes = layout_glyphs(rng, img, _show_case(rng, code), fills=[(0, 0, 0, 0)] * len(code), sizes=(46, 54), rot=15,
-                          stroke=2, stroke_fills=[ink] * len(code), styles=("sans-bold", "serif-bold"))  # fmt: skip
+    boxes = layout_glyphs(
+        rng,
+        img,
+        _show_case(rng, code),
+        fills=[(0, 0, 0, 0)] * len(code),
+        sizes=(46, 54),
+        rot=15,
+        stroke=2,
+        stroke_fills=[ink] * len(code),
+        styles=("sans-bold", "serif-bold"),
+    )
     D.noise_dots(ImageDraw.Draw(img), rng, W, H, 60, [ink])
     return text_puzzle("Type the outlined characters.", img, code, region=union(boxes))
 
@@ -130,8 +199,16 @@ def text_wavy_word(rng: random.Random) -> Puzzle:
     word = rng.choice(WORDS)
     img = D.background(rng, W, H)
     ink = D.random_dark(rng)
-    boxes = layout_glyphs(rng, img, word, fills=[ink] * len(word), sizes=(34, 40), rot=12, wave=12,
-                          styles=("serif-bold", "serif", "sans-bold"))  # fmt: skip
+    boxes = layout_glyphs(
+        rng,
+        img,
+        word,
+        fills=[ink] * len(word),
+        sizes=(34, 40),
+        rot=12,
+        wave=12,
+        styles=("serif-bold", "serif", "sans-bold"),
+    )
     img = D.sine_warp(img, 3, 120, rng.uniform(0, 6.3), img.getpixel((0, 0)))
     D.noise_curve(ImageDraw.Draw(img), rng, W, H, D.mix(ink, (255, 255, 255), 0.4), 2)
     return text_puzzle("Type the word.", img, word, region=union(boxes))
@@ -145,8 +222,12 @@ def text_multiscript(rng: random.Random) -> Puzzle:
     ink = D.random_dark(rng)
     boxes = layout_glyphs(rng, img, chars, fills=[ink] * 6, rot=15, styles=("sans-bold", "serif-bold", "mono-bold"))
     D.noise_dots(ImageDraw.Draw(img), rng, W, H, 70, [ink])
-    return text_puzzle("Type the letters exactly as shown (they come from several alphabets).", img, "".join(chars),
-                       region=union(boxes))  # fmt: skip
+    return text_puzzle(
+        "Type the letters exactly as shown (they come from several alphabets).",
+        img,
+        "".join(chars),
+        region=union(boxes),
+    )
 
 
 @register("text_color_only", "text", "text", "type only the characters of one colour")
@@ -159,8 +240,12 @@ def text_color_only(rng: random.Random) -> Puzzle:
     img = D.background(rng, W, H, "plain")
     boxes = layout_glyphs(rng, img, code.upper(), fills=fills, sizes=(32, 38), rot=15)
     answer = "".join(c for i, c in enumerate(code) if i in picks)
-    return text_puzzle(f"Type only the {names[0]} characters, from left to right.", img, answer,
-                       region=union([b for i, b in enumerate(boxes) if i in picks]))  # fmt: skip
+    return text_puzzle(
+        f"Type only the {names[0]} characters, from left to right.",
+        img,
+        answer,
+        region=union([b for i, b in enumerate(boxes) if i in picks]),
+    )
 
 
 @register("text_inverted_only", "text", "text", "type only the upside-down characters")
@@ -171,11 +256,16 @@ def text_inverted_only(rng: random.Random) -> Puzzle:
     angles = [180 + rng.uniform(-8, 8) if i in flipped else rng.uniform(-8, 8) for i in range(n)]
     img = D.background(rng, W, H, rng.choice(("plain", "gradient")))
     ink = D.random_dark(rng)
-    boxes = layout_glyphs(rng, img, chars, fills=[ink] * n, sizes=(34, 38), angles=angles,
-                          styles=("sans-bold", "serif-bold"))  # fmt: skip
+    boxes = layout_glyphs(
+        rng, img, chars, fills=[ink] * n, sizes=(34, 38), angles=angles, styles=("sans-bold", "serif-bold")
+    )
     answer = "".join(c for i, c in enumerate(chars) if i in flipped)
-    return text_puzzle("Type only the characters that are upside down, from left to right.", img, answer,
-                       region=union([b for i, b in enumerate(boxes) if i in flipped]))  # fmt: skip
+    return text_puzzle(
+        "Type only the characters that are upside down, from left to right.",
+        img,
+        answer,
+        region=union([b for i, b in enumerate(boxes) if i in flipped]),
+    )
 
 
 @register("text_case_sensitive", "text", "text", "mixed-case letters; case matters")
@@ -187,5 +277,6 @@ def text_case_sensitive(rng: random.Random) -> Puzzle:
     ink = D.random_dark(rng)
     boxes = layout_glyphs(rng, img, code, fills=[ink] * 6, rot=10, styles=("sans-bold", "serif-bold"))
     D.noise_curve(ImageDraw.Draw(img), rng, W, H, ink, 1)
-    return text_puzzle("Type the letters exactly; upper and lower case matter.", img, code, case=True,
-                       region=union(boxes))  # fmt: skip
+    return text_puzzle(
+        "Type the letters exactly; upper and lower case matter.", img, code, case=True, region=union(boxes)
+    )
