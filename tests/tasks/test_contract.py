@@ -143,3 +143,15 @@ def test_env_task_holds_no_expectation(world):
 def test_unknown_task_is_a_clear_error():
     with pytest.raises(KeyError, match="No world task"):
         get_task("mail.nope")
+
+
+def test_no_feasible_task_is_done_before_the_agent_acts(world):
+    """A contract that the untouched world already satisfies would reward doing nothing."""
+    from venuskit.tasks import bundled
+
+    for spec in bundled().values():
+        for seed in range(len(spec.params)):
+            wt = WorldTask.start(world, spec.id, seed)
+            verdict = wt.verdict("finished", "Done.").verdict
+            wt.close()
+            assert verdict == "failed", f"{spec.id} seed {seed}: doing nothing gives {verdict}"
