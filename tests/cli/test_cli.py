@@ -91,3 +91,18 @@ def _images(request: dict) -> int:
 def test_view_refuses_a_folder_that_is_not_an_episode(tmp_path):
     out = venus("view", str(tmp_path))
     assert out.returncode == 2 and "not an episode folder" in out.stderr
+
+
+@pytest.mark.browser
+def test_run_world_task_gets_the_contract_verdict(tmp_path):
+    give_up = "<think>I will stop here.</think>\n<action>Finished(content='done')</action>"
+    with StandinServer([give_up]) as srv:
+        out = venus("run", "--world", "calendar.delete_event", "--model", srv.base_url, "--model-name", "standin",
+                    "--out", str(tmp_path), "--json")  # fmt: skip
+        system = srv.chat_requests()[0].json["messages"][0]["content"]
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["verdict"] == "failed" and result["end"] == "finished"  # claimed done, changed nothing
+    assert "### User Task" in system
+    manifest = json.loads((Path(result["episode_dir"]) / "manifest.json").read_text())
+    assert manifest["verdicts"]["contract"]["verdict"] == "failed"

@@ -27,8 +27,12 @@ app.add_typer(eval_cmd.app, name="eval", help="Benchmarks: grounding (ScreenSpot
 
 @app.command()
 def run(
-    task: str = typer.Option(..., "--task", help="What the agent should do."),
-    start_url: str = typer.Option(..., "--start-url", help="Page to open first (http, https or file)."),
+    task: str = typer.Option("", "--task", help="What the agent should do (not with --world)."),
+    start_url: str = typer.Option("", "--start-url", help="Page to open first (http, https or file)."),
+    world: str = typer.Option(
+        "", "--world", help="World task id (`venus world tasks`); scored by its contract."
+    ),
+    seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
     model: str = ModelOpts.model,
     model_name: str = ModelOpts.model_name,
     api_key: str = ModelOpts.api_key,
@@ -52,6 +56,10 @@ def run(
 
     try:
         mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
+        if world:
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out)
+        if not start_url:
+            fail("Pass --start-url URL (or --world TASK_ID for a world task).")
         job = AgentJob(goal=task, surface=surface, out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
         bcfg = browser_config(surface, allow_host, headed)
     except ValueError as exc:
@@ -59,6 +67,20 @@ def run(
     from venuskit.envs.browser import BrowserEnv
 
     run_with_progress(lambda: BrowserEnv(bcfg), job, {"start_url": start_url}, interactive, resume, json_out)
+
+
+def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool):
+    """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
+    from venuskit.agent.policy import VenusPolicy
+    from venuskit.cli.world_cmd import run_world_task
+    from venuskit.models.openai_backend import OpenAIBackend
+
+    def policy(goal: str, today: str) -> VenusPolicy:  # the prompt's date is the world's simulated date
+        kwargs = {"current_date": today} if surface == "browser" else {}
+        return VenusPolicy(OpenAIBackend(mcfg), surface, goal, n_img=n_img, prompt_kwargs=kwargs)
+
+    result = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps).to_dict()
+    typer.echo(json.dumps(result) if json_out else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")
 
 
 @app.command()
