@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import time
 from pathlib import Path
 
@@ -109,6 +110,7 @@ def serve_cmd(
     url = f"{server.base_url}/new?type={type_name}&seed={seed}" if type_name else f"{server.base_url}/"
     typer.echo(url)
     console.print("serving on loopback; Ctrl-C stops")
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops us even if started with SIGINT ignored
     try:
         while True:
             time.sleep(3600)

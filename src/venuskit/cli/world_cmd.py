@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import signal
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -194,6 +195,7 @@ def serve(
     else:
         server.default_episode = server.new_episode(seed, locale, day)
     typer.echo(f"venuskit world on {server.base_url}/  (seed {seed}, {locale}); Ctrl-C to stop")
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops us even if started with SIGINT ignored
     try:
         while True:
             time.sleep(3600)
