@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from venuskit.synth.grounding.boxes import SNAP_PAD, css_to_pixels, normalise_box, xywh_to_xyxy, xyxy_to_xywh
+from venuskit.actions.coords import SNAP_PAD, css_to_pixels, normalise_box
+from venuskit.synth.grounding.boxes import xywh_to_xyxy, xyxy_to_xywh
 from venuskit.synth.grounding.compose import compose_page, page_seed
 from venuskit.synth.grounding.families import CHROME_FAMILIES, FAMILIES, PANEL_FAMILIES
 from venuskit.synth.grounding.instructions import REGION, ambiguous, ordinal, region_of

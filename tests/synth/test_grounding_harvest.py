@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from venuskit.actions.coords import SNAP_PAD
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.synth.grounding.boxes import SNAP_PAD
 from venuskit.synth.grounding.harvest import harvest_page, harvest_world
 
 pytestmark = pytest.mark.browser

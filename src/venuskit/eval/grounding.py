@@ -30,11 +30,11 @@ from typing import Any
 
 from PIL import Image
 
-from venuskit.actions.coords import from_grid
+from venuskit.actions.coords import from_grid, normalise_box
 from venuskit.actions.history import grounding_messages
 from venuskit.eval.report import write_html_summary, write_json_report
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, config_dict
-from venuskit.synth.grounding.boxes import normalise_box, xywh_to_xyxy
+from venuskit.synth.grounding.boxes import xywh_to_xyxy
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from venuskit.actions.coords import SNAP_PAD, css_to_pixels
 from venuskit.envs.browser import BrowserConfig, BrowserEnv, png_size
-from venuskit.synth.grounding.boxes import SNAP_PAD, css_to_pixels
 from venuskit.synth.grounding.compose import runtime_js
 from venuskit.synth.grounding.instructions import ambiguous, quote_en, quote_zh
 from venuskit.synth.grounding.render import Rendered

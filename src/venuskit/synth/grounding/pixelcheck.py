@@ -23,7 +23,8 @@ from fractions import Fraction
 
 from PIL import Image, ImageChops
 
-from venuskit.synth.grounding.boxes import SNAP_PAD, Box, contains
+from venuskit.actions.coords import SNAP_PAD, Box
+from venuskit.synth.grounding.boxes import contains
 from venuskit.synth.grounding.render import Renderer, labels_from_raw
 from venuskit.synth.grounding.spec import Label, PageSpec
 

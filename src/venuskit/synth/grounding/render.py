@@ -23,9 +23,9 @@ from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
 
+from venuskit.actions.coords import SNAP_PAD, css_to_pixels
 from venuskit.envs.base import EnvError
 from venuskit.envs.browser import BrowserConfig, BrowserEnv, png_size, process_tree
-from venuskit.synth.grounding.boxes import SNAP_PAD, css_to_pixels
 from venuskit.synth.grounding.spec import MIN_TARGET_PX, Label, PageSpec, RenderError, Resolution
 
 log = logging.getLogger(__name__)

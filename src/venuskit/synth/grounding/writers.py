@@ -22,8 +22,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from venuskit.actions.coords import normalise_box
 from venuskit.actions.prompts import grounding_prompt
-from venuskit.synth.grounding.boxes import normalise_box, xyxy_to_xywh
+from venuskit.synth.grounding.boxes import xyxy_to_xywh
 from venuskit.synth.grounding.render import Rendered
 from venuskit.synth.grounding.spec import FORMATS, PageSpec, Sample, SynthError, ensure_dir
 
