@@ -11,8 +11,8 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 # Debian's Chromium (Playwright drives it through executable_path; `playwright install` is never used),
 # its driver (only the miniwob selenium anchor in benchmarks needs it), Xvfb/xdotool for desktop runs,
 # bootstrap-icons (a real icon set for grounding synthesis),
-# and fonts incl. CJK so zh pages render real glyphs.
-APT_PKGS=(chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation bootstrap-icons)
+# fonts incl. CJK so zh pages render real glyphs, and the shared libraries OpenCV needs (the verifier's OCR).
+APT_PKGS=(chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation bootstrap-icons libgl1 libglib2.0-0)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then
