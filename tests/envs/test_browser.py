@@ -484,3 +484,20 @@ def test_step_before_reset_and_after_close() -> None:
     env.close()
     with pytest.raises(EnvError, match="closed"):
         env.reset({"start_url": "about:blank"})
+
+
+def test_a_reused_context_starts_each_episode_clean(pages_url: str, events_url: str) -> None:
+    """reuse_context keeps the context but not what the last episode left: cookies, storage, history, popups."""
+    with BrowserEnv(BrowserConfig(reuse_context=True)) as env:
+        env.reset({"start_url": events_url})
+        env.page.evaluate("document.cookie = 'who=last-episode'; localStorage.setItem('draft', 'secret')")
+        ok(env.step(Launch(url=f"{pages_url}/page2.html")))
+        env.page.evaluate("window.open(location.href)")
+        first_page = env.page
+        env.reset({"start_url": events_url})
+        assert env.page is first_page or first_page.is_closed()
+        assert len(env.page.context.pages) == 1
+        assert env.page.evaluate("document.cookie") == ""
+        assert env.page.evaluate("localStorage.getItem('draft')") is None
+        back = env.step(PressBack())
+        assert back.info["moved"] is False and env.page.url == events_url

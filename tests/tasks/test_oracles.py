@@ -47,14 +47,14 @@ def world():
 
 @pytest.fixture(scope="module")
 def desktop():
-    env = BrowserEnv(BrowserConfig(settle_s=SETTLE_S))
+    env = BrowserEnv(BrowserConfig(settle_s=SETTLE_S, reuse_context=True))
     yield env
     env.close()
 
 
 @pytest.fixture(scope="module")
 def mobile():
-    env = BrowserEnv(BrowserConfig(preset="mobile", settle_s=SETTLE_S))
+    env = BrowserEnv(BrowserConfig(preset="mobile", settle_s=SETTLE_S, reuse_context=True))
     yield env
     env.close()
 

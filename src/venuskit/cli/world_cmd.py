@@ -6,6 +6,7 @@ episode store (`run_world_task`); the CLI layer may import everything, the task 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import signal
@@ -159,7 +160,8 @@ def _browser_env(surface: str) -> Any:
     from venuskit.cli.common import browser_config
     from venuskit.envs.browser import BrowserEnv
 
-    return BrowserEnv(browser_config(surface, [], headed=False))
+    # World episodes are bound by cookie, so a cleaned context is as isolated as a new one and resets faster.
+    return BrowserEnv(dataclasses.replace(browser_config(surface, [], headed=False), reuse_context=True))
 
 
 # ---- commands ------------------------------------------------------------------------------------

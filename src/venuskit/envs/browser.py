@@ -83,6 +83,7 @@ MOBILE_UA = (
     "Chrome/{major}.0.0.0 Mobile Safari/537.36"
 )
 LAUNCH_SCHEMES = ("http", "https", "file")
+_WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,file_systems"
 MAX_HOTKEY_KEYS = 3  # the browser harness's limit (reference/ui-venus.md §2.4)
 TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
 # page.screenshot waited for web fonts; the observation does too, but never longer than this (or half the
@@ -153,6 +154,13 @@ class BrowserConfig:
         default=True,
     )
     extra_args: tuple[str, ...] = _help("More Chromium switches, appended last.", default=())
+    reuse_context: bool = _help(
+        "Reset in the same browser context: clear its cookies and the web storage of every origin the episode "
+        "visited, then open a fresh tab (new history). Saves the context set-up and keeps the HTTP cache warm; "
+        "for trusted local apps such as the bundled world, whose episodes are bound by cookie. False: a new "
+        "context per episode (nothing at all carries over).",
+        default=False,
+    )
 
     def __post_init__(self) -> None:
         if self.preset not in ("desktop", "mobile"):
@@ -451,6 +459,8 @@ class BrowserEnv:
         self._driver: _Driver | None = None
         self._browser: Any = None
         self._context: Any = None
+        self._recycled = False
+        self._origins: set[str] = set()  # origins this episode's main frame visited (reuse_context clears them)
         self._page: Any = None
         self._cdp: Any = None
         self._guard = NetGuard(self._policy)
@@ -485,7 +495,8 @@ class BrowserEnv:
         return self._browser_pid
 
     def reset(self, task: dict[str, Any]) -> Observation:
-        """Start an episode: a fresh browser context at task["start_url"]. Raises EnvError subclasses."""
+        """Start an episode at task["start_url"] in a fresh browser context (or a cleaned one, with
+        `reuse_context`). Raises EnvError subclasses."""
         url = self._reset_url(task)
         self._require_open()
         try:
@@ -494,6 +505,9 @@ class BrowserEnv:
             self._guarded(self._open_context, self._nav_budget(), "reset")
             self._start_url = self._last_url = url
             self._guarded(lambda: self._goto(url), self._nav_budget(), "reset")
+            if self._recycled:  # a reused tab must not let PressBack reach the previous episode
+                self._recycled = False
+                self._guarded(lambda: self._session().send("Page.resetNavigationHistory"), self._nav_budget(), "reset")
             obs = self._guarded(self._observe, self._obs_budget(), "reset")
         except (ActionTimeout, BrowserCrashed):
             self._teardown(graceful=False)  # the next reset launches a fresh browser
@@ -697,6 +711,8 @@ class BrowserEnv:
         return opts
 
     def _open_context(self) -> None:
+        if self.config.reuse_context and self._context is not None and self._recycle_context():
+            return
         if self._context is not None:
             with contextlib.suppress(PlaywrightError):  # the old episode's tab may be dead or hung
                 self._context.close()
@@ -710,6 +726,23 @@ class BrowserEnv:
         ctx.on("page", self._adopt_page)
         self._context = ctx
         self._adopt_page(ctx.new_page())
+
+    def _recycle_context(self) -> bool:
+        """Clear what an episode leaves in the context and swap in a fresh tab; False if the context is unusable."""
+        if self._page is None or self._page.is_closed():
+            return False  # a tab that died with the last episode: start over with a new context
+        try:
+            for origin in self._origins:
+                self._session().send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _WEB_STORAGE})
+            self._context.clear_cookies()
+            for page in self._context.pages[:-1]:  # popups of the last episode
+                page.close()
+            self._guard.drain()
+            self._dialogs, self._origins, self._last_select, self._loaded = [], set(), None, False
+            self._recycled = True  # reset() drops the tab's history once the start page is in
+        except PlaywrightError:
+            return False
+        return True
 
     def _adopt_page(self, page: Any) -> None:
         """A new tab (ours, or a popup the page opened) becomes the one the agent sees."""
@@ -725,6 +758,8 @@ class BrowserEnv:
         # asks Playwright for the load state again instead of trusting the last answer.
         if frame.parent_frame is None and frame.page is self._page:
             self._loaded = False
+            if frame.url.startswith(("http://", "https://")):  # an origin whose web storage a recycled context must clear
+                self._origins.add("/".join(frame.url.split("/")[:3]))
 
     def _on_page_close(self, page: Any) -> None:
         if page is self._page and self._context is not None:
