@@ -105,7 +105,7 @@ def main() -> None:
     rss = server_rss(args.task, args.episodes)
     load = os.getloadavg()[0]
     print(
-        f"reset (restore + setup + recycled context + page load + screenshot): median {statistics.median(full):.1f} ms, "
+        f"reset (restore, setup, recycled context, load, screenshot): median {statistics.median(full):.1f} ms, "
         f"p90 {sorted(full)[int(len(full) * 0.9)]:.1f} ms over {len(full)} resets (goal <= {GOAL_RESET_MS})"
     )
     print(f"with a new browser context per episode instead: median {statistics.median(fresh):.1f} ms")

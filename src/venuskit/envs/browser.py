@@ -758,7 +758,7 @@ class BrowserEnv:
         # asks Playwright for the load state again instead of trusting the last answer.
         if frame.parent_frame is None and frame.page is self._page:
             self._loaded = False
-            if frame.url.startswith(("http://", "https://")):  # an origin whose web storage a recycled context must clear
+            if frame.url.startswith(("http://", "https://")):  # web storage a recycled context must clear
                 self._origins.add("/".join(frame.url.split("/")[:3]))
 
     def _on_page_close(self, page: Any) -> None:
