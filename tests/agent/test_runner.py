@@ -101,6 +101,17 @@ def test_step_check_rejections_resample_and_are_recorded(env, site, tmp_path):
     assert "that is the name field" in policy.calls[1]["feedback"]
 
 
+def test_the_step_check_sees_the_recorded_steps_before_it(env, site, tmp_path):
+    seen: list[list[str]] = []
+
+    def check(ctx):
+        seen.append([f"{s.index}:{s.action.name}" for s in ctx.history])
+        return CheckResult()
+
+    run(env, site, tmp_path, [ADD, NAME, FINISH], step_check=check)
+    assert seen == [[], ["0:Click"], ["0:Click", "1:Click"]]
+
+
 def test_safety_gate_block_keeps_the_action_from_running(env, site, tmp_path):
     gate = lambda ctx: GateDecision("block", "clicking is consequential here")  # noqa: E731
     episode, folder, _ = run(env, site, tmp_path, [ADD, FINISH], safety_gate=gate)
@@ -133,7 +144,9 @@ def test_mobile_surface_taps_and_types_on_a_touch_page(site, tmp_path):
     replies = [tap(200, 140), tap(300, 320), "<action>Type(content='Lin')</action>", FINISH]
     job = AgentJob(goal="Add one and type a name.", surface="mobile", out=tmp_path)
     with BrowserEnv(BrowserConfig(preset="mobile")) as mob:
-        episode, folder = run_episode(mob, ScriptedPolicy(replies, "mobile"), job, {"start_url": f"{site}/counter.html"})
+        episode, folder = run_episode(
+            mob, ScriptedPolicy(replies, "mobile"), job, {"start_url": f"{site}/counter.html"}
+        )
         assert episode.outcome.reason == "finished"
         assert mob.page.inner_text("#count") == "1" and mob.page.input_value("#name") == "Lin"
     stored = load_episode(folder)

@@ -82,6 +82,7 @@ class EpisodeRunner:
         self.feedback: str | None = None
         self.recent_keys: list[tuple] = []
         self.notes: list[str] = []  # TakeNote contents, re-sent with every later observation
+        self.recorded: list[Step] = []  # steps on disk, oldest first: the step check's history
 
     # ---- the loop -------------------------------------------------------------------------------
 
@@ -109,6 +110,7 @@ class EpisodeRunner:
     def resume_history(self) -> None:
         """Rebuild the model's history from the steps already on disk (resume after an interruption)."""
         for step in self.writer.load_steps():
+            self.recorded.append(step)
             if step.action is not None and step.raw_output is not None:  # the live run keeps parsed replies only
                 self.turns.append(
                     Turn(png=self.writer.read_png(step), response=step.raw_output, feedback=step.feedback)
@@ -302,6 +304,7 @@ class EpisodeRunner:
     def _record(self, step: Step, obs: Observation) -> None:
         stored = self.writer.add_step(step, obs.png)
         step.screenshot = stored.screenshot
+        self.recorded.append(step)
         if self.on_step is not None:
             self.on_step(step)
 
@@ -328,6 +331,7 @@ class EpisodeRunner:
             action=action,
             thought=(out.thought if out else step.thought),
             raw_output=(out.raw if out else step.raw_output or ""),
+            history=tuple(self.recorded),
         )
 
     def _end(self, outcome: Outcome, finished: bool = True) -> None:
