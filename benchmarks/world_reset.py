@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from venuskit.cli.world_cmd import run_world_task
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
+from venuskit.eval.world import run_world_task
 from venuskit.tasks import WorldTask
 from venuskit.world import WorldServer
 

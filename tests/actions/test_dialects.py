@@ -205,7 +205,7 @@ GUIR1_ACTIONS = st.one_of(
 def test_guir1_round_trip_exact_pixels(actions, w, h):
     r = guir1.parse(guir1.format_response("t", actions, w, h), w, h)
     assert len(r.actions) == len(actions)
-    for a, b in zip(actions, r.actions):
+    for a, b in zip(actions, r.actions, strict=True):
         px = lambda p: coords.point_to_pixels(p.as_tuple(), w, h)
         assert type(a) is type(b)
         if getattr(a, "point", None) is not None:

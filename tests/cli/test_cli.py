@@ -94,6 +94,29 @@ def test_view_refuses_a_folder_that_is_not_an_episode(tmp_path):
 
 
 @pytest.mark.browser
+def test_run_with_the_rule_step_check_resamples_a_rejected_action(serve_dir, tmp_path):
+    """`--step-check rules`: a Type before any field was clicked is sent back with the reason and re-sampled."""
+    site = serve_dir(PAGES)
+    typed_blind = "<think>Type the name.</think>\n<action>Type(content='Lin')</action>"
+    with StandinServer([typed_blind, ADD, FINISH]) as srv:
+        out = venus("run", "--task", "Add one.", "--start-url", f"{site}/counter.html", "--model", srv.base_url,
+                    "--model-name", "standin", "--out", str(tmp_path), "--json", "--non-interactive",
+                    "--step-check", "rules")  # fmt: skip
+        second = srv.chat_requests()[1].json
+    assert out.returncode == 0, out.stderr
+    steps = load_episode(json.loads(out.stdout.strip().splitlines()[-1])["episode_dir"]).steps
+    assert [s.action.name for s in steps] == ["Click", "Finished"]
+    assert steps[0].attempts[0]["rejected_by"] == "step_check" and steps[0].attempts[0]["raw"] == typed_blind
+    assert steps[0].attempts[0]["reason"] in json.dumps(second["messages"], ensure_ascii=False)
+
+
+def test_run_refuses_an_unknown_step_check():
+    out = venus("run", "--task", "x", "--start-url", "http://127.0.0.1:1/", "--model", "http://127.0.0.1:1/v1",
+                "--model-name", "m", "--step-check", "sometimes")  # fmt: skip
+    assert out.returncode == 2 and "--step-check takes off, rules or a judge URL" in out.stderr
+
+
+@pytest.mark.browser
 def test_run_world_task_gets_the_contract_verdict(tmp_path):
     give_up = "<think>I will stop here.</think>\n<action>Finished(content='done')</action>"
     with StandinServer([give_up]) as srv:

@@ -15,8 +15,8 @@ import json
 import pytest
 
 from venuskit.agent.policy import ScriptedPolicy
-from venuskit.cli.world_cmd import run_world_task
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
+from venuskit.eval.world import run_world_task
 from venuskit.record.store import load_episode
 from venuskit.tasks import bundled
 from venuskit.world import WorldServer

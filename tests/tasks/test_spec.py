@@ -36,7 +36,14 @@ def test_bundled_catalog_loads_with_every_category_and_chinese():
     tasks = bundled()
     counts = Counter(t.category for t in tasks.values())
     assert set(counts) == {"short", "medium", "long", "interrupt", "infeasible"}
-    assert len(tasks) >= 50
+    # the catalog's promise: >=60 short, >=50 medium, >=25 long, >=10 interrupts, >=15 infeasible
+    assert counts["short"] >= 60 and counts["medium"] >= 50 and counts["long"] >= 25
+    assert counts["interrupt"] >= 10 and counts["infeasible"] >= 15
+    assert {a for t in tasks.values() for a in t.apps} >= {"mail", "calendar", "drive", "expense", "bank", "shop",
+                                                            "forum", "settings"}  # fmt: skip
+    assert all(len(t.apps) >= 2 and t.steps >= 20 for t in tasks.values() if t.category == "long")
+    assert all(1 <= t.steps <= 5 for t in tasks.values() if t.category == "short")
+    assert all(6 <= t.steps <= 15 for t in tasks.values() if t.category == "medium")
     zh = sum("zh" in t.locales for t in tasks.values())
     assert zh / len(tasks) >= 0.3
     assert "long.reimbursement" in tasks and tasks["long.reimbursement"].steps >= 20

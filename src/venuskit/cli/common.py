@@ -80,6 +80,20 @@ def browser_config(surface: str, allow_host: list[str], headed: bool) -> Any:
     return cfg
 
 
+def step_checker(spec: str, model_name: str, api_key: str | None, timeout_s: float) -> Callable | None:
+    """The step check for `--step-check off|rules|URL` (None: off). Raises ValueError for anything else."""
+    if spec in ("", "off"):
+        return None
+    from venuskit.verify.judges import VLMJudge
+    from venuskit.verify.step import StepVerifier
+
+    if spec == "rules":
+        return StepVerifier()
+    if not spec.startswith(("http://", "https://")):
+        raise ValueError(f"--step-check takes off, rules or a judge URL like http://127.0.0.1:8000/v1; got {spec!r}.")
+    return StepVerifier(judge=VLMJudge.from_url(spec, model_name, api_key=api_key, name="step", timeout_s=timeout_s))
+
+
 def run_with_progress(
     make_env: Callable[[], Any],
     job: Any,
@@ -88,6 +102,7 @@ def run_with_progress(
     resume: Path | None,
     json_out: bool,
     make_policy: Callable | None = None,
+    step_check: Callable | None = None,
 ) -> None:
     """Run one episode with a live status line; SIGINT leaves a resumable folder and says how to resume."""
     from venuskit.agent.hooks import no_user, stdin_user
@@ -107,7 +122,15 @@ def run_with_progress(
         with console.status("starting…") as status:
             on_step = lambda s: status.update(_step_line(s, job.run.max_steps))  # noqa: E731
             episode, folder = run_episode(
-                env, policy, job, task, call_user=call_user, on_step=on_step, resume_dir=resume, stop=stop
+                env,
+                policy,
+                job,
+                task,
+                call_user=call_user,
+                on_step=on_step,
+                resume_dir=resume,
+                stop=stop,
+                **({"step_check": step_check} if step_check is not None else {}),
             )
     except KeyboardInterrupt:
         episode = None

@@ -5,7 +5,8 @@ Both load with `datasets.load_dataset("json" | "parquet", data_files=...)`.
 Chat JSONL (one line per step, TRL's conversational prompt-completion layout):
     {"episode_id", "step", "surface", "goal",
      "prompt": [system, user, assistant, ..., user]   # actions.history.build_messages, image placeholders
-     "completion": [{"role": "assistant", "content": [{"type": "text", "text": "<think>…</think>\\n<action>…</action>"}]}],
+     "completion": [{"role": "assistant",
+                     "content": [{"type": "text", "text": "<think>…</think>\\n<action>…</action>"}]}],
      "images": ["/abs/path/step_0002.png", ...],      # in placeholder order; cast with datasets.Image()
      "action": "Click(point=(500, 120))", "error": null}
 History is rebuilt the way the runner (venuskit.agent) builds it live: every earlier step whose reply

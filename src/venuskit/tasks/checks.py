@@ -277,3 +277,226 @@ def answer_balance(ctx, account) -> bool:
 
 def _norm(s: str) -> str:
     return s.replace(",", "").replace("，", "").casefold()
+
+
+# ---- extra (long) ----
+
+
+def _amount(text: Any) -> float | None:
+    """A money amount as written by a person: "1,234.50", "€62.00", "62 EUR", "62.1" all parse."""
+    cleaned = "".join(ch for ch in str(text).replace(",", "").replace("，", "") if ch.isdigit() or ch in ".-")
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+@check("drive.cell_amount", "name", "name_contains", "cell", "amount")
+def drive_cell_amount(ctx, cell, amount, name=None, name_contains=None) -> bool:
+    """A sheet cell holds `amount` as a number, whatever thousands separator or currency sign it carries."""
+    col, row = ord(cell[0].upper()) - ord("A"), int(cell[1:]) - 1
+    want = _amount(amount)
+    for f in _files(ctx, name, name_contains, False):
+        cells = json.loads(f["body"]).get("cells", [])
+        if row < len(cells) and col < len(cells[row]):
+            got = _amount(cells[row][col])
+            if got is not None and want is not None and abs(got - want) < 0.005:
+                return True
+    return False
+
+
+@check("cal.no_event_at", "title", "date", "start")
+def cal_no_event_at(ctx, title, date, start=None) -> bool:
+    """No event called `title` is left on `date` (at `start`): it was moved or never created there."""
+    rows = ctx.state.rows("SELECT start FROM events WHERE title = ? AND substr(start, 1, 10) = ?", (title, date))
+    return not any(start is None or r["start"][11:16] == start for r in rows)
+
+
+@check("cal.event_notes", "title", "text")
+def cal_event_notes(ctx, title, text) -> bool:
+    return any(_has(e["notes"], text) for e in ctx.state.rows("SELECT notes FROM events WHERE title = ?", (title,)))
+
+
+@check("mail.quotes_transfer_ref", "to", "payee")
+def mail_quotes_transfer_ref(ctx, to=None, payee=None) -> bool:
+    """A sent mail (to `to`) quotes the bank reference (TR........) of a transfer the agent made (to `payee`)."""
+    refs = [f"TR{t['id']:08d}" for t in ctx.state.rows("SELECT id, payee FROM transfers")
+            if payee is None or t["payee"].casefold() == payee.casefold()]  # fmt: skip
+    return any(_has(m["recipients"], to) and any(r in m["body"] for r in refs) for m in _mails(ctx, "sent", None))
+
+
+# ---- extra (short/medium) ----
+
+
+@check("drive.starred", "name", "value")
+def drive_starred(ctx, name, value=True) -> bool:
+    found = _files(ctx, name, None, False)
+    return bool(found) and all(bool(f["starred"]) == bool(value) for f in found)
+
+
+@check("bank.payee", "name", "iban")
+def bank_payee(ctx, name, iban=None) -> bool:
+    """A saved recipient `name` (with `iban`, spaces ignored) exists."""
+    return any(p["name"].casefold() == name.casefold()
+               and (iban is None or p["iban"].replace(" ", "") == iban.replace(" ", ""))
+               for p in ctx.state.rows("SELECT * FROM payees"))  # fmt: skip
+
+
+@check("expense.no_line", "purpose_contains", "merchant")
+def expense_no_line(ctx, purpose_contains, merchant) -> bool:
+    """The task's report (found by purpose) still exists and has no line from `merchant`."""
+    s = ctx.state
+    reports = [r["id"] for r in s.rows("SELECT * FROM expense_reports WHERE id > 3")
+               if _has(r["purpose"], purpose_contains)]  # fmt: skip
+    sql = "SELECT merchant FROM expense_lines WHERE report_id = ?"
+    merchants = [ln["merchant"] for rid in reports for ln in s.rows(sql, (rid,))]
+    return bool(reports) and merchant not in merchants
+
+
+@check("cal.no_event_on", "title", "date")
+def cal_no_event_on(ctx, title, date) -> bool:
+    return not ctx.state.rows("SELECT id FROM events WHERE title = ? AND substr(start, 1, 10) = ?", (title, date))
+
+
+@check("mail.no_attachment", "to", "attachment")
+def mail_no_attachment(ctx, to, attachment) -> bool:
+    """No mail sent to `to` carries an attachment named like `attachment` (a file the task says to leave out)."""
+    sent = [m for m in _mails(ctx, "sent", None) if _has(m["recipients"], to)]
+    return not any(_has(n, attachment) for m in sent for n in _atts(ctx, m["id"]))
+
+
+@check("bank.transfer_from", "account", "payee", "amount")
+def bank_transfer_from(ctx, account, payee=None, amount=None) -> bool:
+    """A transfer left the account named `account` (to `payee`, of `amount`)."""
+    rows = ctx.state.rows("SELECT t.*, a.name AS account_name FROM transfers t JOIN accounts a ON a.id = t.account_id")
+    return any(t["account_name"] == account and (payee is None or t["payee"].casefold() == payee.casefold())
+               and (amount is None or t["amount"] == _cents(amount)) for t in rows)  # fmt: skip
+
+
+# ---- shop ----
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return (a or "").strip().casefold() == (b or "").strip().casefold()
+
+
+def _placed(ctx: CheckContext) -> list[dict[str, Any]]:
+    """Orders the agent placed in this episode (not the background's or the task's), with their items."""
+    orders = ctx.state.rows("SELECT * FROM orders WHERE source = 'user' ORDER BY id")
+    for o in orders:
+        o["lines"] = ctx.state.rows("SELECT name, qty FROM order_items WHERE order_id = ?", (o["id"],))
+    return orders
+
+
+def _has_line(order: dict[str, Any], product: str | None, qty: Any) -> bool:
+    return product is None or any(_same(i["name"], product) and (qty is None or i["qty"] == int(qty))
+                                  for i in order["lines"])  # fmt: skip
+
+
+@check("shop.cart_has", "product", "qty", "or_ordered")
+def shop_cart_has(ctx, product, qty=None, or_ordered=False) -> bool:
+    """`product` is in the cart (exactly `qty` of it). With `or_ordered`, an order placed in this episode counts
+    too: a progress keypoint must keep holding after checkout has emptied the cart."""
+    rows = ctx.state.rows("SELECT p.name, c.qty FROM cart c JOIN products p ON p.id = c.product_id")
+    if any(_same(r["name"], product) and (qty is None or r["qty"] == int(qty)) for r in rows):
+        return True
+    return bool(or_ordered) and any(_has_line(o, product, qty) for o in _placed(ctx))
+
+
+@check("shop.cart_lacks", "product")
+def shop_cart_lacks(ctx, product) -> bool:
+    rows = ctx.state.rows("SELECT p.name FROM cart c JOIN products p ON p.id = c.product_id")
+    return not any(_same(r["name"], product) for r in rows)
+
+
+@check("shop.ordered", "product", "qty", "ship_to_contains", "shipping", "payment", "only")
+def shop_ordered(ctx, product=None, qty=None, ship_to_contains=None, shipping=None, payment=None, only=False) -> bool:
+    """An order placed in this episode holds `product` (x `qty`), ships to an address containing
+    `ship_to_contains` by `shipping` (standard | express | nextday), paid by `payment` (visa | mastercard |
+    invoice). With `only`, that product is the order's one line."""
+    for o in _placed(ctx):
+        if not (_has_line(o, product, qty) and _has(o["ship_to"], ship_to_contains) and _eq(o["shipping"], shipping)
+                and _eq(o["payment"], payment)):  # fmt: skip
+            continue
+        if only and len(o["lines"]) != 1:
+            continue
+        return True
+    return False
+
+
+@check("shop.no_order", "product")
+def shop_no_order(ctx, product=None) -> bool:
+    return not any(_has_line(o, product, None) for o in _placed(ctx))
+
+
+@check("shop.return_requested", "order", "product", "reason", "comment_contains")
+def shop_return_requested(ctx, order=None, product=None, reason=None, comment_contains=None) -> bool:
+    """A return was requested for `product` of order `order` (its number, with or without '#'), for `reason`
+    (damaged | wrong_item | doesnt_fit | not_needed | not_as_described)."""
+    rows = ctx.state.rows("SELECT r.reason, r.comment, o.number, i.name FROM returns r "
+                          "JOIN orders o ON o.id = r.order_id JOIN order_items i ON i.id = r.item_id")  # fmt: skip
+    number = None if order is None else str(order).lstrip("#")
+    return any(_eq(r["number"], number) and (product is None or _same(r["name"], product))
+               and _eq(r["reason"], reason) and _has(r["comment"], comment_contains) for r in rows)  # fmt: skip
+
+
+@check("shop.no_return", "order")
+def shop_no_return(ctx, order=None) -> bool:
+    rows = ctx.state.rows("SELECT o.number FROM returns r JOIN orders o ON o.id = r.order_id")
+    return not any(order is None or r["number"] == str(order).lstrip("#") for r in rows)
+
+
+# ---- forum ----
+
+
+def _post_ids(ctx: CheckContext, title: str) -> list[int]:
+    return [r["id"] for r in ctx.state.rows("SELECT id, title FROM posts") if _same(r["title"], title)]
+
+
+@check("forum.post", "group", "title", "title_contains", "body_contains")
+def forum_post(ctx, group=None, title=None, title_contains=None, body_contains=None) -> bool:
+    """The agent published a post (in `group`) with this title and text."""
+    rows = ctx.state.rows("SELECT p.*, g.name AS group_name FROM posts p JOIN forum_groups g ON g.id = p.group_id "
+                          "WHERE p.source = 'user'")  # fmt: skip
+    return any((group is None or _same(r["group_name"], group)) and (title is None or _same(r["title"], title))
+               and _has(r["title"], title_contains) and _has(r["body"], body_contains) for r in rows)  # fmt: skip
+
+
+@check("forum.post_absent", "title")
+def forum_post_absent(ctx, title) -> bool:
+    return not _post_ids(ctx, title)
+
+
+@check("forum.post_exists", "title")
+def forum_post_exists(ctx, title) -> bool:
+    return bool(_post_ids(ctx, title))
+
+
+@check("forum.comment", "post_title", "body_contains")
+def forum_comment(ctx, post_title, body_contains=None) -> bool:
+    """The user commented on the post titled `post_title`, with text containing `body_contains`."""
+    me = ctx.state.user()["email"]
+    ids = _post_ids(ctx, post_title)
+    return any(_has(c["body"], body_contains)
+               for pid in ids for c in ctx.state.rows("SELECT body FROM comments WHERE post_id = ? AND author = ?",
+                                                      (pid, me)))  # fmt: skip
+
+
+@check("forum.no_comment", "post_title")
+def forum_no_comment(ctx, post_title) -> bool:
+    return not forum_comment(ctx, post_title)
+
+
+@check("forum.reaction", "post_title", "kind")
+def forum_reaction(ctx, post_title, kind=None) -> bool:
+    """The user's reaction on the post is `kind` (like | love | funny | insightful | celebrate), or any."""
+    me = ctx.state.user()["email"]
+    kinds = [ctx.state.scalar("SELECT kind FROM reactions WHERE post_id = ? AND who = ?", (pid, me))
+             for pid in _post_ids(ctx, post_title)]  # fmt: skip
+    return any(k is not None and _eq(k, kind) for k in kinds)
+
+
+@check("forum.member", "group", "value")
+def forum_member(ctx, group, value=True) -> bool:
+    found = [g for g in ctx.state.rows("SELECT name, joined FROM forum_groups") if _same(g["name"], group)]
+    return bool(found) and all(bool(g["joined"]) == bool(value) for g in found)

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from venuskit.world.data_shop import shipping_cost
 from venuskit.world.state import EpisodeState
 
 OPS: dict[str, frozenset[str]] = {
@@ -122,3 +123,137 @@ def _meta(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
 _APPLY: dict[str, Callable[[EpisodeState, dict[str, Any], bool], int]] = {
     "mail": _mail, "file": _file, "event": _event, "txn": _txn, "payee": _payee, "meta": _meta,
 }  # fmt: skip
+
+
+# ---- extra (short/medium) ----
+# An expense report already in FinPortal (a draft to finish, or history), with its lines; `receipt` names a Drive
+# file (by its name) to link as the receipt.
+
+
+def _expense_report(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    n = state.scalar("SELECT COUNT(*) FROM expense_reports") + 41
+    today = state.today.isoformat()
+    receipt = state.scalar("SELECT id FROM files WHERE name = ? AND trashed = 0", (op.get("receipt", ""),))
+    rid = state.insert("expense_reports", code=op.get("code", f"ER-{state.today.year}-{n:04d}"), purpose=op["purpose"],
+                       cost_center=op.get("cost_center", "CC-4100"), trip_from=op.get("trip_from", today),
+                       trip_to=op.get("trip_to", today), approver=op.get("approver", "M. Becker"),
+                       status=op.get("status", "DRAFT"), created=today, receipt_file_id=receipt)  # fmt: skip
+    for ln in op.get("lines", []):
+        state.insert("expense_lines", report_id=rid, exp_date=ln.get("date", today), category=ln["category"],
+                     merchant=ln.get("merchant", ""), amount=round(float(str(ln["amount"])) * 100),
+                     currency=ln.get("currency", "EUR"))  # fmt: skip
+    return rid
+
+
+OPS["expense_report"] = frozenset({"code", "purpose", "cost_center", "trip_from", "trip_to", "approver", "status",
+                                   "lines", "receipt"})  # fmt: skip
+_APPLY["expense_report"] = _expense_report
+
+
+# ---- shop and forum ----
+# Products, past orders and cart lines (shop); groups, posts and comments (forum). Rows are found again by
+# name or title, so a task names them in its goal and its oracle selectors.
+
+
+def _money(value: Any) -> int:
+    return round(float(str(value)) * 100)
+
+
+def _product_id(state: EpisodeState, name: str, create: dict[str, Any] | None = None) -> int:
+    pid = state.scalar("SELECT id FROM products WHERE name = ? ORDER BY id DESC", (name,))
+    if pid is None and create is None:
+        raise KeyError(f"Setup names the product {name!r}, which neither the world nor an earlier op created.")
+    return int(pid) if pid is not None else _product(state, {"name": name, **(create or {})}, False)
+
+
+def _product(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    added = (state.today - dt.timedelta(days=int(op.get("days_ago", 2)))).isoformat()
+    return state.insert("products", name=op["name"], category=op.get("category", "home"), brand=op.get("brand", ""),
+                        price=_money(op.get("price", "10")), rating=float(op.get("rating", 4.2)),
+                        reviews=int(op.get("reviews", 57)), stock=int(op.get("stock", 25)),
+                        description=op.get("description", ""), added=added, source="task")  # fmt: skip
+
+
+def _order(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    """A past order; `status` delivered (with `delivered_days_ago`, default 3), shipped or processing."""
+    items = [(it, _product_id(state, it["name"], {k: it[k] for k in ("price", "category") if k in it}))
+             for it in op.get("items", [])]  # fmt: skip
+    subtotal = sum(_money(it["price"]) * int(it.get("qty", 1)) for it, _ in items)
+    method = op.get("shipping", "standard")
+    cost = shipping_cost(method, subtotal)
+    status = op.get("status", "delivered")
+    placed = state.today - dt.timedelta(days=int(op.get("days_ago", 6)))
+    delivered = None
+    if status == "delivered":
+        delivered = state.today - dt.timedelta(days=int(op.get("delivered_days_ago", 3)))
+    address = state.one("SELECT * FROM addresses ORDER BY id")
+    ship_to = op.get("ship_to") or f"{address['name']}, {address['street']}, {address['postcode']} {address['city']}"
+    oid = state.insert("orders", number=str(op["number"]).lstrip("#"), placed=placed.isoformat(), status=status,
+                       delivered=delivered and delivered.isoformat(), ship_to=ship_to, shipping=method,
+                       payment=op.get("payment", "visa"), subtotal=subtotal, shipping_cost=cost, total=subtotal + cost,
+                       source="task")  # fmt: skip
+    for it, pid in items:
+        state.insert("order_items", order_id=oid, product_id=pid, name=it["name"], price=_money(it["price"]),
+                     qty=int(it.get("qty", 1)))  # fmt: skip
+    return oid
+
+
+def _cart(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    return state.insert("cart", product_id=_product_id(state, op["product"]), qty=int(op.get("qty", 1)))
+
+
+def _group(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    """Create the group, or set `joined` / `description` of the one with that name."""
+    gid = state.scalar("SELECT id FROM forum_groups WHERE name = ?", (op["name"],))
+    if gid is None:
+        return state.insert("forum_groups", name=op["name"], description=op.get("description", ""),
+                            members=int(op.get("members", 128)), joined=int(op.get("joined", False)),
+                            color=op.get("color", "#7e57c2"))  # fmt: skip
+    if "joined" in op:
+        state.write("UPDATE forum_groups SET joined = ? WHERE id = ?", (int(op["joined"]), gid))
+    if "description" in op:
+        state.write("UPDATE forum_groups SET description = ? WHERE id = ?", (op["description"], gid))
+    return int(gid)
+
+
+def _author(state: EpisodeState, op: dict[str, Any]) -> tuple[str, str]:
+    if op.get("mine"):
+        user = state.user()
+        return user["name"], user["email"]
+    name = op.get("author", "Priya Patel")
+    return name, op.get("author_email") or f"{name.lower().replace(' ', '.')}@northwind.example"
+
+
+def _post(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    gid = _group(state, {"name": op["group"]}, live)
+    name, email = _author(state, op)
+    pid = state.insert("posts", group_id=gid, author_name=name, author=email, title=op["title"],
+                       body=op.get("body", ""), created=_stamp(state, {"minutes_ago": 90, **op}, live),
+                       source="task")  # fmt: skip
+    for i, kind in enumerate(op.get("reactions", [])):
+        state.insert("reactions", post_id=pid, who=f"fan{i}@northwind.example", kind=kind)
+    return pid
+
+
+def _comment(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    pid = state.scalar("SELECT id FROM posts WHERE title = ? ORDER BY id DESC", (op["post"],))
+    if pid is None:
+        raise KeyError(f"Setup comments on the post {op['post']!r}, which does not exist.")
+    name, email = _author(state, op)
+    return state.insert("comments", post_id=pid, author_name=name, author=email, body=op["body"],
+                        created=_stamp(state, {"minutes_ago": 30, **op}, live))  # fmt: skip
+
+
+OPS.update({
+    "product": frozenset({"name", "category", "brand", "price", "rating", "reviews", "stock", "description",
+                          "days_ago"}),
+    "order": frozenset({"number", "items", "status", "days_ago", "delivered_days_ago", "ship_to", "shipping",
+                        "payment"}),
+    "cart": frozenset({"product", "qty"}),
+    "group": frozenset({"name", "description", "members", "joined", "color"}),
+    "post": frozenset({"group", "title", "body", "author", "author_email", "mine", "days_ago", "minutes_ago",
+                       "reactions"}),
+    "comment": frozenset({"post", "body", "author", "author_email", "mine", "days_ago", "minutes_ago"}),
+})  # fmt: skip
+_APPLY.update({"product": _product, "order": _order, "cart": _cart, "group": _group, "post": _post,
+               "comment": _comment})  # fmt: skip

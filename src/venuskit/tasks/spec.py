@@ -24,8 +24,9 @@ from venuskit.tasks.setup import DOC_FIELDS, OPS
 
 CATEGORIES = ("short", "medium", "long", "interrupt", "infeasible")
 CONSEQUENTIAL = ("mail.send", "mail.trash", "mail.delete_forever", "drive.trash", "calendar.delete",
-                 "bank.transfer", "expense.submit", "settings.password")  # fmt: skip
-APPS = ("mail", "calendar", "drive", "expense", "bank", "settings")
+                 "bank.transfer", "expense.submit", "settings.password", "shop.checkout", "shop.return",
+                 "forum.delete")  # fmt: skip
+APPS = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings")
 SURFACES = ("browser", "mobile")
 # oracle op -> (min args, max args)
 ORACLE_OPS = {"click": (1, 1), "fill": (2, 2), "select": (2, 2), "enter": (0, 0), "goto": (1, 1),

@@ -14,6 +14,8 @@ import random
 import sqlite3
 from typing import Any
 
+from venuskit.world import data_forum, data_shop
+
 COMPANY = {"en": ("Northwind Labs", "northwind.example"), "zh": ("北风科技", "northwind.example")}
 USER = {"en": ("Alex Morgan", "alex.morgan"), "zh": ("林晓", "lin.xiao")}
 
@@ -190,6 +192,16 @@ def generate(conn: sqlite3.Connection, seed: int, locale: str, today: dt.date) -
     _events(conn, rng, locale, today, people)
     _bank(conn, rng, locale, today)
     _expenses(conn, rng, today)
+    # ---- shop and forum: their own random streams, so adding them changed no other app's world ----
+    data_shop.generate(conn, random.Random(f"{seed}:{locale}:{today.isoformat()}:shop"), locale, today, uname)
+    data_forum.generate(
+        conn,
+        random.Random(f"{seed}:{locale}:{today.isoformat()}:forum"),
+        locale,
+        today,
+        people,
+        (uname, meta["user_email"]),
+    )
 
 
 def _people(conn: sqlite3.Connection, rng: random.Random, locale: str, domain: str) -> list[tuple[str, str]]:

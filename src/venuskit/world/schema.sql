@@ -33,3 +33,31 @@ CREATE TABLE expense_lines(id INTEGER PRIMARY KEY, report_id INTEGER NOT NULL, e
 -- Consequential actions (send, delete, transfer, submit, ...), written by the apps; contracts read it.
 CREATE TABLE action_log(id INTEGER PRIMARY KEY, at TEXT NOT NULL, app TEXT NOT NULL, kind TEXT NOT NULL,
   detail TEXT NOT NULL DEFAULT '{}');
+-- ---- shop ----
+-- category is a key (electronics, home, books, sports, fashion, office); source: seed | task | user.
+CREATE TABLE products(id INTEGER PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL, brand TEXT NOT NULL DEFAULT '',
+  price INTEGER NOT NULL, rating REAL NOT NULL DEFAULT 0, reviews INTEGER NOT NULL DEFAULT 0,
+  stock INTEGER NOT NULL DEFAULT 0, description TEXT NOT NULL DEFAULT '', added TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT 'seed');
+CREATE TABLE cart(id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL UNIQUE, qty INTEGER NOT NULL);
+CREATE TABLE addresses(id INTEGER PRIMARY KEY, label TEXT NOT NULL, name TEXT NOT NULL, street TEXT NOT NULL,
+  city TEXT NOT NULL, postcode TEXT NOT NULL);
+-- status: processing | shipped | delivered; delivered is the delivery date (returns are open 30 days after it).
+CREATE TABLE orders(id INTEGER PRIMARY KEY, number TEXT NOT NULL UNIQUE, placed TEXT NOT NULL, status TEXT NOT NULL,
+  delivered TEXT, ship_to TEXT NOT NULL, shipping TEXT NOT NULL, payment TEXT NOT NULL, subtotal INTEGER NOT NULL,
+  shipping_cost INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL, source TEXT NOT NULL DEFAULT 'seed');
+CREATE TABLE order_items(id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL, product_id INTEGER NOT NULL,
+  name TEXT NOT NULL, price INTEGER NOT NULL, qty INTEGER NOT NULL);
+CREATE TABLE returns(id INTEGER PRIMARY KEY, order_id INTEGER NOT NULL, item_id INTEGER NOT NULL, reason TEXT NOT NULL,
+  comment TEXT NOT NULL DEFAULT '', created TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'requested');
+-- ---- forum ----
+CREATE TABLE forum_groups(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, description TEXT NOT NULL DEFAULT '',
+  members INTEGER NOT NULL DEFAULT 0, joined INTEGER NOT NULL DEFAULT 0, color TEXT NOT NULL DEFAULT '#7e57c2');
+CREATE TABLE posts(id INTEGER PRIMARY KEY, group_id INTEGER NOT NULL, author_name TEXT NOT NULL,
+  author TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', created TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'seed');
+CREATE TABLE comments(id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, author_name TEXT NOT NULL, author TEXT NOT NULL,
+  body TEXT NOT NULL, created TEXT NOT NULL);
+-- kind: like | love | funny | insightful | celebrate; one reaction per person and post.
+CREATE TABLE reactions(id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, who TEXT NOT NULL, kind TEXT NOT NULL,
+  UNIQUE(post_id, who));

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from venuskit.world.apps import bank, calendar, drive, expense, home, mail, settings
+from venuskit.world.apps import bank, calendar, drive, expense, forum, home, mail, settings, shop
 from venuskit.world.web import Router
 
-APPS = ("mail", "calendar", "drive", "expense", "bank", "settings")
+APPS = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings")
 
 
 def build_router() -> Router:
     router = Router()
-    for module in (home, mail, drive, calendar, expense, bank, settings):
+    for module in (home, mail, drive, calendar, expense, bank, shop, forum, settings):
         module.register(router)
     return router

@@ -1,4 +1,5 @@
-"""Bank: accounts, transactions with search and filters, transaction details, statements, transfers."""
+"""Bank: accounts, transactions with search and filters, transaction details, statements, saved recipients,
+transfers."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ def register(router: Router) -> None:
     router.add("POST", "/bank/transfer", transfer_review)
     router.add("POST", "/bank/transfer/confirm", transfer_confirm)
     router.add("GET", "/bank/statements", statements)
+    router.add("GET", "/bank/payees", payees)
+    router.add("POST", "/bank/payees", add_payee)
 
 
 def _accounts(ctx: Ctx) -> list[dict[str, Any]]:
@@ -63,6 +66,9 @@ def txn_detail(ctx: Ctx, tid: int) -> Response:
 
 def transfer_form(ctx: Ctx, err: str = "", form: dict[str, str] | None = None) -> Response:
     payees = ctx.state.rows("SELECT * FROM payees ORDER BY name")
+    picked = next((p for p in payees if str(p["id"]) == ctx.req.query.get("payee")), None)
+    if form is None and picked is not None:  # "Send money" on a saved recipient: start with them filled in
+        form = {"payee": str(picked["id"]), "name": picked["name"], "iban": picked["iban"]}
     return _page(ctx, "bank/transfer.html", section="transfer", payees=payees, err=err, f=form or {}, step="form")
 
 
@@ -133,3 +139,18 @@ def statements(ctx: Ctx) -> Response:
     labels = [(m.isoformat()[:7], i18n.month_label(ctx.locale, m)) for m in months]
     return _page(ctx, "bank/statements.html", section="statements", months=labels, pick=pick, txns=txns, acct=acct,
                  opening=opening, closing=closing, label=i18n.month_label(ctx.locale, start))  # fmt: skip
+
+
+def payees(ctx: Ctx, err: str = "", form: dict[str, str] | None = None) -> Response:
+    rows = ctx.state.rows("SELECT * FROM payees ORDER BY name")
+    return _page(ctx, "bank/payees.html", section="payees", payees=rows, err=err, f=form or {})
+
+
+def add_payee(ctx: Ctx) -> Response:
+    f = {k: ctx.req.arg(k) for k in ("name", "iban")}
+    if not f["name"] or not f["iban"]:
+        return payees(ctx, ctx.t("recipient_required"), f)
+    if ctx.state.one("SELECT id FROM payees WHERE name = ? AND REPLACE(iban, ' ', '') = ?",
+                     (f["name"], f["iban"].replace(" ", ""))) is None:  # fmt: skip
+        ctx.state.insert("payees", name=f["name"], iban=f["iban"])
+    return redirect("/bank/payees?flash=payee_added")

@@ -16,8 +16,9 @@ def register(router: Router) -> None:
 def launcher(ctx: Ctx) -> Response:
     unread = ctx.state.scalar("SELECT COUNT(*) FROM mails WHERE folder = 'inbox' AND unread = 1")
     invites = ctx.state.scalar("SELECT COUNT(*) FROM events WHERE status = 'invited'")
-    tiles = ("mail", "calendar", "drive", "expense", "bank", "settings")
-    badges = {"mail": unread or None, "calendar": invites or None}
+    in_cart = ctx.state.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart")
+    tiles = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings")
+    badges = {"mail": unread or None, "calendar": invites or None, "shop": in_cart or None}
     return ctx.render("home.html", app="home", tiles=tiles, badges=badges, bare=True)
 
 

@@ -1,4 +1,4 @@
-"""Mail: folders, search, read, compose, reply/forward, attachments (view, save to Drive), drafts, trash."""
+"""Mail: folders, search, read, compose, reply/forward, attachments (view, save to Drive), drafts, archive, trash."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from venuskit.world import i18n
 from venuskit.world.web import Ctx, Response, Router, not_found, redirect
 
-FOLDERS = ("inbox", "starred", "sent", "drafts", "trash")
+FOLDERS = ("inbox", "starred", "sent", "drafts", "archive", "trash")
 PAGE = 50
 
 
@@ -85,6 +85,12 @@ def act(ctx: Ctx, mid: int) -> Response:
         s.write("UPDATE mails SET prev_folder = folder, folder = 'trash' WHERE id = ?", (mid,))
         s.log("mail", "mail.trash", mail_id=mid, subject=mail["subject"])
         return redirect(f"/mail/{mail['folder']}?flash=moved_to_trash")
+    if do == "archive" and mail["folder"] not in ("archive", "trash", "drafts"):
+        s.write("UPDATE mails SET prev_folder = folder, folder = 'archive' WHERE id = ?", (mid,))
+        return redirect(f"/mail/{mail['folder']}?flash=archived")
+    if do == "to_inbox" and mail["folder"] == "archive":
+        s.write("UPDATE mails SET folder = 'inbox' WHERE id = ?", (mid,))
+        return redirect("/mail/archive?flash=moved_to_inbox")
     if do == "restore":
         s.write("UPDATE mails SET folder = COALESCE(prev_folder, 'inbox') WHERE id = ?", (mid,))
         return redirect("/mail/trash")

@@ -1,0 +1,219 @@
+"""`venus verify EPISODE_DIR` (SGV on one recorded episode) and `venus verify bench` (score verifier
+configurations against the contract-labelled set of world episodes, next to the final-screenshot baseline).
+
+`venus verify DIR` is short for `venus verify episode DIR`: the group routes any first argument that is not
+a subcommand to `episode`, so an episode folder named like a subcommand needs a path (`./bench`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.table import Table
+from typer.core import TyperGroup
+
+from venuskit.cli.common import console, fail
+
+DEFAULT_SET = Path("runs/verify-bench")
+
+
+class _EpisodeByDefault(TyperGroup):
+    """A group whose first argument, when it names no subcommand, is an episode folder for `episode`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["episode", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(cls=_EpisodeByDefault, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+
+@app.callback()
+def verify() -> None:
+    """Verify recorded episodes with SGV (keypoints, windows, judge votes), or score verifiers on the bench.
+
+    venus verify EPISODE_DIR [--judges ocr,log] [--model URL]     one episode
+    venus verify bench [--judges ocr,log] [--set DIR] [--json]    the contract-labelled bench
+    """
+
+
+class JudgeOpts:
+    judges = typer.Option("ocr,log", "--judges", help="Judges, e.g. ocr,log | ocr,log,vlm | vlm*3.")
+    model = typer.Option(None, "--model", help="OpenAI-compatible judge endpoint; adds the VLM judge.")
+    model_name = typer.Option(None, "--model-name", help="Served judge model (default: the server's first).")
+    api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
+    timeout = typer.Option(120.0, "--timeout", help="Seconds per judge call.")
+    json_out = typer.Option(False, "--json", help="Print JSON instead of a table.")
+
+
+def _judges(spec: str, model: str | None, model_name: str | None, api_key: str, timeout: float) -> list[Any]:
+    """The judge list; with --model the VLM judge joins if the spec does not name it already."""
+    from venuskit.verify.judges import make_judges
+
+    if model is None:
+        if "vlm" in spec:
+            fail(f"--judges {spec} names the VLM judge; pass --model URL of an OpenAI-compatible server.")
+        return make_judges(spec)
+    key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
+    if "vlm" not in spec:
+        spec = f"{spec},vlm" if spec.strip() else "vlm"
+    if model_name is None:
+        from venuskit.cli.eval_cmd import served_model
+
+        model_name = served_model(model, key)
+    return make_judges(spec, model_url=model, model_name=model_name, api_key=key, timeout_s=timeout)
+
+
+def contract_keypoints(episode: Any) -> list[str] | None:
+    """The keypoint descriptions of the world task an episode ran (from the task catalog, never from the
+    episode's recorded verdict); None when the episode is no world task or its task has no keypoints."""
+    from venuskit.tasks.spec import get_task
+
+    task_id = episode.task.get("world_task")
+    if not task_id:
+        return None
+    try:
+        inst = get_task(task_id).instance(int(episode.task.get("seed", 0)))
+    except KeyError:
+        return None
+    return [k.desc for k in inst.keypoints] or None
+
+
+@app.command("episode")
+def episode_cmd(
+    episode_dir: Path = typer.Argument(..., help="An episode folder (manifest.json, steps.jsonl, screenshots)."),
+    judges: str = JudgeOpts.judges,
+    model: str | None = JudgeOpts.model,
+    model_name: str | None = JudgeOpts.model_name,
+    api_key: str = JudgeOpts.api_key,
+    timeout: float = JudgeOpts.timeout,
+    from_contract: bool = typer.Option(
+        True,
+        "--keypoints-from-contract/--no-keypoints-from-contract",
+        help="World episodes: use the task contract's keypoint texts (else SGV splits the goal).",
+    ),  # fmt: skip
+    json_out: bool = JudgeOpts.json_out,
+    write: bool = typer.Option(True, "--write/--no-write", help="Store the report in the manifest (verdicts.sgv)."),
+) -> None:
+    """Verify one recorded episode with SGV and print the keypoints, their evidence and the verdict."""
+    if not (episode_dir / "manifest.json").exists():
+        fail(f"{episode_dir} is not an episode folder (no manifest.json).")
+    from venuskit.record.store import EpisodeStoreError, load_episode
+    from venuskit.verify.sgv import verify_episode, write_report
+
+    try:
+        episode = load_episode(episode_dir)
+        keypoints = contract_keypoints(episode) if from_contract else None
+        report = verify_episode(episode_dir, _judges(judges, model, model_name, api_key, timeout), keypoints=keypoints)
+        if write:
+            write_report(episode_dir, report, slot="sgv")
+    except (ValueError, EpisodeStoreError) as e:
+        fail(str(e))
+    if json_out:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False))
+        return
+    _print_report(report, episode)
+
+
+def _print_report(report: Any, episode: Any) -> None:
+    table = Table(title=f"SGV: {episode.goal[:90]}", show_lines=False)
+    for col in ("#", "keypoint", "status", "step", "decided by"):
+        table.add_column(col)
+    colour = {"satisfied": "green", "contradicted": "red"}
+    for i, kp in enumerate(report.keypoints):
+        c = colour.get(kp.status, "yellow")
+        step = "-" if kp.evidence_step is None else str(kp.evidence_step)
+        table.add_row(str(i + 1), kp.text, f"[{c}]{kp.status}[/{c}]", step, kp.decided_by)
+    console.print(table)
+    contract = (episode.verdicts.get("contract") or {}).get("verdict")
+    cost = report.cost
+    against = f"  (contract: {contract})" if contract else ""
+    console.print(f"[bold]{report.verdict}[/bold]: {report.reason}{against}")
+    console.print(f"cost: {cost.calls} model calls, {cost.tokens} tokens, {cost.seconds:.2f} s")
+    for m in report.missing:
+        console.print(f"[yellow]missing:[/yellow] {m}")
+
+
+@app.command("bench")
+def bench_cmd(
+    judges: str = JudgeOpts.judges,
+    model: str | None = JudgeOpts.model,
+    model_name: str | None = JudgeOpts.model_name,
+    api_key: str = JudgeOpts.api_key,
+    timeout: float = JudgeOpts.timeout,
+    set_dir: Path = typer.Option(DEFAULT_SET, "--set", help="The labelled set (built there first if missing)."),
+    n_tasks: int = typer.Option(10, "--n-tasks", help="Feasible tasks in a new set (plus ~1/4 infeasible)."),
+    seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new set."),
+    rebuild: bool = typer.Option(False, "--rebuild", help="Run the episodes again even if the set exists."),
+    baseline: bool = typer.Option(True, "--baseline/--no-baseline", help="Also score the final-screenshot baseline."),
+    kinds: str = typer.Option("", "--kinds", help="Only these episode kinds, e.g. oracle,claimed_done (default all)."),
+    json_out: bool = JudgeOpts.json_out,
+) -> None:
+    """Score SGV (and the final-screenshot baseline) with these judges on the contract-labelled world episodes."""
+    from venuskit.eval.report import write_json_report
+    from venuskit.eval.verify_bench import INDEX, build_set, run_bench
+
+    try:
+        if rebuild or not (set_dir / INDEX).exists():
+            with console.status("building the labelled set in Chromium…") as status:
+                build_set(set_dir, n_tasks, seed, rebuild=rebuild,
+                          on_item=lambda r: status.update(f"set: {r['id']} -> {r['label']}"))  # fmt: skip
+        judge_list = _judges(judges, model, model_name, api_key, timeout)
+        with console.status("verifying…") as status:
+            only = [k.strip() for k in kinds.split(",") if k.strip()] or None
+            result = run_bench(set_dir, judge_list, baseline=baseline, kinds=only,
+                               on_item=lambda m, i, r: status.update(f"{m}: {i['id']} -> {r.verdict}"))  # fmt: skip
+    except (ValueError, FileNotFoundError) as e:
+        fail(str(e))
+    result["judges"] = judges if model is None else f"{judges}+vlm({model})"
+    write_json_report(set_dir / f"bench-{_slug(judges)}.json", result)
+    if json_out:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+        return
+    _print_bench(result)
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text).strip("-") or "judges"
+
+
+BENCH_ROWS = (
+    ("precision", "precision (completed)"), ("recall", "recall (completed)"), ("f1", "F1 (completed)"),
+    ("fpr", "false-positive rate"), ("kappa", "Cohen's kappa (4-way)"), ("macro_f1_4way", "macro-F1 (4-way)"),
+    ("accuracy", "accuracy (4-way)"), ("adversarial_catch", "adversarial caught"),
+)  # fmt: skip
+
+
+def _print_bench(result: dict[str, Any]) -> None:
+    methods = [("SGV", result)] + ([("final screenshot", result["baseline"])] if "baseline" in result else [])
+    table = Table(title=f"verify bench: {result['n_episodes']} episodes ({result['n_adversarial']} adversarial), "
+                        f"judges {result['judges']}")  # fmt: skip
+    table.add_column("metric")
+    for name, _ in methods:
+        table.add_column(name, justify="right")
+    for key, label in BENCH_ROWS:
+        table.add_row(label, *(f"{m[key]:.3f}" for _, m in methods))
+    for f in ("calls", "seconds"):
+        table.add_row(f"{f} / episode (median, mean)",
+                      *(f"{m['cost'][f]['median']:.2f}, {m['cost'][f]['mean']:.2f}" for _, m in methods))  # fmt: skip
+    console.print(table)
+    for name, m in methods:
+        _print_confusion(name, m)
+        if m["errors"]:
+            console.print(f"[red]{len(m['errors'])} episodes could not be verified[/red]: {m['errors'][0]['error']}")
+
+
+def _print_confusion(name: str, m: dict[str, Any]) -> None:
+    classes = m["confusion"]["classes"]
+    table = Table(title=f"{name}: rows = contract label, columns = verdict")
+    table.add_column("")
+    for c in classes:
+        table.add_column(c, justify="right")
+    for c, row in zip(classes, m["confusion"]["rows_true_cols_pred"], strict=True):
+        table.add_row(c, *map(str, row))
+    console.print(table)

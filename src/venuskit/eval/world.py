@@ -1,0 +1,165 @@
+"""Running world tasks: the harness that joins a world task, the real browser env, a policy and the
+episode store, and stores the task contract's verdict in the recorded episode.
+
+`venus world oracle`, `venus run --world`, the verifier bench, the oracle tests and the reset benchmark all
+run world tasks through `run_world_task`. It lives in `eval` because it joins packages that never import
+each other (tasks, agent, envs, world, record); the CLI only calls it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class OraclePolicy:
+    """A Policy whose replies come from a task's oracle; replies go through the normal parser."""
+
+    def __init__(self, env: Any, oracle: Any, surface: str, stop: Callable[[], bool] | None = None) -> None:
+        self.env, self.oracle, self.surface, self.stop = env, oracle, surface, stop
+        self.goal, self.system, self.error = "", None, None
+        self.steps = 0
+
+    def act(self, observation: Any, history: list, feedback: str | None = None) -> Any:
+        from venuskit.actions import format_response
+        from venuskit.actions.types import CallUser, Finished
+        from venuskit.agent.policy import parse_output
+        from venuskit.tasks.oracle import OracleError
+
+        if self.stop is not None and self.steps > 0 and self.stop():
+            raw = format_response("A first part is done; stopping here.", Finished(content="Stopping early."),
+                                  self.surface)  # fmt: skip
+        else:
+            try:
+                thought, action = self.oracle.next(self.env.page)
+            except OracleError as e:  # recorded as the agent giving up, and reported by run_world_task
+                self.error = str(e)
+                thought, action = "The oracle could not go on.", CallUser(content=f"ORACLE ERROR: {e}")
+            raw = format_response(thought, action, self.surface)
+        self.steps += 1
+        return parse_output(raw, self.surface)
+
+    def set_goal(self, goal: str) -> None:
+        self.goal = goal
+
+    def describe(self) -> dict[str, Any]:
+        return {"policy": "oracle"}
+
+
+@dataclass
+class WorldRun:
+    verdict: Any  # venuskit.tasks.Verdict
+    episode_dir: Path
+    episode: Any  # venuskit.record.Episode
+    interrupts: list[dict[str, Any]] = field(default_factory=list)
+    oracle_error: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        v = self.verdict.to_dict()
+        return {"task": self.episode.task.get("world_task"), "verdict": v["verdict"], "reason": v["reason"],
+                "keypoints": v["keypoints"], "forbidden": v["forbidden"], "episode_dir": str(self.episode_dir),
+                "steps": _count_steps(self.episode_dir), "end": self.episode.outcome.reason,
+                "interrupts": self.interrupts,
+                "oracle_error": self.oracle_error, "seconds": round(self.seconds, 2)}  # fmt: skip
+
+
+def world_task_start(server: Any, task_id: str, seed: int = 0) -> tuple[dict[str, Any], Any, Callable[[Any], Any]]:
+    """For `venus run --world`: (task dict for env.reset and the record, on_step hook, verdict(episode) -> dict).
+    The verdict function also needs the episode's outcome: pass the Episode that run_episode returned."""
+    from venuskit.tasks.run import WorldTask
+
+    wt = WorldTask.start(server, task_id, seed)
+
+    def verdict(episode: Any) -> dict[str, Any]:
+        v = wt.verdict(episode.outcome.reason, episode.outcome.answer).to_dict()
+        return {**v, "interrupts": wt.fired}
+
+    return wt.env_task(), wt.on_step, verdict
+
+
+def run_world_task(
+    task_id: str,
+    seed: int = 0,
+    *,
+    policy: Any = "oracle",
+    out: Path = Path("runs/world"),
+    surface: str = "browser",
+    stop_at_progress: bool = False,
+    server: Any = None,
+    env: Any = None,
+    browser: Any = None,
+    max_steps: int | None = None,
+    on_step: Callable[[Any], None] | None = None,
+    call_user: Callable[[str], str | None] | None = None,
+    step_check: Callable[[Any], Any] | None = None,
+) -> WorldRun:
+    """Run one world task in real Chromium and store the contract verdict in the recorded episode
+    (manifest `verdicts.contract`).
+
+    `policy`: "oracle" (the task's scripted solution), a venuskit Policy, or a factory
+    `policy(goal, today) -> Policy` (today: the simulated date, for the browser prompt's "Today is ...").
+    `env`: a browser env to reuse (left open); else one is made from `browser` (a BrowserConfig) or the
+    surface's preset, and closed at the end. `on_step` runs after the task's own interrupt hook (e.g. a
+    progress display); `call_user` answers CallUser;
+    `step_check` checks each proposal before it runs (e.g. a venuskit.verify StepVerifier)."""
+    from venuskit.agent.runner import RunConfig
+    from venuskit.agent.session import AgentJob, run_episode
+    from venuskit.record.store import EpisodeWriter
+    from venuskit.tasks.oracle import Oracle
+    from venuskit.tasks.run import WorldTask
+    from venuskit.world.server import WorldServer
+
+    t0 = time.perf_counter()
+    own_server, own_env = server is None, env is None
+    server = server or WorldServer().start()
+    wt = None
+    try:
+        wt = WorldTask.start(server, task_id, seed)
+        if surface not in wt.inst.spec.surfaces:
+            raise ValueError(f"Task {task_id} supports the surfaces {list(wt.inst.spec.surfaces)}, not {surface!r}.")
+        env = env or world_browser(surface, browser)
+        if policy == "oracle":
+            stop = wt.progress if stop_at_progress else None
+            policy = OraclePolicy(env, Oracle(wt.inst.oracle, surface), surface, stop)
+        elif callable(policy) and not hasattr(policy, "act"):
+            policy = policy(wt.inst.goal, wt.state.today.isoformat())
+        job = AgentJob(goal=wt.inst.goal, surface=surface, out=Path(out),
+                       run=RunConfig(max_steps=max_steps or wt.inst.spec.max_steps))  # fmt: skip
+        hooks = [h for h in (wt.on_step, on_step) if h is not None]
+        extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check)) if v is not None}
+        episode, folder = run_episode(env, policy, job, wt.env_task(), on_step=lambda s: [h(s) for h in hooks],
+                                      **extra)  # fmt: skip
+        verdict = wt.verdict(episode.outcome.reason, episode.outcome.answer)
+        with EpisodeWriter.open(folder) as writer:
+            contract = {**verdict.to_dict(), "interrupts": wt.fired}
+            writer.update_manifest(verdicts={**episode.verdicts, "contract": contract})
+        return WorldRun(verdict, folder, episode, list(wt.fired), getattr(policy, "error", None),
+                        time.perf_counter() - t0)  # fmt: skip
+    finally:
+        if wt is not None:
+            wt.close()
+        if own_env and env is not None:
+            env.close()
+        if own_server:
+            server.stop()
+
+
+def world_browser(surface: str = "browser", config: Any = None) -> Any:
+    """The browser env for world runs: `config` (a BrowserConfig) or the preset for `surface`, recycling one
+    context across episodes — world episodes are bound by cookie, so a cleaned context is as isolated as a
+    new one and resets faster."""
+    from venuskit.envs.browser import BrowserConfig, BrowserEnv
+
+    config = config or BrowserConfig(preset="mobile" if surface == "mobile" else "desktop")
+    return BrowserEnv(dataclasses.replace(config, reuse_context=True))
+
+
+def _count_steps(folder: Path) -> int:
+    from venuskit.record.store import load_episode
+
+    return len(load_episode(folder).steps)

@@ -1,0 +1,49 @@
+"""Verification: the SGV trajectory verifier, the step verifier, judges (model, OCR, action log) and voting.
+
+    from venuskit.verify import make_judges, verify_episode, write_report
+    report = verify_episode("runs/ep-...", make_judges("ocr,log"))
+    write_report("runs/ep-...", report)          # -> manifest verdicts["sgv"]
+
+    runner = EpisodeRunner(env, policy, writer, step_check=StepVerifier())   # pre-action checks
+
+See docs/verify.md.
+"""
+
+from venuskit.verify.evidence import Evidence, LogFacts, Window, describe_action
+from venuskit.verify.judges import Judge, LogJudge, OcrJudge, VLMJudge, make_judges
+from venuskit.verify.report import STATUSES, Cost, KeypointResult, Report, Vote
+from venuskit.verify.sgv import (
+    SGVConfig,
+    extract_keypoints,
+    make_windows,
+    verify_episode,
+    verify_final_screenshot,
+    write_report,
+)
+from venuskit.verify.step import REFLECTION_MAP, StepVerdict, StepVerifier
+
+__all__ = [
+    "REFLECTION_MAP",
+    "STATUSES",
+    "Cost",
+    "Evidence",
+    "Judge",
+    "KeypointResult",
+    "LogFacts",
+    "LogJudge",
+    "OcrJudge",
+    "Report",
+    "SGVConfig",
+    "StepVerdict",
+    "StepVerifier",
+    "VLMJudge",
+    "Vote",
+    "Window",
+    "describe_action",
+    "extract_keypoints",
+    "make_judges",
+    "make_windows",
+    "verify_episode",
+    "verify_final_screenshot",
+    "write_report",
+]

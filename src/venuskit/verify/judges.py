@@ -1,0 +1,464 @@
+"""Judges: each looks at windows of steps (and, once, at the selected evidence) and votes per keypoint.
+
+- `VLMJudge`: a multimodal model behind any OpenAI-compatible endpoint (vLLM, SGLang, a hosted API, a
+  trained judge). Prompts are data files in `verify/prompt_templates/`. A timeout, a server error or a
+  reply that does not parse becomes an `abstain` vote with the reason, never an exception.
+- `OcrJudge`: a hard rule. Keypoint strings (quoted text, key values, proper names) read by OCR on a
+  screenshot, where at least one of them is text the agent typed that was not on screen before it typed
+  it and is not just sitting in the field it typed into (the page changed since).
+- `LogJudge`: a hard rule over the action log: pages opened, text typed, whether a question was answered.
+
+Rule judges (`is_rule = True`) settle keypoints before any model's final judgment is asked for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import threading
+import time
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from venuskit.actions.prompts import fill
+from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, png_to_data_url
+from venuskit.verify import text as T
+from venuskit.verify.evidence import Evidence, Window
+from venuskit.verify.report import Cost, Vote
+
+_TEMPLATES = Path(__file__).with_name("prompt_templates")  # shipped as package data (pyproject: **/*.txt)
+Keypoints = list[tuple[int, str]]  # (index in the episode's keypoint list, text)
+
+
+@runtime_checkable
+class Judge(Protocol):
+    name: str
+
+    def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]: ...
+
+    def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]: ...
+
+
+def is_rule(judge: Judge) -> bool:
+    """Rule judges settle keypoints without a model; anything else is asked for a final judgment."""
+    return bool(getattr(judge, "is_rule", False))
+
+
+def abstain_all(judge: str, keypoints: Keypoints, reason: str) -> list[Vote]:
+    return [Vote(judge, k, "abstain", None, reason) for k, _ in keypoints]
+
+
+@cache
+def load_template(name: str) -> str:
+    path = _TEMPLATES / f"{name}.txt"
+    if not path.is_file():
+        raise ValueError(f"There is no verifier prompt named {name!r} in venuskit/verify/prompt_templates.")
+    return path.read_text(encoding="utf-8").rstrip("\n")
+
+
+def numbered(keypoints: Keypoints) -> str:
+    """Keypoints as the prompt lists them: 1-based local numbers (the reply refers to these)."""
+    return "\n".join(f"{n}. {text}" for n, (_, text) in enumerate(keypoints, start=1))
+
+
+# ---- parsing model replies --------------------------------------------------------------------------
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_LINE = re.compile(
+    r"^\W*(\d+)\W+(satisfied|contradicted|not[ _]visible)\b(?:.*?\bstep\s*(\d+))?[\s:,.-]*(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_STATUS_ALIASES = {"not visible": "not_visible", "unknown": "not_visible", "unclear": "not_visible"}
+
+
+def json_object(reply: str) -> Any:
+    """The first JSON object in a reply (think blocks and code fences around it are ignored), or None."""
+    body = _THINK.sub("", reply)
+    start = body.find("{")
+    while start != -1:
+        try:
+            return json.JSONDecoder().raw_decode(body[start:])[0]
+        except ValueError:
+            start = body.find("{", start + 1)
+    return None
+
+
+def _status(value: Any) -> str | None:
+    s = str(value).strip().casefold()
+    s = _STATUS_ALIASES.get(s, s)
+    return s if s in ("satisfied", "contradicted", "not_visible") else None
+
+
+def _step(value: Any, allowed: set[int]) -> int | None:
+    try:
+        step = int(value)
+    except (TypeError, ValueError):
+        return None
+    return step if step in allowed else None
+
+
+def parse_votes(judge: str, reply: str, keypoints: Keypoints, steps: set[int]) -> list[Vote]:
+    """Votes from a judge reply (JSON, or "1: satisfied (step 3) reason" lines). Keypoints the reply does not
+    decide get an abstain vote; a reply that decides none is garbage and every keypoint abstains."""
+    found: dict[int, Vote] = {}
+    data = json_object(reply)
+    items = data.get("keypoints") if isinstance(data, dict) else None
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        n, status = _step(item.get("id"), set(range(1, len(keypoints) + 1))), _status(item.get("status"))
+        if n is not None and status is not None:
+            found[n] = Vote(
+                judge, keypoints[n - 1][0], status, _step(item.get("step"), steps), str(item.get("reason", ""))
+            )
+    if not found:
+        for m in _LINE.finditer(_THINK.sub("", reply)):
+            n, status = int(m.group(1)), _status(m.group(2).replace(" ", "_"))
+            if 1 <= n <= len(keypoints) and status is not None:
+                found[n] = Vote(judge, keypoints[n - 1][0], status, _step(m.group(3), steps), m.group(4).strip())
+    if not found:
+        return abstain_all(judge, keypoints, f"unparsable reply: {reply.strip()[:200]!r}")
+    return [found.get(n) or Vote(judge, k, "abstain", None, "the reply did not decide this keypoint")
+            for n, (k, _) in enumerate(keypoints, start=1)]  # fmt: skip
+
+
+# ---- the model judge --------------------------------------------------------------------------------
+
+
+class VLMJudge:
+    """A multimodal model judge over an OpenAI-compatible endpoint. Thread-safe: windows run in parallel."""
+
+    is_rule = False
+
+    def __init__(self, backend: OpenAIBackend | ModelConfig, *, name: str = "vlm", timeout_s: float = 60.0) -> None:
+        if isinstance(backend, ModelConfig):
+            # One attempt per call: the verifier's timeout is a budget, and an abstention is recorded anyway.
+            backend = OpenAIBackend(_with_timeout(backend, timeout_s))
+        self.backend = backend
+        self.name = name
+        self.cost = Cost()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_url(cls, url: str, model: str, *, api_key: str | None = None, name: str = "vlm",
+                 timeout_s: float = 60.0, temperature: float = 0.0, seed: int | None = None) -> VLMJudge:  # fmt: skip
+        extra = {"seed": seed} if seed is not None else {}
+        cfg = ModelConfig(base_url=url, model=model, api_key=api_key or "EMPTY", temperature=temperature,
+                          max_tokens=1024, extra_sampling=extra)  # fmt: skip
+        return cls(cfg, name=name, timeout_s=timeout_s)
+
+    # -- calls --
+
+    def complete(self, messages: list[dict[str, Any]]) -> str:
+        """One model call; counts calls and tokens. Raises ModelError (callers turn it into abstentions)."""
+        t0 = time.perf_counter()
+        try:
+            completion = self.backend.complete(messages)
+        finally:
+            with self._lock:
+                self.cost.calls += 1
+                self.cost.seconds += time.perf_counter() - t0
+        with self._lock:
+            self.cost.tokens += completion.usage.prompt_tokens + completion.usage.completion_tokens
+        return completion.text
+
+    def _votes(self, messages: list[dict[str, Any]], keypoints: Keypoints, steps: set[int]) -> list[Vote]:
+        try:
+            reply = self.complete(messages)
+        except ModelError as exc:
+            return abstain_all(self.name, keypoints, f"judge error: {exc}")
+        return parse_votes(self.name, reply, keypoints, steps)
+
+    # -- the Judge protocol --
+
+    def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
+        if not keypoints:
+            return []
+        intro = fill(load_template("window"), {
+            "goal": window.goal, "keypoints": numbered(keypoints), "first": str(window.steps[0].index),
+            "last": str(window.steps[-1].index), "total": str(window.facts.n_steps),
+        })  # fmt: skip
+        return self._votes(_messages(intro, window.steps), keypoints, {s.index for s in window.steps})
+
+    def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints, history: str = "") -> list[Vote]:
+        if not keypoints:
+            return []
+        answer = any("the agent told the user" in e.action for e in evidence)
+        note = (
+            "The agent's final answer is quoted in its last step; check it against the screenshots." if answer else ""
+        )
+        intro = fill(load_template("final"), {
+            "goal": goal, "keypoints": numbered(keypoints), "total": str(_total(evidence)), "answer_note": note,
+            "history": history or "\n".join(e.header() for e in evidence),
+        })  # fmt: skip
+        return self._votes(_messages(intro, evidence), keypoints, {e.index for e in evidence})
+
+    # -- other jobs for the same model --
+
+    def extract_keypoints(self, goal: str) -> list[str] | None:
+        """Keypoints of `goal` from the model (text only), or None when it fails or replies garbage."""
+        prompt = fill(load_template("keypoints"), {"goal": goal})
+        try:
+            data = json_object(self.complete([{"role": "user", "content": prompt}]))
+        except ModelError:
+            return None
+        items = data.get("keypoints") if isinstance(data, dict) else None
+        points = [str(p).strip() for p in items if str(p).strip()] if isinstance(items, list) else []
+        return points or None
+
+    def judge_step(self, intro: str, images: list[tuple[str, bytes]]) -> tuple[str | None, str]:
+        """(raw verdict word or None, reasoning or the error) for the step verifier."""
+        content: list[dict[str, Any]] = [{"type": "text", "text": intro}]
+        for caption, png in images:
+            content += [{"type": "text", "text": caption}, _image(png)]
+        messages = [{"role": "system", "content": load_template("step_system")}, {"role": "user", "content": content}]
+        try:
+            reply = self.complete(messages)
+        except ModelError as exc:
+            return None, f"judge error: {exc}"
+        data = json_object(reply)
+        if isinstance(data, dict) and data.get("verdict"):
+            return str(data["verdict"]), str(data.get("reasoning") or data.get("reason") or "")
+        m = re.search(
+            r"\b(CORRECT|INCORRECT|INEFFECTIVE|EXPLORATORY|correct|explore|invalid|wrong)\b", _THINK.sub("", reply)
+        )
+        return (m.group(1), reply.strip()[:300]) if m else (None, f"unparsable reply: {reply.strip()[:200]!r}")
+
+
+def _with_timeout(cfg: ModelConfig, timeout_s: float) -> ModelConfig:
+    from dataclasses import replace
+
+    return replace(cfg, timeout_s=timeout_s, max_retries=0)
+
+
+def _total(evidence: list[Evidence]) -> int:
+    return max((e.index for e in evidence), default=-1) + 1
+
+
+def _image(png: bytes) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": png_to_data_url(png)}}
+
+
+def _messages(intro: str, steps: Sequence[Evidence]) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": intro}]
+    for step in steps:
+        content.append({"type": "text", "text": step.header()})
+        if step.annotated is not None:
+            content.append(_image(step.annotated))
+    return [{"role": "system", "content": load_template("judge_system")}, {"role": "user", "content": content}]
+
+
+# ---- OCR -------------------------------------------------------------------------------------------
+
+_NEGATIVE = re.compile(
+    r"\b(delete|remove|cancel|decline|reject|unsubscribe|archive|clear|disable|turn off|recall|uninstall|empty|"
+    r"unstar|mark as unread)\b", re.IGNORECASE)  # fmt: skip
+_NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*")
+_NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
+
+
+def proper_names(text: str) -> list[str]:
+    """Capitalised word runs outside quotes, except the first word of the text (an imperative verb)."""
+    outside = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", text)
+    first = re.match(r"\s*\S+", outside)
+    start = first.end() if first else 0
+    return [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
+            and m.group(0) not in _NAME_STOP]  # fmt: skip
+
+
+class OcrJudge:
+    """OCR (rapidocr_onnxruntime, models inside the wheel) as a hard rule. Lazy: the engine starts on first
+    use; each screenshot is read once and cached (by content hash)."""
+
+    name = "ocr"
+    is_rule = True
+
+    def __init__(self, min_score: float = 0.5, name: str = "ocr") -> None:
+        self.name = name
+        self.min_score = min_score
+        self.cost = Cost()  # OCR calls no model; kept so every judge reports a cost
+        self._engine: Any = None
+        self._cache: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def read(self, png: bytes) -> str:
+        """All text OCR finds on the screenshot, one line per box."""
+        key = hashlib.sha1(png).hexdigest()
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = self._ocr(png)
+            return self._cache[key]
+
+    def _ocr(self, png: bytes) -> str:
+        if self._engine is None:
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+            except ImportError as exc:
+                raise RuntimeError(
+                    "The OCR judge needs rapidocr_onnxruntime: pip install 'venuskit[verify]'."
+                ) from exc
+            self._engine = RapidOCR()
+        from PIL import Image
+
+        with Image.open(io.BytesIO(png)) as im:  # RapidOCR wants 3-channel images
+            buf = io.BytesIO()
+            im.convert("RGB").save(buf, format="PNG")
+        result, _ = self._engine(buf.getvalue())
+        return "\n".join(str(r[1]) for r in result or [] if float(r[2]) >= self.min_score)
+
+    def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
+        typed = [t for _, t in window.facts.typed]
+        first_typed = {t: s for s, t in reversed(window.facts.typed)}
+        return [self._judge(k, text, window.steps, list(window.before) + list(window.steps), typed, first_typed)
+                for k, text in keypoints]  # fmt: skip
+
+    def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]:
+        typed = [(e.index, a.content) for e in evidence for a in _kids(e.act) if a.name == "Type"]
+        first_typed = {t: s for s, t in reversed(typed)}
+        return [self._judge(k, text, evidence, evidence, [t for _, t in typed], first_typed) for k, text in keypoints]
+
+    def _judge(self, k: int, text: str, steps, trajectory, typed: list[str], first_typed: dict[str, int]) -> Vote:
+        if _NEGATIVE.search(text):
+            return Vote(self.name, k, "abstain", None, "OCR cannot show that something is gone")
+        want = T.needles(text) + proper_names(text)
+        mine = [n for n in want if any(T.contains(t, n) for t in typed)]
+        if not mine:
+            return Vote(self.name, k, "abstain", None, "the keypoint names no text the agent typed")
+        fresh = [n for n in mine if not self._seen_before(n, trajectory, _first_step(n, first_typed))]
+        if len(fresh) < len(mine):
+            return Vote(self.name, k, "abstain", None, "the typed text was already on screen before it was typed")
+        for step in sorted(steps, key=lambda e: -e.index):
+            if step.png is None or any(T.contains(e, n) for n in mine for e in step.echo):
+                continue
+            screen = self.read(step.png)
+            if all(T.contains(screen, n) for n in want):
+                return Vote(self.name, k, "satisfied", step.index, f"OCR read {', '.join(map(repr, want))}")
+        return Vote(self.name, k, "not_visible", None, f"OCR did not find {', '.join(map(repr, want))} together")
+
+    def _seen_before(self, needle: str, trajectory, before: int) -> bool:
+        return any(
+            e.png is not None and e.index <= before and T.contains(self.read(e.png), needle) for e in trajectory
+        )
+
+
+def _first_step(needle: str, first_typed: dict[str, int]) -> int:
+    return min((s for t, s in first_typed.items() if T.contains(t, needle)), default=0)
+
+
+def _kids(action: Any) -> tuple[Any, ...]:
+    if action is None:
+        return ()
+    return tuple(getattr(action, "actions", ())) or (action,)
+
+
+# ---- the action log ---------------------------------------------------------------------------------
+
+_TYPING = re.compile(r"^\s*(type|enter|input|fill in|fill|write|search for|search)\b", re.IGNORECASE)
+_OPENING = re.compile(r"^\s*(open|go to|visit|navigate to|launch|load)\b", re.IGNORECASE)
+_ANSWERING = re.compile(r"^\s*(answer\b|tell me|let me know|report)", re.IGNORECASE)
+_DOMAIN = re.compile(
+    r"\b(?:https?://)?(?:(?:[a-z0-9-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}|localhost)(?::\d+)?(?:/[^\s\"']*)?",
+    re.IGNORECASE,
+)
+
+
+class LogJudge:
+    """Facts from the action log, as a hard rule: a page that was opened, text that was typed, a question
+    left without an answer. Never reads thoughts; reads final content only to know an answer exists."""
+
+    name = "log"
+    is_rule = True
+
+    def __init__(self, name: str = "log") -> None:
+        self.name = name
+        self.cost = Cost()
+
+    def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
+        return [self._judge(k, text, window.steps, window if window.is_last else None) for k, text in keypoints]
+
+    def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]:
+        return [self._judge(k, text, evidence, None) for k, text in keypoints]
+
+    def _judge(self, k: int, text: str, steps: Sequence[Evidence], last: Window | None) -> Vote:
+        if _OPENING.match(text):
+            return self._opened(k, text, steps)
+        if _TYPING.match(text) and T.quoted(text):
+            return self._typed(k, T.quoted(text), steps)
+        if _ANSWERING.match(text) and last is not None:
+            return self._answered(k, last)
+        return Vote(self.name, k, "abstain", None, "no log rule applies")
+
+    def _opened(self, k: int, text: str, steps: Sequence[Evidence]) -> Vote:
+        targets = [m.group(0).rstrip(".,") for m in _DOMAIN.finditer(text)]
+        if not targets:
+            return Vote(self.name, k, "abstain", None, "the keypoint names no URL")
+        for step in steps:
+            if step.url and all(T.contains(step.url, t.split("://")[-1]) for t in targets):
+                return Vote(self.name, k, "satisfied", step.index, f"the page {step.url} was open")
+        return Vote(self.name, k, "not_visible", None, "no step was on that URL")
+
+    def _typed(self, k: int, wanted: list[str], steps: Sequence[Evidence]) -> Vote:
+        for step in steps:
+            contents = [a.content for a in _kids(step.act) if a.name == "Type"]
+            if step.error is None and any(all(T.contains(c, w) for w in wanted) for c in contents):
+                return Vote(self.name, k, "satisfied", step.index, f"typed {', '.join(map(repr, wanted))}")
+        return Vote(self.name, k, "not_visible", None, "that text was not typed in these steps")
+
+    def _answered(self, k: int, window: Window) -> Vote:
+        facts, final = window.facts, window.steps[-1].index
+        if facts.ended_with not in ("Finished", "Answer") or facts.answer is None:
+            return Vote(self.name, k, "contradicted", final, "the agent ended without answering")
+        return Vote(self.name, k, "not_visible", final, "an answer was given; its correctness needs a look")
+
+
+# ---- building judges from a spec --------------------------------------------------------------------
+
+
+def make_judges(
+    spec: str,
+    *,
+    model_url: str | None = None,
+    model_name: str | None = None,
+    api_key: str | None = None,
+    timeout_s: float = 60.0,
+) -> list[Judge]:
+    """Judges from a spec like "ocr,log", "ocr,log,vlm" or "vlm*3" (three model judges that vote; they
+    sample at temperature 0.7 with different seeds, since three greedy copies would always agree)."""
+    judges: list[Judge] = []
+    for item in (p.strip() for p in spec.split(",")):
+        kind, _, times = item.partition("*")
+        count = _count(item, times)
+        if kind == "ocr":
+            judges += [OcrJudge(name="ocr" if count == 1 else f"ocr{i + 1}") for i in range(count)]
+        elif kind == "log":
+            judges += [LogJudge(name="log" if count == 1 else f"log{i + 1}") for i in range(count)]
+        elif kind == "vlm":
+            judges += _vlm_judges(count, model_url, model_name, api_key, timeout_s)
+        else:
+            raise ValueError(f"Unknown judge {item!r} in {spec!r}; use ocr, log and vlm, e.g. 'ocr,log,vlm*3'.")
+    if not judges:
+        raise ValueError(f"The judge spec {spec!r} names no judge; use e.g. 'ocr,log' or 'ocr,log,vlm'.")
+    return judges
+
+
+def _count(item: str, times: str) -> int:
+    if not times:
+        return 1
+    if not times.isdigit() or not 1 <= int(times) <= 15:
+        raise ValueError(f"In judge spec item {item!r}, the count after '*' must be a whole number from 1 to 15.")
+    return int(times)
+
+
+def _vlm_judges(count: int, url: str | None, model: str | None, key: str | None, timeout_s: float) -> list[Judge]:
+    if not url or not model:
+        raise ValueError(
+            "A 'vlm' judge needs a model endpoint: pass model_url (e.g. http://127.0.0.1:8000/v1) and model_name."
+        )
+    if count == 1:
+        return [VLMJudge.from_url(url, model, api_key=key, timeout_s=timeout_s)]
+    return [VLMJudge.from_url(url, model, api_key=key, name=f"vlm{i + 1}", timeout_s=timeout_s, temperature=0.7,
+                              seed=i) for i in range(count)]  # fmt: skip

@@ -1,0 +1,103 @@
+"""The rule-based keypoint splitter: the goal's own clauses, nothing the goal does not state.
+
+Used when no model judge is given (or the model's list cannot be parsed). It splits sentences and
+coordinated imperatives ("Open X and reply Y" -> two points), turns a question into "Answer: ...", and
+adds a "sorted by ..." point for each superlative (WebJudge's rule: "cheapest" means the sort was used).
+Quoted spans are never split.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Imperative verbs that start a new keypoint after "and" / ", then" (so "Add milk and eggs" stays one point).
+_VERB_TEXT = """
+    accept add answer archive attach book buy call cancel change check choose click close confirm copy create
+    decline delete disable download edit email enable enter file fill filter find forward give go install invite
+    list make mark move navigate open order pay play post put rate read record remove rename reply report reset
+    restore save say schedule search select send set share show sign sort star start submit switch tell transfer
+    turn type unsubscribe update upload use visit write"""
+VERBS = frozenset(_VERB_TEXT.split())
+# superlative -> what the results must be sorted by
+SUPERLATIVES = {
+    "cheapest": "price, lowest first",
+    "least expensive": "price, lowest first",
+    "lowest price": "price, lowest first",
+    "most expensive": "price, highest first",
+    "highest price": "price, highest first",
+    "newest": "date, newest first",
+    "latest": "date, newest first",
+    "most recent": "date, newest first",
+    "oldest": "date, oldest first",
+    "earliest": "date, oldest first",
+    "highest rated": "rating, highest first",
+    "best rated": "rating, highest first",
+    "top rated": "rating, highest first",
+    "most popular": "popularity, highest first",
+    "largest": "size or amount, largest first",
+    "biggest": "size or amount, largest first",
+    "smallest": "size or amount, smallest first",
+    "shortest": "duration, shortest first",
+    "longest": "duration, longest first",
+}
+_QUOTE_SPAN = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|「[^」]*」|(?<![\w])'[^']*'(?![\w])")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|(?<=[。！？])")
+_COORD = re.compile(r";\s+|,\s+then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
+
+
+def _mask_quotes(text: str) -> tuple[str, list[str]]:
+    """Replace quoted spans by placeholders so splitting never cuts inside them."""
+    spans: list[str] = []
+
+    def keep(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    return _QUOTE_SPAN.sub(keep, text), spans
+
+
+def _unmask(text: str, spans: list[str]) -> str:
+    return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """Split at coordinations only where the next part starts with an imperative verb."""
+    parts: list[str] = []
+    pos = 0
+    for m in _COORD.finditer(sentence):
+        nxt = sentence[m.end() :].split(maxsplit=1)
+        if nxt and nxt[0].casefold().strip(",.") in VERBS:
+            parts.append(sentence[pos : m.start()])
+            pos = m.end()
+    parts.append(sentence[pos:])
+    return [p.strip(" ,;") for p in parts if p.strip(" ,;")]
+
+
+def _tidy(clause: str) -> str:
+    clause = clause.strip().rstrip(".。")
+    if clause.endswith(("?", "？")):
+        return f"Answer: {clause}"
+    return clause[:1].upper() + clause[1:]
+
+
+def sort_points(goal: str) -> list[str]:
+    folded = goal.casefold()
+    points = []
+    for word, order in SUPERLATIVES.items():
+        if re.search(rf"\b{re.escape(word)}\b", folded):
+            points.append(f'The "{word}" one is found from results sorted by {order} (the sort function was used)')
+    return points
+
+
+def split_goal(goal: str) -> list[str]:
+    """Keypoints of `goal` by rule: one per sentence and per coordinated imperative, plus sort points."""
+    masked, spans = _mask_quotes(" ".join(goal.split()))
+    points: list[str] = []
+    for sentence in _SENTENCE_END.split(masked):
+        for clause in _clauses(sentence):
+            point = _tidy(_unmask(clause, spans))
+            if points and points[-1].startswith("Answer:") and point.casefold().startswith("answer with"):
+                points[-1] = f"{points[-1]} ({point[len('answer ') :]})"  # "How much ...? Answer with X" is one point
+            elif len(point) > 1 and point not in points:
+                points.append(point)
+    return points + [p for p in sort_points(goal) if p not in points]

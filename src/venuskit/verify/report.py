@@ -1,0 +1,85 @@
+"""What a trajectory verifier returns: per-keypoint results with their votes, a verdict, and its cost.
+
+A Report is plain data: `to_dict()` is what goes into the episode manifest's `verdicts[slot]`, and
+`Report.from_dict` reads it back (for benches that compare verdicts across runs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = ("satisfied", "contradicted", "not_visible", "abstain")  # what one judge can say about a keypoint
+KEYPOINT_STATUSES = ("satisfied", "contradicted", "open")  # what the vote decides
+VERDICTS = ("completed", "partial", "infeasible", "failed")
+
+
+@dataclass
+class Vote:
+    """One judge's opinion of one keypoint, with the step it saw as evidence (None: no particular step)."""
+
+    judge: str
+    keypoint: int  # index into the keypoint list
+    status: str  # one of STATUSES
+    step: int | None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"Vote.status must be one of {STATUSES}, got {self.status!r}.")
+
+
+@dataclass
+class KeypointResult:
+    text: str
+    status: str  # one of KEYPOINT_STATUSES
+    evidence_step: int | None
+    decided_by: str  # a judge or rule name, "vote(a,b,c)" for a majority, "none" when nobody could tell
+    votes: list[Vote] = field(default_factory=list)
+
+
+@dataclass
+class Cost:
+    """Model calls and tokens spent, and wall-clock seconds of the whole verification."""
+
+    calls: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.calls + other.calls, self.tokens + other.tokens, self.seconds + other.seconds)
+
+    def __sub__(self, other: Cost) -> Cost:
+        return Cost(self.calls - other.calls, self.tokens - other.tokens, self.seconds - other.seconds)
+
+
+@dataclass
+class Report:
+    verdict: str  # one of VERDICTS
+    keypoints: list[KeypointResult]
+    cost: Cost
+    missing: list[str]  # what the record lacked (screenshots, a torn line, an unfinished run), in words
+    reason: str
+    method: str  # "sgv" | "final_screenshot"
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"Report.verdict must be one of {VERDICTS}, got {self.verdict!r}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Report:
+        keypoints = [
+            KeypointResult(**{**k, "votes": [Vote(**v) for v in k.get("votes", [])]}) for k in d.get("keypoints", [])
+        ]
+        return cls(
+            verdict=d["verdict"],
+            keypoints=keypoints,
+            cost=Cost(**d.get("cost", {})),
+            missing=list(d.get("missing", [])),
+            reason=d.get("reason", ""),
+            method=d.get("method", "sgv"),
+        )

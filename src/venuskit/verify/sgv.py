@@ -1,0 +1,420 @@
+"""SGV: the trajectory verifier. Five stages, each callable alone:
+
+1. `extract_keypoints(goal)`: keypoints from the goal alone, before the trajectory is seen (or given ones,
+   e.g. a world contract's keypoint descriptions).
+2. `make_windows(episode, ...)`: windows of consecutive steps, each screenshot with its action drawn.
+3. window checks: every judge judges every window against every keypoint, in parallel (`workers`,
+   a per-call timeout); a judge that raises, hangs or answers garbage abstains and the run goes on.
+4. hard rules first: keypoints the rule judges (OCR, log) agree on are settled without a model call;
+   only the still-open keypoints go to ONE final judgment per model judge over <= `max_evidence`
+   selected screenshots. Judges vote; ties never resolve to satisfied (see voting.py).
+5. the `Report`: a verdict, per-keypoint results with every vote, the cost, and what the record lacked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from venuskit.actions.types import Action, Answer, CallUser, Finished, TakeNote
+from venuskit.actions.types import Sequence as ActionSequence
+from venuskit.record.episode import Episode
+from venuskit.record.overlay import draw_action, focus_after
+from venuskit.record.store import EpisodeWriter, load_episode, step_png
+from venuskit.verify import text as T
+from venuskit.verify.evidence import Evidence, LogFacts, Window, describe_action, echoes, log_facts
+from venuskit.verify.judges import Judge, Keypoints, VLMJudge, abstain_all, is_rule
+from venuskit.verify.keypoints import split_goal
+from venuskit.verify.report import Cost, KeypointResult, Report, Vote
+from venuskit.verify.voting import majority, position, settled_by_rules
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class SGVConfig:
+    """How SGV cuts the trajectory and calls its judges."""
+
+    window: int = field(default=3, metadata=_help("Consecutive steps each window shows a judge."))
+    stride: int = field(default=3, metadata=_help("Steps between window starts; <= window so no step is skipped."))
+    workers: int = field(default=4, metadata=_help("Window checks that run at the same time."))
+    timeout_s: float = field(default=60.0, metadata=_help("Seconds one judge call may take before it abstains."))
+    final_judgment: bool = field(
+        default=True, metadata=_help("Ask each model judge once more over the selected evidence for open keypoints.")
+    )
+    max_evidence: int = field(default=6, metadata=_help("Screenshots at most in the final judgment."))
+
+    def __post_init__(self) -> None:
+        if self.window < 1:
+            raise ValueError(f"window must be at least 1 step, got {self.window}; try window=3.")
+        if not 1 <= self.stride <= self.window:
+            raise ValueError(
+                f"stride={self.stride} would skip steps with window={self.window}; set 1 <= stride <= window."
+            )
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}; use workers=1 for serial checks.")
+        if self.timeout_s <= 0:
+            raise ValueError(f"timeout_s must be positive, got {self.timeout_s}; try timeout_s=60.")
+        if self.max_evidence < 1:
+            raise ValueError(f"max_evidence must be at least 1 (the final screenshot), got {self.max_evidence}.")
+
+    @classmethod
+    def help(cls) -> dict[str, str]:
+        return {f.name: f.metadata.get("help", "") for f in dataclasses.fields(cls)}
+
+
+# ---- stage 1: keypoints ------------------------------------------------------------------------------
+
+
+def extract_keypoints(goal: str, judge: Judge | None = None) -> list[str]:
+    """Keypoints from the goal alone. With a model judge that can (`extract_keypoints`), the model lists
+    them; without one, or when its reply is unusable, the deterministic rule-based splitter does."""
+    if not goal.strip():
+        return []
+    ask = getattr(judge, "extract_keypoints", None)
+    points = ask(goal) if callable(ask) else None
+    return list(dict.fromkeys(points)) if points else split_goal(goal)
+
+
+# ---- stage 2: windows ---------------------------------------------------------------------------------
+
+
+def _scrub(action: Action | None, reveal: bool) -> Action | None:
+    """The action without the agent's own words (the overlay banner would show them), unless `reveal`."""
+    if isinstance(action, ActionSequence):
+        return ActionSequence(actions=tuple(_scrub(a, reveal) for a in action.actions))
+    if isinstance(action, (Finished, Answer)) and not reveal:
+        return type(action)()
+    if isinstance(action, CallUser):
+        return CallUser()
+    if isinstance(action, TakeNote):
+        return TakeNote(content="")
+    return action
+
+
+def step_views(episode: Episode, folder: Path | None) -> list[Evidence]:
+    """One Evidence per step: raw and annotated screenshot, factual action text, page, error, echo."""
+    asks = T.asks_for_answer(episode.goal)
+    echo = echoes(episode.steps)
+    views, cursor = [], None
+    for i, step in enumerate(episode.steps):
+        last = i == len(episode.steps) - 1
+        content = getattr(step.action, "content", None)
+        answer = content if last and asks and isinstance(step.action, (Finished, Answer)) and content else None
+        png = step_png(folder, step) if folder is not None else None
+        annotated = None
+        if png is not None:
+            try:
+                annotated = draw_action(png, _scrub(step.action, answer is not None), cursor=cursor, label=f"Step {i}")
+            except (OSError, ValueError):  # an unreadable PNG is reported as missing, never a crash
+                png = None
+        error = step.error.get("message") if step.error else None
+        views.append(Evidence(i, png, annotated, describe_action(step.action, answer=answer), step.url, step.title,
+                              error, step.action, echo[i]))  # fmt: skip
+        cursor = focus_after(step.action, cursor)
+    return views
+
+
+def make_windows(episode: Episode, folder: Path | None, size: int, stride: int) -> list[Window]:
+    """Windows of `size` consecutive steps every `stride` steps, covering every step."""
+    if size < 1 or not 1 <= stride <= size:
+        raise ValueError(f"Windows need size >= 1 and 1 <= stride <= size, got size={size}, stride={stride}.")
+    views = step_views(episode, folder)
+    facts = log_facts(episode, [v.png for v in views])
+    return _windows(episode, views, facts, size, stride)
+
+
+def _windows(episode: Episode, views: list[Evidence], facts: LogFacts, size: int, stride: int) -> list[Window]:
+    windows: list[Window] = []
+    for start in range(0, len(views), stride):
+        end = min(start + size, len(views))
+        windows.append(Window(len(windows), episode.goal, episode.surface, tuple(views[start:end]), facts,
+                              is_last=end == len(views), before=tuple(views[:start])))  # fmt: skip
+        if end == len(views):
+            break
+    return windows
+
+
+# ---- stage 3: parallel calls with a per-call timeout -----------------------------------------------------
+
+
+@dataclass
+class _Call:
+    judge: str
+    keypoints: Keypoints
+    fn: Callable[[], list[Vote]]
+
+
+def run_calls(calls: list[_Call], workers: int, timeout_s: float) -> list[list[Vote]]:
+    """Run judge calls on a thread pool. A call that raises or runs past `timeout_s` becomes abstain votes
+    naming why; the pool is not waited for (a hung judge cannot hold the verifier)."""
+    if not calls:
+        return []
+    started: dict[int, float] = {}
+    lock = threading.Lock()
+
+    def run(i: int) -> list[Vote]:
+        with lock:
+            started[i] = time.monotonic()
+        return calls[i].fn()
+
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sgv-judge")
+    futures: dict[Future, int] = {pool.submit(run, i): i for i in range(len(calls))}
+    results: dict[int, list[Vote]] = {}
+    backstop = time.monotonic() + timeout_s * (math.ceil(len(calls) / workers) + 1)
+    try:
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=min(0.05, timeout_s), return_when=FIRST_COMPLETED)
+            for f in done:
+                results[futures[f]] = _result(f, calls[futures[f]])
+            pending = _expire(pending, futures, started, lock, calls, results, timeout_s, backstop)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return [results[i] for i in range(len(calls))]
+
+
+def _result(f: Future, call: _Call) -> list[Vote]:
+    try:
+        votes = f.result()
+    except Exception as exc:  # noqa: BLE001 - any judge failure is an abstention, recorded with its cause
+        return abstain_all(call.judge, call.keypoints, f"judge raised {type(exc).__name__}: {exc}")
+    if not isinstance(votes, list) or not all(isinstance(v, Vote) for v in votes):
+        return abstain_all(call.judge, call.keypoints, f"judge returned {type(votes).__name__}, not a list of votes")
+    return votes
+
+
+def _expire(pending, futures, started, lock, calls, results, timeout_s, backstop) -> set:
+    now = time.monotonic()
+    with lock:
+        late = {f for f in pending if futures[f] in started and now - started[futures[f]] > timeout_s}
+    if now > backstop:
+        late = set(pending)
+    for f in late:
+        call = calls[futures[f]]
+        results[futures[f]] = abstain_all(call.judge, call.keypoints, f"judge did not answer within {timeout_s} s")
+        f.cancel()
+    return pending - late
+
+
+# ---- stage 4: rules, final judgment, votes ----------------------------------------------------------------
+
+
+def select_evidence(views: list[Evidence], facts: LogFacts, votes: list[Vote], limit: int) -> list[Evidence]:
+    """<= `limit` steps for the final judgment: the final screen, the last screen change, steps that votes
+    cite, screens right after consequential-looking actions, then the latest steps."""
+    shown = [v for v in views if v.annotated is not None] or views
+    if not shown:
+        return []
+    by_index = {v.index: v for v in shown}
+    picks: list[tuple[int, str]] = [(shown[-1].index, "final screen")]
+    if facts.last_change is not None:
+        picks.append((facts.last_change, "last change of the screen"))
+    cited = sorted({v.step for v in votes if v.step is not None and v.status in ("satisfied", "contradicted")})
+    picks += [(s, "cited by a judge") for s in reversed(cited)]
+    picks += [(s + 1, "screen after a consequential-looking action") for s in reversed(facts.consequential)]
+    picks += [(v.index, "recent step") for v in reversed(shown)]
+    chosen: dict[int, str] = {}
+    for index, note in picks:
+        if index in by_index and index not in chosen and len(chosen) < limit:
+            chosen[index] = note
+    return [dataclasses.replace(by_index[i], note=chosen[i]) for i in sorted(chosen)]
+
+
+@dataclass
+class _Tally:
+    """Votes and positions per keypoint while the stages run."""
+
+    keypoints: list[str]
+    votes: dict[int, list[Vote]] = field(default_factory=dict)
+
+    def add(self, votes: list[Vote]) -> None:
+        for v in votes:
+            if 0 <= v.keypoint < len(self.keypoints):
+                self.votes.setdefault(v.keypoint, []).append(v)
+
+    def position(self, judge: str, k: int) -> Vote:
+        return position(judge, k, [v for v in self.votes.get(k, []) if v.judge == judge])
+
+
+def _decide(tally: _Tally, judges: Sequence[Judge], final: dict[str, dict[int, Vote]]) -> list[KeypointResult]:
+    """Rules settle first; the rest is a majority of the model judges (their final vote when they gave one,
+    else their window position), joined by any rule that took a side."""
+    results = []
+    for k, text in enumerate(tally.keypoints):
+        rules = [tally.position(j.name, k) for j in judges if is_rule(j)]
+        settled = settled_by_rules(rules)
+        if settled is None:
+            models = [_model_position(tally, j.name, k, final) for j in judges if not is_rule(j)]
+            decisive_rules = [v for v in rules if v.status in ("satisfied", "contradicted")]
+            settled = majority(models + decisive_rules if models else rules)
+        status, step, by = settled
+        results.append(KeypointResult(text, status, step, by, tally.votes.get(k, [])))
+    return results
+
+
+def _model_position(tally: _Tally, judge: str, k: int, final: dict[str, dict[int, Vote]]) -> Vote:
+    vote = final.get(judge, {}).get(k)
+    return vote if vote is not None and vote.status != "abstain" else tally.position(judge, k)
+
+
+def _final_calls(judges, goal, evidence, views, open_kps: Keypoints) -> list[_Call]:
+    history = "\n".join(v.header() for v in views)
+    calls = []
+    for j in judges:
+        if is_rule(j):
+            continue
+        kwargs = {"history": history} if isinstance(j, VLMJudge) else {}
+        calls.append(_Call(j.name, open_kps, lambda j=j, kw=kwargs: j.final(goal, evidence, open_kps, **kw)))
+    return calls
+
+
+# ---- stage 5: the verdict and the report --------------------------------------------------------------------
+
+
+def verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
+    """(verdict, reason). Infeasible is checked before partial: an agent that only looked around and then
+    reported that the task cannot be done made no progress to credit."""
+    done = [r for r in results if r.status == "satisfied"]
+    dissent = [r for r in done if any(_counted_against(r, v) for v in r.votes)]
+    if results and len(done) == len(results) and not dissent:
+        return "completed", f"all {len(results)} keypoints satisfied"
+    if facts.reports_impossible and not facts.consequential:
+        return "infeasible", f"the agent ended with {facts.ended_with} reporting it cannot be done, and took no " \
+                             "consequential-looking action"  # fmt: skip
+    if done:
+        extra = f"; a judge contradicted: {dissent[0].text!r}" if dissent and len(done) == len(results) else ""
+        return "partial", f"{len(done)} of {len(results)} keypoints satisfied{extra}"
+    if not results:
+        return "failed", "no keypoints to check (empty goal)"
+    return "failed", "no keypoint satisfied"
+
+
+def _counted_against(result: KeypointResult, vote: Vote) -> bool:
+    """A contradicting vote that is not older than the evidence that satisfied the keypoint."""
+    if vote.status != "contradicted":
+        return False
+    return vote.step is None or result.evidence_step is None or vote.step >= result.evidence_step
+
+
+def _missing(episode: Episode, folder: Path | None, views: list[Evidence]) -> list[str]:
+    missing = list(episode.problems)
+    if folder is None:
+        missing.append("No episode folder was given, so no screenshot could be read.")
+    else:
+        missing += [f"Step {v.index} has no readable screenshot." for v in views if v.png is None
+                    and not any(p.startswith(f"Step {v.index}:") for p in episode.problems)]  # fmt: skip
+    if not episode.steps:
+        missing.append("The episode has no steps.")
+    if not episode.finished:
+        why = episode.outcome.reason or "no outcome"
+        missing.append(f"The runner did not close the episode ({why}); verified on the {len(episode.steps)} "
+                       "recorded steps.")  # fmt: skip
+    return missing
+
+
+def _load(episode: Episode | Path | str, folder: Path | str | None) -> tuple[Episode, Path | None]:
+    if isinstance(episode, Episode):
+        return episode, Path(folder) if folder is not None else None
+    return load_episode(episode), Path(episode)
+
+
+def _spent(judges: Sequence[Judge]) -> Cost:
+    total = Cost()
+    for j in judges:
+        c = getattr(j, "cost", None)
+        if isinstance(c, Cost):
+            total = total + Cost(c.calls, c.tokens, 0.0)
+    return total
+
+
+def _keypoints(episode: Episode, judges: Sequence[Judge], given: Sequence[str] | None) -> list[str]:
+    if given is not None:
+        return [str(k) for k in given]
+    model = next((j for j in judges if not is_rule(j)), None)
+    return extract_keypoints(episode.goal, model)
+
+
+def verify_episode(
+    episode: Episode | Path | str,
+    judges: Sequence[Judge],
+    config: SGVConfig = SGVConfig(),
+    keypoints: Sequence[str] | None = None,
+    *,
+    folder: Path | str | None = None,
+) -> Report:
+    """Verify one episode (a folder, or an Episode plus its `folder`) with SGV."""
+    t0, before = time.perf_counter(), _spent(judges)
+    ep, where = _load(episode, folder)
+    tally = _Tally(_keypoints(ep, judges, keypoints))
+    views = step_views(ep, where)
+    facts = log_facts(ep, [v.png for v in views])
+    all_kps = list(enumerate(tally.keypoints))
+    windows = _windows(ep, views, facts, config.window, config.stride)
+    calls = [_Call(j.name, all_kps, lambda j=j, w=w: j.check_window(w, all_kps)) for w in windows for j in judges]
+    for votes in run_calls(calls if all_kps else [], config.workers, config.timeout_s):
+        tally.add(votes)
+    final = _final_stage(tally, judges, ep, views, facts, config) if config.final_judgment else {}
+    results = _decide(tally, judges, final)
+    return _report(results, facts, judges, before, t0, _missing(ep, where, views), "sgv")
+
+
+def _final_stage(tally, judges, ep, views, facts, config) -> dict[str, dict[int, Vote]]:
+    rules_settle = {k for k in range(len(tally.keypoints))
+                    if settled_by_rules([tally.position(j.name, k) for j in judges if is_rule(j)])}  # fmt: skip
+    open_kps = [(k, t) for k, t in enumerate(tally.keypoints) if k not in rules_settle]
+    if not open_kps:
+        return {}
+    cited = [v for k, _ in open_kps for v in tally.votes.get(k, [])]
+    evidence = select_evidence(views, facts, cited, config.max_evidence)
+    calls = _final_calls(judges, ep.goal, evidence, views, open_kps)
+    final: dict[str, dict[int, Vote]] = {}
+    for call, votes in zip(calls, run_calls(calls, config.workers, config.timeout_s), strict=True):
+        tally.add(votes)
+        final[call.judge] = {v.keypoint: v for v in votes if v.judge == call.judge}
+    return final
+
+
+def _report(results, facts, judges, before: Cost, t0: float, missing: list[str], method: str) -> Report:
+    spent = _spent(judges) - before
+    name, reason = verdict(results, facts)
+    cost = Cost(spent.calls, spent.tokens, round(time.perf_counter() - t0, 3))
+    return Report(name, results, cost, missing, reason, method)
+
+
+def verify_final_screenshot(
+    episode: Episode | Path | str,
+    judges: Sequence[Judge],
+    keypoints: Sequence[str] | None = None,
+    *,
+    folder: Path | str | None = None,
+    timeout_s: float = 60.0,
+) -> Report:
+    """The naive baseline: every judge makes one final judgment over the final screenshot only."""
+    t0, before = time.perf_counter(), _spent(judges)
+    ep, where = _load(episode, folder)
+    tally = _Tally(_keypoints(ep, judges, keypoints))
+    views = step_views(ep, where)
+    facts = log_facts(ep, [v.png for v in views])
+    shown = [v for v in views if v.png is not None]
+    evidence = [dataclasses.replace(shown[-1], note="final screen")] if shown else views[-1:]
+    kps = list(enumerate(tally.keypoints))
+    calls = [_Call(j.name, kps, lambda j=j: j.final(ep.goal, evidence, kps)) for j in judges] if kps else []
+    for votes in run_calls(calls, max(1, len(calls)), timeout_s):
+        tally.add(votes)
+    results = _decide(tally, judges, {})
+    return _report(results, facts, judges, before, t0, _missing(ep, where, views), "final_screenshot")
+
+
+def write_report(folder: Path | str, report: Report, slot: str = "sgv") -> None:
+    """Store the report in the episode manifest's `verdicts[slot]` (atomically, other slots kept)."""
+    with EpisodeWriter.open(folder) as writer:
+        writer.update_manifest(verdicts={**writer.episode.verdicts, slot: report.to_dict()})

@@ -1,0 +1,80 @@
+"""Text rules shared by the judges and the keypoint splitter: normalisation for OCR matching, the
+needles (quoted strings and key values) a keypoint names, and the phrases that matter for verdicts."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Words with which a Finished/Answer/CallUser reports that the task cannot be done (en and zh). The same
+# list as the world contracts use, repeated here because verify may not import tasks.
+INFEASIBLE_MARKERS = (
+    "cannot", "can't", "can not", "not possible", "impossible", "unable", "no such", "does not exist",
+    "doesn't exist", "not found", "not available", "no option", "unclear", "ambiguous", "infeasible", "not supported",
+    "无法", "不能", "不存在", "没有", "找不到", "不支持", "不明确", "不确定",
+)  # fmt: skip
+
+_QUOTES = "\"'“”‘’«»「」『』"
+_SPACE = re.compile(r"\s+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "：": ":", "，": ","})
+
+# Quoted spans: "..." “...” «...» 「...」 and '...' only when the quote is not an apostrophe (don't).
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|«([^»]+)»|「([^」]+)」|『([^』]+)』|(?<![\w])'([^']+)'(?![\w])")
+_KEY_VALUES = (
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # e-mail addresses
+    re.compile(r"https?://[^\s\"'<>]+"),  # URLs
+    re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"),  # IBAN-like
+    re.compile(r"\b[A-Z]{1,5}-\d[\w-]*\b"),  # codes such as ER-2024-0031, CC-4300
+    re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),  # ISO dates
+    re.compile(r"\b\d{1,2}:\d{2}\b"),  # times
+    re.compile(r"\b\d[\d,]*\.\d+\b"),  # decimal amounts such as 1150.00
+)
+_ANSWER_CUES = re.compile(
+    r"\?|？|\b(answer|tell me|let me know|report back|what is|what's|how much|how many|which|when does|who)\b",
+    re.IGNORECASE,
+)
+
+
+def normalise(text: str) -> str:
+    """Case-folded text without whitespace or quotes, so OCR output that dropped the spaces between
+    English words ("TransfersenttoGreenLeaf") still matches "Transfer sent to Green Leaf"."""
+    text = unicodedata.normalize("NFKC", text).translate(_DASHES).casefold()
+    text = _THOUSANDS.sub("", text)
+    text = _SPACE.sub("", text)
+    return "".join(ch for ch in text if ch not in _QUOTES)
+
+
+def quoted(text: str) -> list[str]:
+    """The quoted spans of `text`, in order, without their quotes."""
+    return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
+
+
+def needles(text: str) -> list[str]:
+    """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
+    (e-mails, URLs, IBANs, codes, dates, times, decimal amounts). Deduplicated, in order."""
+    found = quoted(text)
+    outside = _QUOTED.sub(" ", text)
+    for pattern in _KEY_VALUES:
+        found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
+    out: list[str] = []
+    for n in found:
+        if len(normalise(n)) >= 2 and normalise(n) not in {normalise(o) for o in out}:
+            out.append(n)
+    return out
+
+
+def contains(haystack: str, needle: str) -> bool:
+    """Whether normalised `needle` occurs in normalised `haystack`."""
+    n = normalise(needle)
+    return bool(n) and n in normalise(haystack)
+
+
+def reports_infeasible(text: str | None) -> bool:
+    folded = (text or "").casefold()
+    return any(m in folded for m in INFEASIBLE_MARKERS)
+
+
+def asks_for_answer(goal: str) -> bool:
+    """Whether the goal asks the agent to report something back (a question, "answer with", "tell me")."""
+    return bool(_ANSWER_CUES.search(goal))

@@ -1,0 +1,209 @@
+"""SGV end to end on small recorded episodes: keypoints, windows, voting, failures of judges, missing
+records, parallel window checks against the stand-in server, and the report in the manifest."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from verify_helpers import GOAL, S, ScriptedJudge, record, screen, transfer
+
+from venuskit.actions.types import CallUser, Click, Finished, Point
+from venuskit.models.standin_server import Reply, StandinServer
+from venuskit.record.episode import Outcome
+from venuskit.record.store import load_episode
+from venuskit.verify import (
+    SGVConfig,
+    VLMJudge,
+    extract_keypoints,
+    make_judges,
+    make_windows,
+    verify_episode,
+    verify_final_screenshot,
+    write_report,
+)
+from venuskit.verify.keypoints import split_goal
+
+FAST = SGVConfig(timeout_s=30)  # OCR on a loaded 2-core machine can take seconds per window
+
+
+def clicks(tmp_path, n: int, goal: str = "Open the settings and turn on dark mode.", **kw):
+    steps = [S(screen([f"Screen {i}"]), Click(point=Point(0.5, 0.5)), thought="secret plan") for i in range(n - 1)]
+    steps.append(S(screen([f"Screen {n - 1}"]), Finished(content="Dark mode is on, success!")))
+    return record(tmp_path, steps, goal, **kw)
+
+
+def test_rule_keypoints_come_from_the_goal_alone():
+    assert split_goal("Reply to the email from Ann about lunch and say yes.") == [
+        "Reply to the email from Ann about lunch",
+        "Say yes",
+    ]
+    assert split_goal("Add milk and eggs to the list.") == ["Add milk and eggs to the list"]  # one point
+    q = split_goal("How much was the Tesco charge on 2024-03-05? Answer with the amount in EUR.")
+    assert q == ["Answer: How much was the Tesco charge on 2024-03-05? (with the amount in EUR)"]
+    cheap = split_goal('Find the cheapest flight to "Oslo" and book it.')
+    assert cheap[:2] == ['Find the cheapest flight to "Oslo"', "Book it"]
+    assert "sorted by price, lowest first" in cheap[2]
+    quoted = split_goal('Create a doc titled "Plan. And then go" containing "hi".')
+    assert quoted == ['Create a doc titled "Plan. And then go" containing "hi"']  # quotes are never split
+    assert extract_keypoints(GOAL) == [GOAL.rstrip(".")]
+    assert extract_keypoints("   ") == []
+
+
+def test_a_model_lists_keypoints_and_garbage_falls_back_to_rules():
+    listed = json.dumps({"keypoints": ["Transfer 1150.00 EUR to Green Leaf Landlord", 'Reference "Rent April"']})
+    with StandinServer([listed, "no idea"]) as srv:
+        judge = VLMJudge.from_url(srv.base_url, srv.model_name, timeout_s=5)
+        assert extract_keypoints(GOAL, judge) == json.loads(listed)["keypoints"]
+        assert extract_keypoints(GOAL, judge) == [GOAL.rstrip(".")]
+        assert GOAL in srv.chat_requests()[0].json["messages"][0]["content"]
+
+
+def test_windows_cover_every_step_with_drawn_actions_and_no_thoughts(tmp_path):
+    folder = clicks(tmp_path, 7)
+    windows = make_windows(load_episode(folder), folder, 3, 3)
+    assert [[s.index for s in w.steps] for w in windows] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert [w.is_last for w in windows] == [False, False, True]
+    overlapping = make_windows(load_episode(folder), folder, 3, 2)
+    assert [w.steps[0].index for w in overlapping] == [0, 2, 4]
+    step = windows[0].steps[0]
+    assert step.annotated != step.png and "red dot" in step.action
+    text = " ".join(s.header() for w in windows for s in w.steps)
+    assert "secret plan" not in text and "success" not in text and "withheld" in text
+    with pytest.raises(ValueError, match="stride"):
+        make_windows(load_episode(folder), folder, 2, 3)
+
+
+def test_ocr_and_log_verify_a_submitted_transfer_as_completed(tmp_path):
+    report = verify_episode(transfer(tmp_path), make_judges("ocr,log"), FAST)
+    assert report.verdict == "completed", report.reason
+    (kp,) = report.keypoints
+    assert kp.status == "satisfied" and kp.evidence_step == 5 and kp.decided_by == "ocr"
+    assert report.cost.calls == 0 and report.method == "sgv" and not report.missing
+
+
+def test_an_unsubmitted_form_is_not_completed(tmp_path):
+    report = verify_episode(transfer(tmp_path, submitted=False), make_judges("ocr,log"), FAST)
+    assert report.verdict == "failed" and report.keypoints[0].status == "open"
+
+
+def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
+    steps = [
+        S(screen(["Accounts"]), Click(point=Point(0.3, 0.3))),
+        S(screen(["Accounts", "No crypto here"]), CallUser(content="I cannot buy Bitcoin here.")),
+    ]
+    folder = record(tmp_path, steps, "Buy 0.05 Bitcoin with money from your checking account.",
+                    finish=Outcome(terminated=True, needs_user=True, reason="call_user"))  # fmt: skip
+    report = verify_episode(folder, make_judges("ocr,log"), FAST)
+    assert report.verdict == "infeasible", report.reason
+
+
+@pytest.mark.parametrize(
+    ("votes", "status", "verdict"),
+    [
+        (["satisfied", "satisfied", "not_visible"], "satisfied", "completed"),
+        (["satisfied", "abstain", "abstain"], "satisfied", "completed"),  # abstentions do not count
+        (["satisfied", "contradicted", "abstain"], "contradicted", "failed"),  # ties never complete
+        (["satisfied", "not_visible", "abstain"], "open", "failed"),
+        (["abstain", "abstain", "abstain"], "open", "failed"),  # nobody could tell: stays open
+        (["satisfied", "satisfied", "contradicted"], "satisfied", "partial"),  # a dissent blocks completed
+    ],
+)
+def test_votes_decide_keypoints_conservatively(tmp_path, votes, status, verdict):
+    judges = [ScriptedJudge(f"m{i}", {0: v}) for i, v in enumerate(votes)]
+    report = verify_episode(clicks(tmp_path, 4), judges, FAST, keypoints=["Dark mode is on"])
+    assert report.keypoints[0].status == status
+    assert report.verdict == verdict
+    assert all(j.finals == 1 for j in judges)  # one final judgment per model judge
+
+
+def test_rules_settle_before_models_are_asked(tmp_path):
+    rule = ScriptedJudge("rule", {0: "satisfied"}, is_rule=True)
+    model = ScriptedJudge("model", {0: "contradicted", 1: "satisfied"})
+    report = verify_episode(clicks(tmp_path, 4), [rule, model], FAST, keypoints=["a", "b"])
+    assert report.keypoints[0].decided_by == "rule" and report.keypoints[0].status == "satisfied"
+    assert report.keypoints[1].decided_by == "model"
+    assert model.finals == 1  # asked once, for keypoint "b" only
+
+
+def test_failing_judges_abstain_and_the_run_goes_on(tmp_path):
+    good = ScriptedJudge("good", {0: "satisfied"})
+    broken = ScriptedJudge("broken", fail=RuntimeError("model exploded"))
+    slow = ScriptedJudge("slow", {0: "contradicted"}, delay_s=2.0)
+    garbage = ScriptedJudge("garbage", garbage=True)
+    t0 = time.monotonic()
+    report = verify_episode(clicks(tmp_path, 3), [good, broken, slow, garbage],
+                            SGVConfig(timeout_s=0.4, workers=4), keypoints=["x"])  # fmt: skip
+    assert time.monotonic() - t0 < 1.8  # the slow judge was not waited for
+    reasons = {v.judge: v.reason for v in report.keypoints[0].votes if v.status == "abstain"}
+    assert "model exploded" in reasons["broken"]
+    assert "did not answer within" in reasons["slow"]
+    assert "not a list of votes" in reasons["garbage"]
+    assert report.keypoints[0].status == "satisfied" and report.verdict == "completed"
+
+
+def test_missing_screenshots_and_torn_records_are_reported(tmp_path):
+    folder = clicks(tmp_path, 4)
+    (folder / "step_0001.png").unlink()
+    with open(folder / "steps.jsonl", "ab") as f:
+        f.write(b'{"index": 4, "screensh')  # a write cut by a crash
+    report = verify_episode(folder, make_judges("ocr,log"), FAST, keypoints=['Type "dark"'])
+    text = " ".join(report.missing)
+    assert "step_0001.png is missing" in text and "torn line" in text
+    assert report.verdict == "failed"
+
+
+def test_an_episode_without_a_folder_is_verified_on_its_log(tmp_path):
+    episode = load_episode(clicks(tmp_path, 3))
+    report = verify_episode(episode, make_judges("log"), FAST)
+    assert any("no screenshot could be read" in m for m in report.missing)
+
+
+def window_reply(request):
+    n = request["messages"][1]["content"][0]["text"].count("\n1. ")
+    return Reply(text=json.dumps({"keypoints": [{"id": 1, "status": "satisfied", "step": 11}]}),
+                 delay_s=0.6, prompt_tokens=10, completion_tokens=n + 1)  # fmt: skip
+
+
+def test_windows_run_in_parallel_against_a_slow_model_server(tmp_path):
+    folder = clicks(tmp_path, 12)
+    with StandinServer(window_reply) as srv:
+        judge = VLMJudge.from_url(srv.base_url, srv.model_name, timeout_s=5)
+        report = verify_episode(folder, [judge], SGVConfig(workers=4, timeout_s=5), keypoints=["Dark mode is on"])
+        requests = srv.chat_requests()
+    assert report.cost.calls == 5 and len(requests) == 5  # 4 windows + 1 final judgment
+    assert report.cost.tokens == 5 * 12
+    assert report.cost.seconds < 2.2  # serial would be 5 x 0.6 = 3.0 s
+    assert len(requests[-1].images()) <= SGVConfig().max_evidence
+    assert report.verdict == "completed"
+
+
+def test_final_screenshot_baseline_sends_one_image(tmp_path):
+    folder = clicks(tmp_path, 5)
+    with StandinServer([json.dumps({"keypoints": [{"id": 1, "status": "not_visible"}]})]) as srv:
+        judge = VLMJudge.from_url(srv.base_url, srv.model_name, timeout_s=5)
+        report = verify_final_screenshot(folder, [judge], keypoints=["Dark mode is on"])
+        (request,) = srv.chat_requests()
+    assert len(request.images()) == 1 and report.method == "final_screenshot"
+    assert report.verdict == "failed" and report.keypoints[0].status == "open"
+
+
+def test_report_goes_into_the_manifest_slot(tmp_path):
+    folder = transfer(tmp_path)
+    report = verify_episode(folder, make_judges("log"), FAST)
+    write_report(folder, report)
+    write_report(folder, report, slot="baseline")
+    verdicts = load_episode(folder).verdicts
+    assert verdicts["sgv"]["verdict"] == report.verdict and "baseline" in verdicts
+    assert verdicts["sgv"]["keypoints"][0]["text"] == GOAL.rstrip(".")
+
+
+def test_config_refuses_bad_values_with_the_fix():
+    with pytest.raises(ValueError, match="stride"):
+        SGVConfig(window=2, stride=3)
+    with pytest.raises(ValueError, match="workers=1"):
+        SGVConfig(workers=0)
+    with pytest.raises(ValueError, match="timeout_s"):
+        SGVConfig(timeout_s=0)
+    assert "window" in SGVConfig.help()
