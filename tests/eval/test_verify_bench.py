@@ -233,13 +233,17 @@ def test_the_vlm_judge_is_used_with_model(small_set, runner):
 
     folder, index = small_set
     item = next(i for i in index["items"] if i["kind"] == "claimed_done" and i["task"] == "mail.star_message")
+    episode = str(folder / item["episode_dir"])
     with StandinServer(script) as srv:
-        result = runner.invoke(_app(), ["verify", str(folder / item["episode_dir"]), "--model", srv.base_url,
-                                        "--no-write", "--json"])  # fmt: skip
+        alone = runner.invoke(_app(), ["verify", episode, "--judges", "vlm", "--model", srv.base_url, "--no-write",
+                                       "--json"])  # fmt: skip
         requests = srv.chat_requests()
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+        ruled = runner.invoke(_app(), ["verify", episode, "--model", srv.base_url, "--no-write", "--json"])
+    assert alone.exit_code == 0 and ruled.exit_code == 0, alone.output + ruled.output
+    report = json.loads(alone.stdout)
     assert report["cost"]["calls"] == len(requests) >= 1 and requests[0].images()  # screenshots went to the model
     assert any("vlm" in k["decided_by"] for k in report["keypoints"])
-    # A stand-in that says "satisfied" to everything fools SGV on this episode: the contract says otherwise.
+    # A stand-in that says "satisfied" to everything fools a model-only SGV: the contract says otherwise...
     assert report["verdict"] == "completed" and item["label"] != "completed"
+    # ...but with the rule judges first (ocr,log + the model) the claim without the change is caught.
+    assert json.loads(ruled.stdout)["verdict"] != "completed"

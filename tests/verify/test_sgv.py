@@ -123,8 +123,28 @@ def test_rules_settle_before_models_are_asked(tmp_path):
     model = ScriptedJudge("model", {0: "contradicted", 1: "satisfied"})
     report = verify_episode(clicks(tmp_path, 4), [rule, model], FAST, keypoints=["a", "b"])
     assert report.keypoints[0].decided_by == "rule" and report.keypoints[0].status == "satisfied"
-    assert report.keypoints[1].decided_by == "model"
-    assert model.finals == 1  # asked once, for keypoint "b" only
+    assert report.keypoints[1].decided_by == "model" and report.keypoints[1].status == "satisfied"
+    assert model.asked == {1}  # the rule-settled keypoint never reaches the model
+    assert model.finals == 0  # its window votes already stood unanimous: no final call to repeat them
+
+
+def test_the_final_judgment_is_asked_only_where_models_disagree_or_abstain(tmp_path):
+    sure = ScriptedJudge("m1", {0: "satisfied", 1: "satisfied"})
+    unsure = ScriptedJudge("m2", {0: "satisfied", 1: "not_visible"})
+    finals: list[list[int]] = []
+    for j in (sure, unsure):
+        final = j.final
+        j.final = lambda goal, evidence, kps, final=final: (
+            finals.append([k for k, _ in kps]) or final(goal, evidence, kps)
+        )
+    verify_episode(clicks(tmp_path, 4), [sure, unsure], FAST, keypoints=["a", "b"])
+    assert finals == [[1], [1]]  # keypoint "a" was unanimous in the windows
+
+
+def test_one_window_is_the_whole_trajectory_so_no_final_call(tmp_path):
+    model = ScriptedJudge("model", {0: "not_visible"})
+    verify_episode(clicks(tmp_path, 3), [model], FAST, keypoints=["a"])
+    assert model.asked == {0} and model.finals == 0
 
 
 def test_failing_judges_abstain_and_the_run_goes_on(tmp_path):
@@ -172,10 +192,11 @@ def test_windows_run_in_parallel_against_a_slow_model_server(tmp_path):
         judge = VLMJudge.from_url(srv.base_url, srv.model_name, timeout_s=5)
         report = verify_episode(folder, [judge], SGVConfig(workers=4, timeout_s=5), keypoints=["Dark mode is on"])
         requests = srv.chat_requests()
-    assert report.cost.calls == 5 and len(requests) == 5  # 4 windows + 1 final judgment
-    assert report.cost.tokens == 5 * 12
-    assert report.cost.seconds < 2.2  # serial would be 5 x 0.6 = 3.0 s
-    assert len(requests[-1].images()) <= SGVConfig().max_evidence
+    # 4 windows; every window said satisfied, so there is no final judgment to ask
+    assert report.cost.calls == 4 and len(requests) == 4
+    assert report.cost.tokens == 4 * 12
+    assert report.cost.seconds < 1.9  # serial would be 4 x 0.6 = 2.4 s
+    assert all(len(r.images()) <= SGVConfig().window for r in requests)
     assert report.verdict == "completed"
 
 

@@ -71,6 +71,7 @@ class ScriptedJudge:
     fail: Exception | None = None
     garbage: bool = False
     finals: int = 0
+    asked: set[int] = field(default_factory=set)  # keypoints shown to it in window checks
 
     def _votes(self, keypoints, step):
         time.sleep(self.delay_s)
@@ -81,6 +82,7 @@ class ScriptedJudge:
         return [Vote(self.name, k, self.statuses.get(k, "abstain"), step, "scripted") for k, _ in keypoints]
 
     def check_window(self, window, keypoints):
+        self.asked.update(k for k, _ in keypoints)
         return self._votes(keypoints, window.steps[-1].index)
 
     def final(self, goal, evidence, keypoints):

@@ -78,6 +78,7 @@ class LogFacts:
     last_change: int | None  # the last step whose screenshot differs from the one before it
     pages: tuple[tuple[int, str | None, str | None], ...]  # (step, url, title)
     end_reason: str | None = None  # the runner's outcome reason (finished, step_limit, ...)
+    side_effects: tuple[int, ...] = ()  # steps whose click deleted something the goal does not name
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from venuskit.actions.prompts import fill
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, png_to_data_url
+from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence, Window
 from venuskit.verify.report import Cost, Vote
@@ -257,17 +258,7 @@ def _messages(intro: str, steps: Sequence[Evidence]) -> list[dict[str, Any]]:
 _NEGATIVE = re.compile(
     r"\b(delete|remove|cancel|decline|reject|unsubscribe|archive|clear|disable|turn off|recall|uninstall|empty|"
     r"unstar|mark as unread)\b", re.IGNORECASE)  # fmt: skip
-_NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*")
-_NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
-
-
-def proper_names(text: str) -> list[str]:
-    """Capitalised word runs outside quotes, except the first word of the text (an imperative verb)."""
-    outside = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", text)
-    first = re.match(r"\s*\S+", outside)
-    start = first.end() if first else 0
-    return [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
-            and m.group(0) not in _NAME_STOP]  # fmt: skip
+proper_names = T.proper_names  # kept importable from here
 
 
 class OcrJudge:
@@ -311,10 +302,27 @@ class OcrJudge:
         return "\n".join(str(r[1]) for r in result or [] if float(r[2]) >= self.min_score)
 
     def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
-        typed = [t for _, t in window.facts.typed]
-        first_typed = {t: s for s, t in reversed(window.facts.typed)}
-        return [self._judge(k, text, window.steps, list(window.before) + list(window.steps), typed, first_typed)
-                for k, text in keypoints]  # fmt: skip
+        """Trajectory rules (rules.py), voted once, on the window that holds the final step: they need the
+        screens before and after an action, and the end state."""
+        if not window.is_last:
+            return abstain_all(self.name, keypoints, "the OCR rules vote on the last window")
+        steps = list(window.before) + list(window.steps)
+        return [self._rules(k, text, steps) for k, text in keypoints]
+
+    def _rules(self, k: int, text: str, steps: list[Evidence]) -> Vote:
+        read = self.read_step
+        found = R.first(text, [
+            lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
+            lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
+        ])  # fmt: skip
+        if found is not None:
+            return Vote(self.name, k, *found)
+        if _NEGATIVE.search(text):
+            return Vote(self.name, k, "abstain", None, "OCR cannot show that something is gone")
+        return Vote(self.name, k, "abstain", None, "no OCR rule applies")
+
+    def read_step(self, step: Evidence) -> str:
+        return self.read(step.png) if step.png is not None else ""
 
     def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]:
         typed = [(e.index, a.content) for e in evidence for a in _kids(e.act) if a.name == "Type"]
@@ -378,7 +386,20 @@ class LogJudge:
         self.cost = Cost()
 
     def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
-        return [self._judge(k, text, window.steps, window if window.is_last else None) for k, text in keypoints]
+        votes = [self._judge(k, text, window.steps, window if window.is_last else None) for k, text in keypoints]
+        if window.is_last:  # trajectory rules over every step, voted once
+            steps = list(window.before) + list(window.steps)
+            votes = [self._trajectory(v, text, steps) for v, (_, text) in zip(votes, keypoints, strict=True)]
+        return votes
+
+    def _trajectory(self, vote: Vote, text: str, steps: list[Evidence]) -> Vote:
+        if vote.status in ("satisfied", "contradicted"):
+            return vote
+        found = R.first(text, [
+            lambda: R.opened(text, steps), lambda: R.submitted(text, steps), lambda: R.clicked_effect(text, steps),
+            lambda: R.never_shown(text, steps, None),
+        ])  # fmt: skip
+        return vote if found is None else Vote(self.name, vote.keypoint, *found)
 
     def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]:
         return [self._judge(k, text, evidence, None) for k, text in keypoints]

@@ -27,6 +27,7 @@ from venuskit.actions.types import Sequence as ActionSequence
 from venuskit.record.episode import Episode
 from venuskit.record.overlay import draw_action, focus_after
 from venuskit.record.store import EpisodeWriter, load_episode, step_png
+from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence, LogFacts, Window, describe_action, echoes, log_facts
 from venuskit.verify.judges import Judge, Keypoints, VLMJudge, abstain_all, is_rule
@@ -128,8 +129,13 @@ def make_windows(episode: Episode, folder: Path | None, size: int, stride: int) 
     if size < 1 or not 1 <= stride <= size:
         raise ValueError(f"Windows need size >= 1 and 1 <= stride <= size, got size={size}, stride={stride}.")
     views = step_views(episode, folder)
+    return _windows(episode, views, trajectory_facts(episode, views), size, stride)
+
+
+def trajectory_facts(episode: Episode, views: list[Evidence]) -> LogFacts:
+    """The log facts plus the side effects (deletions the goal names nothing of), which need the views."""
     facts = log_facts(episode, [v.png for v in views])
-    return _windows(episode, views, facts, size, stride)
+    return dataclasses.replace(facts, side_effects=tuple(R.side_effects(episode.goal, views)))
 
 
 def _windows(episode: Episode, views: list[Evidence], facts: LogFacts, size: int, stride: int) -> list[Window]:
@@ -285,11 +291,15 @@ def verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
     reported that the task cannot be done made no progress to credit."""
     done = [r for r in results if r.status == "satisfied"]
     dissent = [r for r in done if any(_counted_against(r, v) for v in r.votes)]
+    if facts.side_effects:  # a deletion nobody asked for fails the task, whatever else was done
+        return "failed", f"the click at step {facts.side_effects[0]} deleted something the goal does not name"
     if results and len(done) == len(results) and not dissent:
         return "completed", f"all {len(results)} keypoints satisfied"
     if facts.reports_impossible and not facts.consequential:
         return "infeasible", f"the agent ended with {facts.ended_with} reporting it cannot be done, and took no " \
                              "consequential-looking action"  # fmt: skip
+    if done and all(R.is_invariant(r.text) for r in done):
+        return "failed", 'only keypoints that hold without any action ("still there") are satisfied'
     if done:
         extra = f"; a judge contradicted: {dissent[0].text!r}" if dissent and len(done) == len(results) else ""
         return "partial", f"{len(done)} of {len(results)} keypoints satisfied{extra}"
@@ -356,21 +366,42 @@ def verify_episode(
     ep, where = _load(episode, folder)
     tally = _Tally(_keypoints(ep, judges, keypoints))
     views = step_views(ep, where)
-    facts = log_facts(ep, [v.png for v in views])
+    facts = trajectory_facts(ep, views)
     all_kps = list(enumerate(tally.keypoints))
     windows = _windows(ep, views, facts, config.window, config.stride)
-    calls = [_Call(j.name, all_kps, lambda j=j, w=w: j.check_window(w, all_kps)) for w in windows for j in judges]
-    for votes in run_calls(calls if all_kps else [], config.workers, config.timeout_s):
-        tally.add(votes)
-    final = _final_stage(tally, judges, ep, views, facts, config) if config.final_judgment else {}
+    rules, models = [j for j in judges if is_rule(j)], [j for j in judges if not is_rule(j)]
+    # Rules first: they cost no model call, and a keypoint they settle is never shown to a model.
+    _check_windows(tally, rules, windows, all_kps, config)
+    _check_windows(tally, models, windows, _open(tally, judges, all_kps), config)
+    # One window already showed every step to every judge: a final judgment would repeat that call.
+    final_due = config.final_judgment and len(windows) > 1
+    final = _final_stage(tally, judges, ep, views, facts, config) if final_due else {}
     results = _decide(tally, judges, final)
     return _report(results, facts, judges, before, t0, _missing(ep, where, views), "sgv")
 
 
+def _check_windows(tally: _Tally, judges: Sequence[Judge], windows: list[Window], kps: Keypoints, config) -> None:
+    calls = [_Call(j.name, kps, lambda j=j, w=w: j.check_window(w, kps)) for w in windows for j in judges]
+    for votes in run_calls(calls if kps else [], config.workers, config.timeout_s):
+        tally.add(votes)
+
+
+def _open(tally: _Tally, judges: Sequence[Judge], kps: Keypoints, *, models_too: bool = False) -> Keypoints:
+    """Keypoints the rule judges have not settled (and, with `models_too`, on which the model judges do not
+    already stand unanimously decisive)."""
+    still = []
+    for k, text in kps:
+        if settled_by_rules([tally.position(j.name, k) for j in judges if is_rule(j)]):
+            continue
+        stands = {tally.position(j.name, k).status for j in judges if not is_rule(j)}
+        if models_too and len(stands) == 1 and stands <= {"satisfied", "contradicted"}:
+            continue
+        still.append((k, text))
+    return still
+
+
 def _final_stage(tally, judges, ep, views, facts, config) -> dict[str, dict[int, Vote]]:
-    rules_settle = {k for k in range(len(tally.keypoints))
-                    if settled_by_rules([tally.position(j.name, k) for j in judges if is_rule(j)])}  # fmt: skip
-    open_kps = [(k, t) for k, t in enumerate(tally.keypoints) if k not in rules_settle]
+    open_kps = _open(tally, judges, list(enumerate(tally.keypoints)), models_too=True)
     if not open_kps:
         return {}
     cited = [v for k, _ in open_kps for v in tally.votes.get(k, [])]
@@ -403,7 +434,7 @@ def verify_final_screenshot(
     ep, where = _load(episode, folder)
     tally = _Tally(_keypoints(ep, judges, keypoints))
     views = step_views(ep, where)
-    facts = log_facts(ep, [v.png for v in views])
+    facts = trajectory_facts(ep, views)
     shown = [v for v in views if v.png is not None]
     evidence = [dataclasses.replace(shown[-1], note="final screen")] if shown else views[-1:]
     kps = list(enumerate(tally.keypoints))

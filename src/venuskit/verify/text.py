@@ -50,6 +50,30 @@ def quoted(text: str) -> list[str]:
     return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
 
 
+def unquoted(text: str) -> str:
+    """`text` with its quoted spans blanked out (the keypoint's own words, not the values it quotes)."""
+    return _QUOTED.sub(" ", text)
+
+
+def key_values(text: str) -> list[str]:
+    """Key values outside the quotes: e-mails, URLs, IBANs, codes, dates, times, decimal amounts."""
+    outside = unquoted(text)
+    return [m.group(0).rstrip(".,;:") for pattern in _KEY_VALUES for m in pattern.finditer(outside)]
+
+
+_NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*")
+_NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
+
+
+def proper_names(text: str) -> list[str]:
+    """Capitalised word runs outside quotes, except the first word of the text (an imperative verb)."""
+    outside = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", text)
+    first = re.match(r"\s*\S+", outside)
+    start = first.end() if first else 0
+    return [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
+            and m.group(0) not in _NAME_STOP]  # fmt: skip
+
+
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
     (e-mails, URLs, IBANs, codes, dates, times, decimal amounts). Deduplicated, in order."""

@@ -1,0 +1,296 @@
+"""Trajectory-level hard rules: generic GUI/web facts that settle a keypoint without a model call.
+
+Every rule reads only what any browser or app episode records: the actions, each step's URL and page
+title, the raw screenshots (through an optional OCR `read`), and the keypoint's own words. None of them
+knows an app. Indices: `steps[i]` is the screen *before* action i, so what action i did shows on i + 1.
+
+- `opened`: a quoted name is the title of a page the agent reached by its own click (an item "opened").
+- `submitted`: the keypoint's values were typed into a form that a click/Enter then submitted (the page
+  changed and the new URL reports a done-state, no error); other values come from the page the form was
+  reached from (the mail replied to) or, with OCR, from the form as it was submitted.
+- `clicked_effect`: a click on the page of the named item led to a page whose URL (query/fragment) or
+  freshly changed screen names the keypoint's state ("is in Trash", "shows Accepted", "is gone").
+- `still_there`: a "still there" keypoint whose quoted names OCR reads on the final screenshot.
+- `never_shown`: a keypoint whose quoted value never appears after the agent's first action (not typed,
+  not in a title or URL, not read on any later screenshot) is contradicted.
+- `side_effects`: deletions the goal does not ask for (LogFacts; they block `completed`).
+
+Rules return `(status, step, reason)` or None when they do not apply; judges turn that into votes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from venuskit.verify import text as T
+from venuskit.verify.evidence import Evidence
+from venuskit.verify.images import changed_fraction
+
+Read = Callable[[Evidence], str]  # OCR text of a step's raw screenshot ("" when it has none)
+Result = tuple[str, int | None, str]
+
+_POINTER = ("Click", "DoubleClick", "TripleClick", "LongPress", "PressEnter", "Hotkey")
+# A URL query/fragment with one of these reports that something was done (a flash, a redirect flag).
+_DONE = re.compile(r"success|confirm|submit|sent|saved|done|complete|thank|added|created|updated|posted|moved|"
+                   r"trashed|deleted|removed|accepted|declined|starred|archived|paid|placed|booked|changed",
+                   re.I)  # fmt: skip
+_ERROR = re.compile(r"error|invalid|fail|denied|reject|discard|cancel|missing|required", re.I)
+_DELETED = re.compile(r"trashed|deleted|removed|moved_to_trash|discarded|purged", re.I)
+_NEGATED = re.compile(r"\b(not|no|never|nothing|none|without|gone|deleted|removed|unchanged|still|stays?|kept|"
+                      r"keeps?|remains?|any more|anymore|no longer|unread|unstarred|off)\b", re.I)  # fmt: skip
+_STILL = re.compile(r"\b(still|remains?|stays?|kept|unchanged)\b", re.I)
+# A state participle the keypoint asserts ("is archived"): shown by a flash or a fresh label after the click.
+_STATE = re.compile(r"\b(archived|accepted|declined|starred|pinned|liked|approved|confirmed|booked|joined|"
+                    r"published)\b",
+                    re.I)  # fmt: skip
+_OPENED = re.compile(r"\b(opened|viewed|open)\b", re.I)
+_GONE = re.compile(r"\b(gone|deleted|removed|in (?:the )?trash)\b", re.I)
+_REMOVAL = re.compile(r"\s*(delete|remove|cancel|decline|reject|unsubscribe|archive|clear|disable|turn off|"
+                      r"uninstall|empty|unstar|trash|discard)\b", re.I)  # fmt: skip
+_IDS = re.compile(r"\d+")
+_UNCHANGED = 0.001
+
+
+def kids(action) -> tuple:  # noqa: ANN001 - an Action or None
+    if action is None:
+        return ()
+    return tuple(getattr(action, "actions", ())) or (action,)
+
+
+def _names(act) -> list[str]:  # noqa: ANN001
+    return [a.name for a in kids(act)]
+
+
+def clicked(step: Evidence) -> bool:
+    """The step's action is the agent's own click or Enter (not a typed URL, scroll or end)."""
+    return step.error is None and any(n in _POINTER for n in _names(step.act))
+
+
+def typed_texts(step: Evidence) -> list[str]:
+    return [a.content for a in kids(step.act) if a.name == "Type"] if step.error is None else []
+
+
+def page(step: Evidence) -> tuple[str | None, str | None]:
+    return (step.url, step.title)
+
+
+def tail(url: str | None) -> str:
+    """Query and fragment of a URL, decoded: where apps put flashes and done-flags (never the path, which
+    names the view: /mail/trash is a folder, not a deletion)."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    return unquote(f"{parts.query}#{parts.fragment}").replace("+", " ")
+
+
+def _ids(url: str | None) -> set[str]:
+    if not url:
+        return set()
+    parts = urlsplit(url)
+    return set(_IDS.findall(f"{parts.path}?{parts.query}"))
+
+
+def context(steps: Sequence[Evidence], s: int) -> list[str]:
+    """Titles of the page of step `s` and of the page it was reached from by a click when both URLs name
+    the same item id (/m/45 -> /compose?reply=45, /p/23 -> /p/23/delete): what the action at `s` is about."""
+    titles = [steps[s].title or ""]
+    if s >= 1 and clicked(steps[s - 1]) and _ids(steps[s - 1].url) & _ids(steps[s].url):
+        titles.append(steps[s - 1].title or "")
+    return titles
+
+
+def needles(kp: str) -> list[str]:
+    return list(dict.fromkeys(T.needles(kp) + T.proper_names(kp)))
+
+
+def positive(kp: str) -> bool:
+    """A keypoint that asserts something exists or holds (rules can prove those), not a negation or an
+    imperative to remove something."""
+    return not _NEGATED.search(T.unquoted(kp)) and not _REMOVAL.match(kp)
+
+
+def is_invariant(kp: str) -> bool:
+    """A keypoint that asks for something to stay as it was: it holds before the agent does anything."""
+    return bool(_STILL.search(T.unquoted(kp)))
+
+
+def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | None:
+    """The first decisive result of `rules` (tried in order, lazily: later ones may OCR), else the first
+    `not_visible`, else None (no rule applies)."""
+    seen = None
+    for rule in rules:
+        found = rule()
+        if found is not None and found[0] in ("satisfied", "contradicted"):
+            return found
+        seen = seen or found
+    return seen
+
+
+# ---- opened -----------------------------------------------------------------------------------------
+
+
+def opened(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    quoted = T.quoted(kp)
+    if not quoted or not _OPENED.search(T.unquoted(kp)):
+        return None
+    for j in range(1, len(steps)):
+        title, before = steps[j].title or "", steps[j - 1].title or ""
+        if (
+            clicked(steps[j - 1])
+            and all(T.contains(title, q) for q in quoted)
+            and not all(T.contains(before, q) for q in quoted)
+        ):
+            return "satisfied", j, f"the agent's click at step {j - 1} opened the page titled {title!r}"
+    return "not_visible", None, "no page the agent clicked to has that title"
+
+
+# ---- typed and submitted -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Submit:
+    """A form submit: text typed on one page, then a click/Enter at `at` that changed the page (`at + 1`)
+    to one whose URL reports a done-state and no error."""
+
+    at: int
+    typed: tuple[str, ...]
+    context: tuple[str, ...]
+    done_url: str
+
+
+def submits(steps: Sequence[Evidence]) -> list[Submit]:
+    found = []
+    for s in range(len(steps) - 1):
+        typed = [*steps[s].echo, *typed_texts(steps[s])]
+        if not typed or not clicked(steps[s]) or page(steps[s + 1]) == page(steps[s]):
+            continue
+        after = tail(steps[s + 1].url) + " " + (steps[s + 1].title or "")
+        if _DONE.search(after) and not _ERROR.search(after):
+            found.append(Submit(s, tuple(typed), tuple(_form_context(steps, s)), after))
+    return found
+
+
+def _form_context(steps: Sequence[Evidence], s: int) -> list[str]:
+    """Titles of the form page and of the page the form was opened from (same item id)."""
+    start = s
+    while start >= 1 and page(steps[start - 1]) == page(steps[s]):
+        start -= 1
+    return context(steps, start)
+
+
+def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
+    """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
+    was on the form when it was submitted; at least one was typed, or is a key value read on the form."""
+    want = needles(kp)
+    if not want or not positive(kp):
+        return None
+    for sub in reversed(submits(steps)):
+        typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
+        known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
+        form = set()
+        if read is not None and known != set(want):
+            screen = read(steps[sub.at])
+            form = {n for n in want if n not in known and T.contains(screen, n)}
+        keys = {n for n in form if n in T.key_values(kp)}
+        if known | form == set(want) and (typed or keys):
+            how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
+            return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({sub.done_url.strip()!r})"
+    return None
+
+
+# ---- a click's visible effect ---------------------------------------------------------------------------
+
+
+def clicked_effect(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
+    """A click on the named item's page whose result names the keypoint's state: its other values appear
+    in the new URL's query/fragment or (OCR) freshly on the changed screen; "gone" keypoints need a URL
+    reporting a deletion."""
+    quoted = T.quoted(kp)
+    if not quoted:
+        return None
+    gone = bool(_GONE.search(T.unquoted(kp)))
+    rest = [n for n in needles(kp) if n not in quoted] + _STATE.findall(T.unquoted(kp))
+    if not gone and (not rest or not positive(kp)):
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        if not clicked(steps[s]) or typed_texts(steps[s]) or steps[s].echo:
+            continue
+        if not all(any(T.contains(c, q) for c in context(steps, s)) for q in quoted):
+            continue
+        new, old = tail(steps[s + 1].url), tail(steps[s].url)
+        if gone and _DELETED.search(new) and not _DELETED.search(old):
+            return "satisfied", s + 1, f"the click at step {s} on {steps[s].title!r} led to {new!r}"
+        if not gone and _effect_shown(rest, steps[s], steps[s + 1], read):
+            return "satisfied", s + 1, f"after the click at step {s} on {steps[s].title!r} the page shows {rest}"
+    return None
+
+
+def _effect_shown(rest: list[str], before: Evidence, after: Evidence, read: Read | None) -> bool:
+    new, old = tail(after.url), tail(before.url)
+    if all(T.contains(new, n) and not T.contains(old, n) for n in rest):
+        return bool(_DONE.search(new)) and not _ERROR.search(new)
+    if read is None or before.png is None or after.png is None:
+        return False
+    if changed_fraction(before.png, after.png) <= _UNCHANGED:
+        return False
+    a, b = read(after), read(before)
+    return all(T.contains(a, n) and not T.contains(b, n) for n in rest)
+
+
+# ---- still there ------------------------------------------------------------------------------------------
+
+
+def still_there(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result | None:
+    quoted = T.quoted(kp)
+    if read is None or not quoted or not _STILL.search(T.unquoted(kp)) or _GONE.search(T.unquoted(kp)):
+        return None
+    last = next((e for e in reversed(steps) if e.png is not None), None)
+    if last is None:
+        return None
+    if all(T.contains(read(last), q) for q in quoted):
+        return "satisfied", last.index, f"OCR reads {quoted} on the final screen"
+    return "not_visible", None, f"OCR does not read {quoted} on the final screen"
+
+
+# ---- never shown ---------------------------------------------------------------------------------------
+
+
+def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result | None:
+    """A positive keypoint whose quoted value the agent never produced or saw after its first action:
+    not typed, not in any later title or URL, and (with OCR) not read on any later screenshot. Without
+    OCR this only decides trajectories that have no screenshot after the first action."""
+    quoted = T.quoted(kp)
+    if not quoted or not positive(kp) or not steps:
+        return None
+    later = steps[1:]
+    if read is None and any(e.png is not None for e in later):
+        return None
+    for q in quoted:
+        seen = any(T.contains(t, q) for e in steps for t in typed_texts(e)) or any(
+            T.contains(e.title or "", q) or T.contains(unquote(e.url or ""), q) for e in later
+        )
+        if not seen and not any(e.png is not None and T.contains(read(e), q) for e in later if read is not None):
+            return "contradicted", steps[-1].index, f"{q!r} never appears after the agent's first action"
+    return None
+
+
+# ---- side effects ----------------------------------------------------------------------------------------
+
+
+def side_effects(goal: str, steps: Sequence[Evidence]) -> list[int]:
+    """Steps whose click led to a URL reporting a deletion on a page that is not about anything the goal
+    names (a goal without names: one that asks for no deletion at all)."""
+    names = needles(goal)
+    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", goal, re.I))
+    found = []
+    for s in range(len(steps) - 1):
+        if not clicked(steps[s]) or not _DELETED.search(tail(steps[s + 1].url)) or _DELETED.search(tail(steps[s].url)):
+            continue
+        about = [c for c in context(steps, s)]
+        related = any(T.contains(c, n) for c in about for n in names) if names else asks
+        if not related:
+            found.append(s)
+    return found
