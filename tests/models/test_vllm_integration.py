@@ -267,3 +267,41 @@ def test_venus_run_against_the_real_server_records_every_reply(vllm_server: Vllm
         assert step.action is not None or step.error["type"] == "ActionParseError"
     if all(s.action is None for s in episode.steps):
         assert result["reason"] == "step_limit" and result["truncated"] and out.returncode == 2
+
+
+def test_sgv_and_the_step_verifier_use_the_real_server_as_judge(vllm_server: VllmServer, tmp_path: Path) -> None:
+    """The VLM judge path on real parts. The random model's replies are not votes, so every model vote is a
+    recorded abstention: the verification finishes, counts the server's real calls and tokens, and cannot
+    call the episode completed; the step verifier lets the action run and says the judge gave no verdict."""
+    from types import SimpleNamespace
+
+    from venuskit.actions.types import Click, Finished, Point
+    from venuskit.record.episode import Episode, Outcome, Step
+    from venuskit.record.store import EpisodeWriter
+    from venuskit.verify import SGVConfig, VLMJudge, verify_episode
+    from venuskit.verify.report import STATUSES
+    from venuskit.verify.step import StepVerifier
+
+    actions = [Click(point=Point(0.1 + 0.2 * i, 0.3)) for i in range(4)] + [Finished(content="done")]
+    episode = Episode(episode_id="judged", task={"goal": "Open the settings page."}, surface="browser",
+                      screen=(1280, 800))  # fmt: skip
+    with EpisodeWriter.create(tmp_path, episode) as writer:
+        for i, action in enumerate(actions):
+            writer.add_step(
+                Step(index=i, screenshot=None, url="http://127.0.0.1/app", action=action), screenshot_png(i)
+            )
+        writer.finish(Outcome(terminated=True, reason="finished", answer="done"))
+        folder = writer.dir
+    judge = VLMJudge.from_url(vllm_server.base_url, SERVED_NAME, timeout_s=120)
+    report = verify_episode(folder, [judge], SGVConfig(workers=2, timeout_s=120), keypoints=["Settings is open"])
+    assert report.cost.calls >= 2 and report.cost.tokens > 0  # two windows (and a final judgment)
+    assert report.verdict != "completed"
+    votes = [v for k in report.keypoints for v in k.votes]
+    assert votes and all(v.status in STATUSES for v in votes)
+
+    ctx = SimpleNamespace(goal="Open the settings page.", surface="browser", step_index=0, action=actions[0],
+                          observation=SimpleNamespace(png=screenshot_png(0), url="http://127.0.0.1/app"),
+                          thought="", raw_output="", history=())  # fmt: skip
+    verdict = StepVerifier(judge=judge)(ctx)
+    assert verdict.label in ("correct", "explore", "invalid", "wrong")
+    assert verdict.ok or verdict.reason  # a rejection always says why
