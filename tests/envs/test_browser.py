@@ -187,6 +187,12 @@ def test_type_inserts_text_and_newline_presses_enter(desk: BrowserEnv, events_ur
     assert desk.page.input_value("#text") == "hello\nworld\n"
 
 
+def test_observations_say_whether_typing_would_reach_a_text_field(desk: BrowserEnv, events_url: str) -> None:
+    assert desk.reset({"start_url": events_url}).info["focus_editable"] is False  # nothing focused yet
+    assert ok(desk.step(Click(point=pt(desk, 100, 60)))).observation.info["focus_editable"] is True  # textarea
+    assert ok(desk.step(Click(point=pt(desk, 900, 700)))).observation.info["focus_editable"] is False  # body
+
+
 def test_hotkey_maps_common_names(desk: BrowserEnv, events_url: str) -> None:
     desk.reset({"start_url": events_url})
     ok(desk.step(Click(point=pt(desk, 100, 60))))
@@ -346,7 +352,7 @@ def test_memory_budget(events_url: str) -> None:
 def test_mobile_screenshot_is_twice_the_css_viewport(mob: BrowserEnv, events_url: str) -> None:
     obs = mob.reset({"start_url": events_url})
     assert (obs.width, obs.height) == (824, 1830) == png_size(obs.png)
-    assert obs.info == {"viewport": [412, 915], "device_scale_factor": 2.0}
+    assert obs.info == {"viewport": [412, 915], "device_scale_factor": 2.0, "focus_editable": False}
     assert mob.surface == "mobile" and "Mobile" in mob.page.evaluate("navigator.userAgent")
 
 

@@ -864,31 +864,32 @@ class BrowserEnv:
         """Read the page in one call (`_read_page`), then capture the viewport through CDP: the same capture
         and clip page.screenshot sends, without its other round trips (layout metrics, preparing and
         restoring every frame for a caret and animation options this env does not use)."""
-        title, view = self._read_page(info)
+        title, view, editable = self._read_page(info)
         png = self._capture(view)
         width, height = png_size(png)
         url = self.page.url
         if url.split(":", 1)[0] in LAUNCH_SCHEMES:  # not chrome-error:// or about:blank
             self._last_url = url
         vw, vh = self.config.css_viewport()
-        obs_info = {"viewport": [vw, vh], "device_scale_factor": self.config.scale()}
+        obs_info = {"viewport": [vw, vh], "device_scale_factor": self.config.scale(), "focus_editable": editable}
         return Observation(png=png, width=width, height=height, url=url, title=title, info=obs_info)
 
-    def _read_page(self, info: dict[str, Any] | None) -> tuple[str | None, list[float] | None]:
+    def _read_page(self, info: dict[str, Any] | None) -> tuple[str | None, list[float] | None, bool | None]:
         """One call in the page: wait for web fonts, the <select> under this step's click, the title, the
-        probe and the visual viewport (document offset and pinch zoom) to clip the capture to."""
+        probe, the visual viewport (document offset and pinch zoom) to clip the capture to, and whether the
+        focused element takes text."""
         point, self._clicked_at, self.last_probe = self._clicked_at, None, None
         fonts_ms = min(FONTS_WAIT_S, self.config.action_timeout_s / 2) * 1000
         read = self._call_in_page(self._read_js, [point, self._doc_id, fonts_ms])
         if read is None:  # a navigation replaced the document mid-call; the screenshot is still good
             self._doc_id = None
-            return None, None
-        title, self._doc_id, options, probe, view = read
+            return None, None, None
+        title, self._doc_id, options, probe, view, editable = read
         if probe is not None:
             self.last_probe = ProbeResult(ok=bool(probe[0]), value=probe[1])
         if options is not None and point is not None and info is not None:
             self._note_select(point, options, info)
-        return title, view
+        return title, view, editable
 
     def _call_in_page(self, fn_js: str, args: list[Any]) -> Any:
         """`fn_js(args)` in the page's main world through this env's CDP session: one round trip of plain
@@ -1222,6 +1223,20 @@ class BrowserEnv:
 _SELECT_AT_JS = "([x, y]) => document.elementFromPoint(x, y)?.closest('select') ?? null"
 _OPTION_JS = "(o, i) => ({index: i, text: o.text.trim(), value: o.value, disabled: o.disabled})"
 _OPTIONS_JS = f"s => Array.from(s.options, {_OPTION_JS})"
+# Whether typing now would land in a text field: true / false, or null when focus is inside a frame or a
+# shadow root this document cannot see into. Step checks read it as `info["focus_editable"]`.
+_FOCUS_JS = """(() => {
+  const a = document.activeElement;
+  if (!a || a === document.body || a === document.documentElement) return false;
+  if (a.tagName === 'IFRAME' || a.tagName === 'FRAME' || a.shadowRoot) return null;
+  if (a.isContentEditable) return true;
+  if (a.disabled || a.readOnly) return false;
+  if (a.tagName === 'TEXTAREA') return true;
+  const kinds = /^(button|submit|reset|checkbox|radio|file|image|range|color|hidden)$/i;
+  return a.tagName === 'INPUT' && !kinds.test(a.type);
+})()"""
+
+
 # The observation's one page read (see _read_page). The <select> check runs only in the document observed
 # before the click (docId, its performance.timeOrigin; null: unknown), so a click that navigated does not
 # report a <select> of the next page. PROBE is replaced by the env's page_probe call, or null.
@@ -1237,8 +1252,8 @@ _READ_PAGE_JS = """async ([point, docId, fontsMs]) => {
   }
   const vv = window.visualViewport;
   const view = vv ? [vv.pageLeft, vv.pageTop, vv.scale] : [window.scrollX, window.scrollY, 1];
-  return [document.title, doc, options, PROBE, view];
-}""".replace("OPTION", _OPTION_JS)
+  return [document.title, doc, options, PROBE, view, FOCUS];
+}""".replace("OPTION", _OPTION_JS).replace("FOCUS", _FOCUS_JS)
 
 
 _PROBE_CALL_JS = "(() => { try { return [true, (PROBE)()]; } catch (e) { return [false, String(e)]; } })()"

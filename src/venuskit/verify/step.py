@@ -165,6 +165,11 @@ class StepVerifier:
         kids = _kids(ctx.action)
         if not kids or not isinstance(kids[0], Type) or (self.surface or ctx.surface) not in ("browser", "mobile"):
             return None
+        editable = (getattr(ctx.observation, "info", None) or {}).get("focus_editable")
+        if editable is not None:  # the env read the page's focus: a fact, not a guess from the history
+            return None if editable else ("type_without_focus", (
+                "Type needs a focused text field, but the focused element does not take text. "
+                "Click the field first."))  # fmt: skip
         if ctx.step_index and len(history) < ctx.step_index:
             return None  # earlier steps are unknown (a resumed run): do not guess
         url = getattr(ctx.observation, "url", None)
