@@ -148,6 +148,8 @@ class EpisodeRunner:
 
     def _step(self, obs: Observation) -> Observation:
         step = Step(index=self.writer.next_index, screenshot=None, url=obs.url, title=obs.title)
+        if obs.info.get("focus_editable") is not None:  # a page fact of this screenshot, for offline step checks
+            step.info["focus_editable"] = obs.info["focus_editable"]
         # Feedback of the last step first, then the notes in force (the upstream browser order); recorded
         # verbatim so exports replay exactly what the model saw.
         feedback, self.feedback = _join(self.feedback, notes_feedback(self.notes)), None
