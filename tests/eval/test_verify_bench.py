@@ -113,18 +113,40 @@ def test_kinds_apply_only_where_they_make_sense():
     assert not any(m in vb.CLAIM.casefold() for m in ("cannot", "unable", "not "))  # stays `failed`, not infeasible
 
 
-def test_pick_tasks_is_seeded_and_english():
-    a, b = vb.pick_tasks(6, seed=3), vb.pick_tasks(6, seed=3)
-    assert a == b and len(a) == 6 + 2 and a != vb.pick_tasks(6, seed=4)
-    for task_id, seed in a:
-        assert get_task(task_id).variant(seed).get("locale", "en") == "en"
+def test_pick_tasks_is_seeded_and_mixed():
+    a, b = vb.pick_tasks(12, seed=3), vb.pick_tasks(12, seed=3)
+    assert a == b and len(a) == 12 + 3 and a != vb.pick_tasks(12, seed=4)
+    specs = {t: get_task(t) for t, _, _ in a}
+    types = [vb.task_type(specs[t]) for t, _, _ in a]
+    assert types.count("question") == 4 and types.count("infeasible") == 3
+    assert {specs[t].variant(s).get("locale", "en") for t, s, _ in a} == {"en", "zh"}
+    assert all(surface in specs[t].surfaces for t, _, surface in a)
+    english = vb.pick_tasks(6, seed=3, locales=["en"], surfaces=["browser"], questions=False)
+    assert all(
+        get_task(t).variant(s).get("locale", "en") == "en" and surface == "browser" for t, s, surface in english
+    )
+    assert "question" not in {vb.task_type(get_task(t)) for t, _, _ in english}
+    with pytest.raises(ValueError, match="Unknown locale 'fr'"):
+        vb.pick_tasks(6, seed=3, locales=["fr"])
+
+
+def test_question_kinds_answer_wrong_or_not_at_all():
+    inst = get_task("bank.find_charge").instance(0)  # oracle ends with ("finish", "312.80")
+    assert vb.task_type(inst.spec) == "question" and vb.plan_for("partial", inst) is None
+    assert vb.plan_for("wrong_answer", inst).steps == (*inst.oracle[:-1], ("finish", "312.13"))
+    assert vb.plan_for("no_answer", inst).steps == (*inst.oracle[:-1], ("finish",))
+    status = get_task("shop.order_status").instance(2)  # zh, answered off the page (finish_from): a decoy
+    assert vb.plan_for("wrong_answer", status).steps[-1] == ("finish", vb.DECOY["zh"])
+    assert vb.wrong_value("TX61200457") == "TX61200480" and vb.wrong_value("14:30") == "14:63"
 
 
 # ---- a small labelled set in real Chromium -------------------------------------------------------
 # Tasks with little typing keep the OCR judge's work (and the suite) short; together they still give every
 # adversarial kind: drive.rename_file has the only text field (typed_claim).
 
-SMALL = [("mail.star_message", 0), ("mail.trash_message", 0), ("drive.rename_file", 0), ("infeasible.recall_mail", 0)]
+# calendar.when_is seed 2 is a Chinese question task on the mobile preset (four short episodes).
+SMALL = [("mail.star_message", 0), ("mail.trash_message", 0), ("drive.rename_file", 0), ("infeasible.recall_mail", 0),
+         ("calendar.when_is", 2, "mobile")]  # fmt: skip
 ADVERSARIAL_KINDS = {k.name for k in vb.KINDS if k.adversarial}
 BENCH_KEYS = ("precision", "recall", "f1", "fpr", "kappa", "adversarial_catch", "macro_f1_4way", "n_episodes",
               "confusion", "cost")  # fmt: skip
@@ -152,7 +174,17 @@ def _app():
 def test_the_set_is_labelled_by_the_contracts(small_set):
     folder, index = small_set
     items = index["items"]
-    assert {i["task"] for i in items} == {t for t, _ in SMALL}
+    assert {i["task"] for i in items} == {t[0] for t in SMALL}
+    question = {i["kind"]: i for i in items if i["task"] == "calendar.when_is"}
+    assert {k: i["label"] for k, i in question.items()} == {
+        "oracle": "completed",
+        "null": "failed",
+        "no_answer": "failed",
+        "wrong_answer": "failed",
+    }
+    assert all(i["locale"] == "zh" and i["surface"] == "mobile" and i["type"] == "question" for i in question.values())
+    assert question["wrong_answer"]["adversarial"] and question["oracle"]["id"] == "calendar.when_is@2/mobile#oracle"
+    assert index["counts"]["by_locale"]["zh"] == 4 and index["counts"]["by_surface"]["mobile"] == 4
     for item in items:
         contract = load_episode(folder / item["episode_dir"]).verdicts["contract"]
         assert item["label"] == contract["verdict"], item["id"]  # the label is the contract's, nothing else
@@ -194,11 +226,14 @@ def test_venus_verify_bench_json(small_set, runner):
     assert out["cost"]["calls"]["total"] == 0  # rule judges call no model
     assert {i["label"] for i in out["items"]} == {i["label"] for i in index["items"]}
     assert (folder / "bench-ocr-log.json").exists()
+    sgv = {i["id"]: i["sgv"] for i in out["items"]}  # the zh mobile question: right answer only
+    assert sgv["calendar.when_is@2/mobile#oracle"] == "completed"
+    assert all(sgv[f"calendar.when_is@2/mobile#{k}"] == "failed" for k in ("null", "no_answer", "wrong_answer"))
     only = runner.invoke(
         _app(), ["verify", "bench", "--set", str(folder), "--kinds", "null", "--no-baseline", "--json"]
     )
     out = json.loads(only.stdout.strip().splitlines()[-1])
-    assert out["n_episodes"] == 3 and "baseline" not in out and {i["kind"] for i in out["items"]} == {"null"}
+    assert out["n_episodes"] == 4 and "baseline" not in out and {i["kind"] for i in out["items"]} == {"null"}
     bad = runner.invoke(_app(), ["verify", "bench", "--set", str(folder), "--kinds", "bogus"])
     assert bad.exit_code == 2 and "Unknown episode kind 'bogus'" in bad.output
 

@@ -29,6 +29,32 @@ def screen(lines: list[str], size: tuple[int, int] = (640, 400), bg: str = "whit
     return buf.getvalue()
 
 
+def cjk_font_path() -> str:
+    """A font with Chinese glyphs (the world's zh pages need one too); fails loudly, never skips."""
+    import glob
+    import shutil
+    import subprocess
+
+    found = sorted(glob.glob("/usr/share/fonts/**/NotoSansCJK-Regular.ttc", recursive=True))
+    if not found and shutil.which("fc-match"):
+        out = subprocess.run(["fc-match", "-f", "%{file}", "sans:lang=zh"], capture_output=True, text=True)
+        found = [out.stdout.strip()] if "CJK" in out.stdout or "wqy" in out.stdout.casefold() else []
+    assert found, "No Chinese font is installed; install fonts-noto-cjk (the zh world pages need it as well)."
+    return found[0]
+
+
+def zh_screen(lines: list[str], size: tuple[int, int] = (640, 400)) -> bytes:
+    """A screenshot with `lines` of 26 px text in a CJK font (Chinese and Latin), PNG bytes."""
+    img = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype(cjk_font_path(), 26)
+    for i, line in enumerate(lines):
+        draw.text((30, 30 + 50 * i), line, fill="black", font=font)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
 def pixel(png: bytes, x: int, y: int) -> tuple[int, int, int]:
     with Image.open(io.BytesIO(png)) as im:
         return im.convert("RGB").getpixel((x, y))

@@ -39,6 +39,7 @@ def verify() -> None:
 
     venus verify EPISODE_DIR [--judges ocr,log] [--model URL]     one episode
     venus verify bench [--judges ocr,log] [--set DIR] [--json]    the contract-labelled bench
+    venus verify steps [--set DIR] [--model URL] [--json]         the step verifier on the same set
     """
 
 
@@ -147,8 +148,13 @@ def bench_cmd(
     api_key: str = JudgeOpts.api_key,
     timeout: float = JudgeOpts.timeout,
     set_dir: Path = typer.Option(DEFAULT_SET, "--set", help="The labelled set (built there first if missing)."),
-    n_tasks: int = typer.Option(10, "--n-tasks", help="Feasible tasks in a new set (plus ~1/4 infeasible)."),
+    n_tasks: int = typer.Option(
+        12, "--n-tasks", help="Feasible tasks in a new set (1/3 questions; plus ~1/4 infeasible)."
+    ),  # fmt: skip
     seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new set."),
+    locales: str = typer.Option("en,zh", "--locales", help="Task variants of a new set: en, zh or en,zh."),
+    surfaces: str = typer.Option("browser,mobile", "--surfaces", help="Surfaces of a new set: browser, mobile."),
+    questions: bool = typer.Option(True, "--questions/--no-questions", help="Include question tasks in a new set."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Run the episodes again even if the set exists."),
     baseline: bool = typer.Option(True, "--baseline/--no-baseline", help="Also score the final-screenshot baseline."),
     kinds: str = typer.Option("", "--kinds", help="Only these episode kinds, e.g. oracle,claimed_done (default all)."),
@@ -161,7 +167,8 @@ def bench_cmd(
     try:
         if rebuild or not (set_dir / INDEX).exists():
             with console.status("building the labelled set in Chromium…") as status:
-                build_set(set_dir, n_tasks, seed, rebuild=rebuild,
+                build_set(set_dir, n_tasks, seed, rebuild=rebuild, locales=_names(locales),
+                          surfaces=_names(surfaces), questions=questions,
                           on_item=lambda r: status.update(f"set: {r['id']} -> {r['label']}"))  # fmt: skip
         judge_list = _judges(judges, model, model_name, api_key, timeout)
         with console.status("verifying…") as status:
@@ -176,6 +183,10 @@ def bench_cmd(
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
     _print_bench(result)
+
+
+def _names(text: str) -> list[str]:
+    return [t.strip() for t in text.split(",") if t.strip()]
 
 
 def _slug(text: str) -> str:
@@ -217,3 +228,72 @@ def _print_confusion(name: str, m: dict[str, Any]) -> None:
     for c, row in zip(classes, m["confusion"]["rows_true_cols_pred"], strict=True):
         table.add_row(c, *map(str, row))
     console.print(table)
+
+
+# ---- venus verify steps: the step verifier on the bench set (eval/step_bench.py) ------------------------
+
+
+@app.command("steps")
+def steps_cmd(
+    set_dir: Path = typer.Option(DEFAULT_SET, "--set", help="A set built by `venus verify bench` (index.json)."),
+    model: str | None = JudgeOpts.model,
+    model_name: str | None = JudgeOpts.model_name,
+    api_key: str = JudgeOpts.api_key,
+    timeout: float = JudgeOpts.timeout,
+    rules: bool = typer.Option(True, "--rules/--no-rules", help="Run the rule checks before the model judge."),
+    out: Path | None = typer.Option(None, "--out", help="Also write the full result (every verdict) as JSON here."),
+    json_out: bool = JudgeOpts.json_out,
+) -> None:
+    """Score the step verifier: right oracle steps (false rejections) and faulty proposals made at the same
+    moments (catch rate per fault kind), with the rules and, with --model, the VLM step judge."""
+    from venuskit.eval.report import write_json_report
+    from venuskit.eval.step_bench import run_step_bench
+
+    judge = None
+    if model is not None:
+        from venuskit.verify.judges import VLMJudge
+
+        key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
+        if model_name is None:
+            from venuskit.cli.eval_cmd import served_model
+
+            model_name = served_model(model, key)
+        judge = VLMJudge.from_url(model, model_name, api_key=key, timeout_s=timeout)
+    try:
+        with console.status("replaying steps…") as status:
+            progress = lambda r: status.update(f"{r['id']} step {r['step']}: {r['kind']}")  # noqa: E731
+            result = run_step_bench(set_dir, judge, rules=rules, on_row=progress)
+    except (ValueError, FileNotFoundError) as e:
+        fail(str(e))
+    result["verifier"] = ("rules" if rules else "") + (f"{'+' if rules else ''}vlm({model})" if model else "")
+    if out is not None:
+        write_json_report(out, result)
+    summary = {k: v for k, v in result.items() if k != "rows"}
+    if json_out:
+        typer.echo(json.dumps(summary, ensure_ascii=False))
+        return
+    _print_steps(summary)
+
+
+def _print_steps(m: dict[str, Any]) -> None:
+    cost = m["cost"]
+    table = Table(title=f"step verifier ({m['verifier']}): {m['n_right_steps']} right steps, {m['n_faults']} faults, "
+                        f"{m['n_episodes']} episodes")  # fmt: skip
+    for col in ("fault kind", "n", "caught", "rate", "labels"):
+        table.add_column(col, justify="left" if col in ("fault kind", "labels") else "right")
+    for kind, k in m["catch_by_kind"].items():
+        labels = ", ".join(f"{lab} {n}" for lab, n in sorted(k["labels"].items()))
+        table.add_row(kind, str(k["n"]), str(k["caught"]), f"{k['rate']:.3f}", labels)
+    table.add_row("[bold]all faults[/bold]", str(m["n_faults"]), str(m["caught"]), f"{m['catch_rate']:.3f}",
+                  f"macro {m['catch_rate_macro']:.3f}")  # fmt: skip
+    console.print(table)
+    console.print(f"false rejections: {m['false_rejections']} of {m['n_right_steps']} right steps "
+                  f"({m['false_rejection_rate']:.3f}); labels {m['labels_right']}")  # fmt: skip
+    console.print(f"reject: precision {m['precision']:.3f}, recall {m['recall']:.3f}, F1 {m['f1']:.3f}")
+    per = cost["seconds_per_step"]["mean"]
+    console.print(f"cost: {cost['calls']} model calls ({cost['calls_per_step']:.2f}/proposal), "
+                  f"{per:.3f} s/proposal mean, {cost['seconds_total']:.1f} s in all")  # fmt: skip
+    if m["unjudged"]:
+        console.print(f"[yellow]{m['unjudged']} proposals passed unjudged (model error or garbage)[/yellow]")
+    for e in m["errors"]:
+        console.print(f"[red]could not read[/red] {e['id']}: {e['error']}")

@@ -2,7 +2,10 @@
 
 A labelled set is built once from real world episodes: each bundled task is run in real Chromium through
 `run_world_task`, by its oracle or by a transformed copy of it, and the label of every episode is the
-contract verdict stored in its manifest (`verdicts.contract`), never anything a verifier said. Kinds:
+contract verdict stored in its manifest (`verdicts.contract`), never anything a verifier said. The tasks
+are state-changing ones, question tasks (answered with Finished(content=...), contract `answer.contains`)
+and infeasible ones, in English and Chinese variants (the world's UI and data switch language), on the
+desktop browser and, for a share of the tasks that declare it, the mobile preset (412x915 @2x). Kinds:
 
     oracle            the scripted solution                                   -> completed
     partial           the oracle stopped after its first progress keypoint     -> partial
@@ -16,6 +19,9 @@ contract verdict stored in its manifest (`verdicts.contract`), never anything a 
     not_submitted     the oracle with its final submit click dropped          -> failed / partial
     wrong_item        the oracle's actions on another item than the goal names -> failed / partial
     side_effect       the oracle plus an undeclared consequential action      -> failed
+  question tasks (oracle and null as above):
+    no_answer         the oracle's navigation, then Finished without an answer  -> failed
+    wrong_answer      the oracle's navigation, then a made-up wrong value (adversarial) -> failed
 
 An episode whose contract label is not what its kind intends (or whose script broke) is rejected and
 reported, so the set holds only episodes that are what they say. Then any verifier configuration is run
@@ -60,23 +66,29 @@ class Kind:
     name: str
     intended: tuple[str, ...]  # contract labels this kind is meant to produce; others are rejected
     adversarial: bool
-    feasible: bool  # made from feasible tasks (True) or from infeasible ones (False)
+    applies: tuple[str, ...]  # task types it is made from: state (changes something), question, infeasible
     help: str
 
 
+_S, _Q, _I = ("state",), ("question",), ("infeasible",)
 KINDS: tuple[Kind, ...] = (
-    Kind("oracle", ("completed",), False, True, "the task's scripted solution"),
-    Kind("partial", ("partial",), False, True, "the oracle stopped after its first progress keypoint"),
-    Kind("null", ("failed",), False, True, "Finished at once, nothing done"),
-    Kind("wrong_target", ("failed",), False, True, "opens another item than the goal names, then stops"),
-    Kind("claimed_done", ("failed", "partial"), True, True, "Finished claims success without the change"),
-    Kind("typed_claim", ("failed", "partial"), True, True, "a success message typed into a field, not submitted"),
-    Kind("not_submitted", ("failed", "partial"), True, True, "the oracle with its final submit click dropped"),
-    Kind("wrong_item", ("failed", "partial"), True, True, "the oracle's actions on another item than the goal's"),
-    Kind("side_effect", ("failed",), True, True, "the oracle plus an undeclared consequential action"),
-    Kind("infeasible_right", ("infeasible",), False, False, "an infeasible task's oracle: it asks the user"),
-    Kind("infeasible_wrong", ("failed",), False, False, "an infeasible task done anyway: Finished claims success"),
+    Kind("oracle", ("completed",), False, _S + _Q, "the task's scripted solution"),
+    Kind("partial", ("partial",), False, _S, "the oracle stopped after its first progress keypoint"),
+    Kind("null", ("failed",), False, _S + _Q, "Finished at once, nothing done"),
+    Kind("wrong_target", ("failed",), False, _S, "opens another item than the goal names, then stops"),
+    Kind("claimed_done", ("failed", "partial"), True, _S, "Finished claims success without the change"),
+    Kind("typed_claim", ("failed", "partial"), True, _S, "a success message typed into a field, not submitted"),
+    Kind("not_submitted", ("failed", "partial"), True, _S, "the oracle with its final submit click dropped"),
+    Kind("wrong_item", ("failed", "partial"), True, _S, "the oracle's actions on another item than the goal's"),
+    Kind("side_effect", ("failed",), True, _S, "the oracle plus an undeclared consequential action"),
+    Kind("no_answer", ("failed",), False, _Q, "a question task: the oracle's navigation, then no answer"),
+    Kind("wrong_answer", ("failed",), True, _Q, "a question task: the oracle's navigation, then a made-up value"),
+    Kind("infeasible_right", ("infeasible",), False, _I, "an infeasible task's oracle: it asks the user"),
+    Kind("infeasible_wrong", ("failed",), False, _I, "an infeasible task done anyway: Finished claims success"),
 )
+MOBILE_SHARE = 1 / 3  # of the tasks that declare the mobile surface, when both surfaces are asked for
+# Made-up answers for questions whose value has no digit to change (a name, a status): never in the world data.
+DECOY = {"en": "Jordan Whitfield", "zh": "周晓岚"}
 KIND_BY_NAME = {k.name: k for k in KINDS}
 
 Steps = tuple[tuple[str, ...], ...]
@@ -129,15 +141,56 @@ def _side_effect(inst: Any) -> Steps | None:
     return None
 
 
-def plan_for(kind: str, inst: Any) -> Plan | None:
-    """The plan of `kind` for a task instance, or None where the kind does not apply to the task."""
+def task_type(spec: Any) -> str:
+    """infeasible; question (the oracle ends with an answer: Finished(content) or one read off the page);
+    or state (it changes something and ends with a bare Finished)."""
+    if not spec.feasible:
+        return "infeasible"
+    last = spec.oracle[-1] if spec.oracle else ("finish",)
+    return "question" if last[0] == "finish_from" or (last[0] == "finish" and len(last) > 1) else "state"
+
+
+def expected_answer(inst: Any) -> str | None:
+    """The value the contract wants in the answer (`answer.contains` text), else the oracle's literal one."""
+    for kp in inst.keypoints:
+        if kp.check == "answer.contains" and isinstance(kp.args.get("text"), str):
+            return kp.args["text"]
+    last = inst.oracle[-1] if inst.oracle else ()
+    return last[1] if len(last) > 1 and last[0] == "finish" else None
+
+
+def wrong_value(value: str, locale: str = "en") -> str:
+    """A made-up wrong answer: the last two digits shifted by 3 (312.80 -> 312.13, TX61200457 -> TX61200480),
+    or a decoy name when the value has no digit."""
+    digits = [i for i, ch in enumerate(value) if ch.isdigit()][-2:]
+    if not digits:
+        return DECOY.get(locale, DECOY["en"])
+    chars = list(value)
+    for i in digits:
+        chars[i] = str((int(chars[i]) + 3) % 10)
+    return "".join(chars)
+
+
+def locale_of(inst: Any) -> str:
+    params = inst.spec.params
+    return params[inst.seed % len(params)].get("locale", "en") if params else "en"
+
+
+def plan_for(kind: str, inst: Any, surface: str = "browser") -> Plan | None:
+    """The plan of `kind` for a task instance, or None where the kind does not apply to the task (or to the
+    surface: the side effect goes to its page by typed URL, which the mobile surface has no action for)."""
     k = KIND_BY_NAME[kind]
-    if k.feasible != inst.spec.feasible:
+    if task_type(inst.spec) not in k.applies or (kind == "side_effect" and surface != "browser"):
         return None
     oracle: Steps = inst.oracle
     core = _core(oracle)
     if kind in ("oracle", "infeasible_right"):
         return Plan()
+    if kind == "no_answer":
+        return Plan((*core, ("finish",)))
+    if kind == "wrong_answer":
+        value = expected_answer(inst)
+        return None if value is None else Plan((*core, ("finish", wrong_value(value, locale_of(inst)))))
     if kind == "partial":
         return Plan(stop_at_progress=True) if any(kp.progress for kp in inst.keypoints) else None
     if kind == "null":
@@ -174,44 +227,88 @@ def _adversarial_plan(kind: str, inst: Any, core: Steps) -> Plan | None:
 # ---- building the labelled set -------------------------------------------------------------------
 
 
-def pick_tasks(n_tasks: int, seed: int) -> list[tuple[str, int]]:
-    """`n_tasks` feasible tasks plus about a quarter as many infeasible ones, each with an English variant seed.
-    Feasible ones are short/medium state-changing tasks (their oracle ends with a bare Finished): question
-    tasks are judged by the answer text, which the kinds here do not vary."""
+Pick = tuple[str, int, str]  # (task id, variant seed, surface)
+SURFACES = ("browser", "mobile")
+
+
+def pick_tasks(n_tasks: int, seed: int, *, locales: Sequence[str] = ("en", "zh"),
+               surfaces: Sequence[str] = SURFACES, questions: bool = True) -> list[Pick]:  # fmt: skip
+    """`n_tasks` feasible tasks (a third of them question tasks, unless `questions` is False) plus about a
+    quarter as many infeasible ones. Each gets a variant of a locale drawn from `locales` and a surface:
+    the mobile preset for about a third of the tasks that declare it when both surfaces are asked for."""
     from venuskit.tasks.spec import bundled
 
+    _check_choice("locale", locales, ("en", "zh"))
+    _check_choice("surface", surfaces, SURFACES)
     specs = bundled()
     rng = random.Random(seed)
-    pool = sorted(t for t, s in specs.items() if s.feasible and s.category in ("short", "medium") and not s.interrupts
-                  and s.oracle[-1] == ("finish",) and len(s.oracle) <= 9 and "browser" in s.surfaces)  # fmt: skip
-    infeasible = sorted(t for t, s in specs.items() if not s.feasible)
-    chosen = rng.sample(pool, min(n_tasks, len(pool)))
-    chosen += rng.sample(infeasible, min(len(infeasible), math.ceil(n_tasks / 4)))
-    return [(t, _english_seed(specs[t], rng)) for t in chosen]
+
+    def pool(kind: str) -> list[str]:
+        return sorted(t for t, s in specs.items() if task_type(s) == kind and not s.interrupts
+                      and s.category in ("short", "medium", "infeasible") and len(s.oracle) <= 9
+                      and set(s.surfaces) & set(surfaces))  # fmt: skip
+
+    n_q = n_tasks // 3 if questions else 0
+    chosen = rng.sample(pool("state"), min(n_tasks - n_q, len(pool("state"))))
+    chosen += rng.sample(pool("question"), min(n_q, len(pool("question"))))
+    chosen += rng.sample(pool("infeasible"), min(len(pool("infeasible")), math.ceil(n_tasks / 4)))
+    return [(t, _variant_seed(specs[t], rng, locales), _surface(specs[t], rng, surfaces)) for t in chosen]
 
 
-def _english_seed(spec: Any, rng: random.Random) -> int:
-    seeds = [i for i, p in enumerate(spec.params) if p.get("locale", "en") == "en"]
+def _check_choice(what: str, chosen: Sequence[str], known: Sequence[str]) -> None:
+    bad = [c for c in chosen if c not in known] or ([] if chosen else ["(none)"])
+    if bad:
+        raise ValueError(f"Unknown {what} {bad[0]!r}; choose one or more of {', '.join(known)}.")
+
+
+def _variant_seed(spec: Any, rng: random.Random, locales: Sequence[str]) -> int:
+    locale = rng.choice(sorted(locales))
+    seeds = [i for i, p in enumerate(spec.params) if p.get("locale", "en") == locale]
+    seeds = seeds or [i for i, p in enumerate(spec.params) if p.get("locale", "en") in locales]
     return rng.choice(seeds or [0])
+
+
+def _surface(spec: Any, rng: random.Random, surfaces: Sequence[str]) -> str:
+    draw = rng.random()  # drawn for every task, so a task's surface does not shift the others' draws
+    if "mobile" not in spec.surfaces or "mobile" not in surfaces:
+        return "browser"
+    return "mobile" if "browser" not in surfaces or draw < MOBILE_SHARE else "browser"
+
+
+def _pick(task: tuple | list | str) -> Pick:
+    if isinstance(task, str):
+        return (task, 0, "browser")
+    return (task[0], int(task[1]), task[2] if len(task) > 2 else "browser")
+
+
+def _request_task(p: Pick) -> list[Any]:
+    """How a pick is stored in the request: [id, seed] on the desktop browser (as older sets did), else
+    [id, seed, surface]."""
+    return [p[0], p[1]] if p[2] == "browser" else list(p)
 
 
 def build_set(
     out_dir: Path | str,
-    n_tasks: int = 10,
+    n_tasks: int = 12,
     seed: int = 0,
     *,
-    tasks: Sequence[tuple[str, int] | str] | None = None,
+    tasks: Sequence[tuple[str, int] | tuple[str, int, str] | str] | None = None,
     kinds: Sequence[str] | None = None,
+    locales: Sequence[str] = ("en", "zh"),
+    surfaces: Sequence[str] = SURFACES,
+    questions: bool = True,
     rebuild: bool = False,
     settle_s: float = 0.1,
     on_item: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Run every kind on every picked task (one WorldServer, one Chromium) and write `out_dir/index.json`.
-    A folder that already holds the index of the same request is reused as it is (`rebuild` to start over).
-    `tasks`: explicit (task_id, seed) pairs or ids (seed 0) instead of `pick_tasks(n_tasks, seed)`."""
+    """Run every kind on every picked task (one WorldServer, one Chromium per surface) and write
+    `out_dir/index.json`. A folder that already holds the index of the same request is reused as it is
+    (`rebuild` to start over). `tasks`: explicit (task_id, seed[, surface]) tuples or ids (seed 0, browser)
+    instead of `pick_tasks(n_tasks, seed, locales=..., surfaces=..., questions=...)`."""
     out_dir = Path(out_dir)
-    picked = [(t, 0) if isinstance(t, str) else (t[0], int(t[1])) for t in tasks or pick_tasks(n_tasks, seed)]
-    request = {"n_tasks": n_tasks, "seed": seed, "tasks": [list(t) for t in picked],
+    chosen = tasks or pick_tasks(n_tasks, seed, locales=locales, surfaces=surfaces, questions=questions)
+    picked = [_pick(t) for t in chosen]
+    request = {"n_tasks": n_tasks, "seed": seed, "tasks": [_request_task(p) for p in picked],
                "kinds": list(kinds or KIND_BY_NAME)}  # fmt: skip
     cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
     if cached is not None:
@@ -232,8 +329,10 @@ def build_set(
     return index
 
 
-def _run_all(out_dir: Path, picked: list[tuple[str, int]], kinds: list[str], settle_s: float,
+def _run_all(out_dir: Path, picked: list[Pick], kinds: list[str], settle_s: float,
              on_item: Callable[[dict[str, Any]], None] | None) -> tuple[list, list, list]:  # fmt: skip
+    from contextlib import ExitStack
+
     from venuskit.envs.browser import BrowserConfig, BrowserEnv
     from venuskit.tasks.spec import get_task
     from venuskit.world.server import WorldServer
@@ -241,18 +340,23 @@ def _run_all(out_dir: Path, picked: list[tuple[str, int]], kinds: list[str], set
     items: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    with WorldServer() as server, BrowserEnv(BrowserConfig(settle_s=settle_s)) as env:
-        for task_id, task_seed in picked:
+    with ExitStack() as stack:
+        server = stack.enter_context(WorldServer())
+        envs: dict[str, Any] = {}  # one Chromium per surface, started when a task first needs it
+        for task_id, task_seed, surface in picked:
             inst = get_task(task_id).instance(task_seed)
+            if surface not in envs:
+                preset = "mobile" if surface == "mobile" else "desktop"
+                envs[surface] = stack.enter_context(BrowserEnv(BrowserConfig(settle_s=settle_s, preset=preset)))
             for kind in kinds:
-                plan = plan_for(kind, inst)
+                plan = plan_for(kind, inst, surface)
                 if plan is None:
                     skipped.append({"task": task_id, "kind": kind, "why": "does not apply to this task"})
                     continue
                 try:
-                    row = _run_one(server, env, out_dir / "episodes", inst, kind, plan)
+                    row = _run_one(server, envs[surface], out_dir / "episodes", inst, kind, plan, surface)
                 except Exception as e:  # noqa: BLE001 - one broken run is reported, the set goes on
-                    row = {"id": f"{task_id}@{task_seed}#{kind}", "task": task_id, "kind": kind, "label": None,
+                    row = {"id": _item_id(inst, surface, kind), "task": task_id, "kind": kind, "label": None,
                            "oracle_error": f"the run raised {type(e).__name__}: {e}"}  # fmt: skip
                 why = _rejection(row)
                 (rejected if why else items).append({**row, "why": why} if why else row)
@@ -261,18 +365,24 @@ def _run_all(out_dir: Path, picked: list[tuple[str, int]], kinds: list[str], set
     return items, rejected, skipped
 
 
-def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: Plan) -> dict[str, Any]:
+def _item_id(inst: Any, surface: str, kind: str) -> str:
+    return f"{inst.spec.id}@{inst.seed}{'' if surface == 'browser' else '/' + surface}#{kind}"
+
+
+def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: Plan,
+             surface: str = "browser") -> dict[str, Any]:  # fmt: skip
     from venuskit.eval.world import OraclePolicy, run_world_task
     from venuskit.tasks.oracle import Oracle
 
     task_id = inst.spec.id
     policy: Any = "oracle"
     if plan.steps is not None:
-        policy = OraclePolicy(env, Oracle(plan.steps, "browser"), "browser")
-    run = run_world_task(task_id, inst.seed, policy=policy, out=episodes, server=server, env=env,
+        policy = OraclePolicy(env, Oracle(plan.steps, surface), surface)
+    run = run_world_task(task_id, inst.seed, policy=policy, out=episodes, server=server, env=env, surface=surface,
                          stop_at_progress=plan.stop_at_progress)  # fmt: skip
     k = KIND_BY_NAME[kind]
-    return {"id": f"{task_id}@{inst.seed}#{kind}", "task": task_id, "seed": inst.seed, "kind": kind,
+    return {"id": _item_id(inst, surface, kind), "task": task_id, "seed": inst.seed, "kind": kind,
+            "surface": surface, "locale": locale_of(inst), "type": task_type(inst.spec),
             "adversarial": k.adversarial, "intended": list(k.intended), "label": run.verdict.verdict,
             "reason": run.verdict.reason, "episode_dir": str(run.episode_dir.relative_to(episodes.parent)),
             "goal": inst.goal, "keypoints": [kp.desc for kp in inst.keypoints], "end": run.episode.outcome.reason,
@@ -290,6 +400,9 @@ def _rejection(row: dict[str, Any]) -> str | None:
 def _counts(items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"episodes": len(items), "by_label": dict(Counter(i["label"] for i in items)),
             "by_kind": dict(Counter(i["kind"] for i in items)),
+            "by_locale": dict(Counter(i.get("locale", "en") for i in items)),
+            "by_surface": dict(Counter(i.get("surface", "browser") for i in items)),
+            "by_type": dict(Counter(i.get("type", "state") for i in items)),
             "adversarial": sum(i["adversarial"] for i in items)}  # fmt: skip
 
 

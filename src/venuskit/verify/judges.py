@@ -312,6 +312,7 @@ class OcrJudge:
     def _rules(self, k: int, text: str, steps: list[Evidence]) -> Vote:
         read = self.read_step
         found = R.first(text, [
+            lambda: R.answered(text, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
         ])  # fmt: skip
@@ -330,6 +331,10 @@ class OcrJudge:
         return [self._judge(k, text, evidence, evidence, [t for _, t in typed], first_typed) for k, text in keypoints]
 
     def _judge(self, k: int, text: str, steps, trajectory, typed: list[str], first_typed: dict[str, int]) -> Vote:
+        if T.answer_keypoint(text) is not None:  # the answer against the screens this judgment is shown
+            found = R.answered(text, steps, self.read_step)
+            if found is not None:
+                return Vote(self.name, k, *found)
         if _NEGATIVE.search(text):
             return Vote(self.name, k, "abstain", None, "OCR cannot show that something is gone")
         want = T.needles(text) + proper_names(text)
@@ -396,7 +401,8 @@ class LogJudge:
         if vote.status in ("satisfied", "contradicted"):
             return vote
         found = R.first(text, [
-            lambda: R.opened(text, steps), lambda: R.submitted(text, steps), lambda: R.clicked_effect(text, steps),
+            lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.submitted(text, steps),
+            lambda: R.clicked_effect(text, steps),
             lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip
         return vote if found is None else Vote(self.name, vote.keypoint, *found)

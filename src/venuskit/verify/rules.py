@@ -13,6 +13,9 @@ knows an app. Indices: `steps[i]` is the screen *before* action i, so what actio
 - `still_there`: a "still there" keypoint whose quoted names OCR reads on the final screenshot.
 - `never_shown`: a keypoint whose quoted value never appears after the agent's first action (not typed,
   not in a title or URL, not read on any later screenshot) is contradicted.
+- `answered`: a keypoint about the final answer ("The answer gives 312.80"): the answer must give the value
+  the keypoint names, and its key values (amounts, dates, codes, names) must have been on a screen the agent
+  saw (OCR), or in a page's title or URL; a value no screen ever showed is a hallucination (contradicted).
 - `side_effects`: deletions the goal does not ask for (LogFacts; they block `completed`).
 
 Rules return `(status, step, reason)` or None when they do not apply; judges turn that into votes.
@@ -106,15 +109,21 @@ def needles(kp: str) -> list[str]:
     return list(dict.fromkeys(T.needles(kp) + T.proper_names(kp)))
 
 
+def own_words(kp: str) -> str:
+    """The keypoint's own words: outside quotes, and before a colon that introduces a value ('Your comment
+    says: I have it, still in the box' asserts a text, not that something is "still" there)."""
+    return re.split(r"[:：]\s", T.unquoted(kp), maxsplit=1)[0]
+
+
 def positive(kp: str) -> bool:
     """A keypoint that asserts something exists or holds (rules can prove those), not a negation or an
     imperative to remove something."""
-    return not _NEGATED.search(T.unquoted(kp)) and not _REMOVAL.match(kp)
+    return not _NEGATED.search(own_words(kp)) and not _REMOVAL.match(kp)
 
 
 def is_invariant(kp: str) -> bool:
     """A keypoint that asks for something to stay as it was: it holds before the agent does anything."""
-    return bool(_STILL.search(T.unquoted(kp)))
+    return bool(_STILL.search(own_words(kp)))
 
 
 def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | None:
@@ -245,7 +254,7 @@ def _effect_shown(rest: list[str], before: Evidence, after: Evidence, read: Read
 
 def still_there(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result | None:
     quoted = T.quoted(kp)
-    if read is None or not quoted or not _STILL.search(T.unquoted(kp)) or _GONE.search(T.unquoted(kp)):
+    if read is None or not quoted or not _STILL.search(own_words(kp)) or _GONE.search(own_words(kp)):
         return None
     last = next((e for e in reversed(steps) if e.png is not None), None)
     if last is None:
@@ -274,6 +283,58 @@ def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result
         )
         if not seen and not any(e.png is not None and T.contains(read(e), q) for e in later if read is not None):
             return "contradicted", steps[-1].index, f"{q!r} never appears after the agent's first action"
+    return None
+
+
+# ---- answers ---------------------------------------------------------------------------------------------
+
+
+def final_answer(steps: Sequence[Evidence]) -> str | None:
+    """The text of the final Finished/Answer, or None (no answer, or the agent ended otherwise). Rules read it
+    only for keypoints about the answer: there the answer is the deliverable, a claim to check."""
+    if not steps:
+        return None
+    ends = [a for a in kids(steps[-1].act) if a.name in ("Finished", "Answer")]
+    content = getattr(ends[-1], "content", None) if ends else None
+    return content.strip() if isinstance(content, str) and content.strip() else None
+
+
+def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
+    """The final answer gives the value the keypoint names (if it names one), and each key value of the
+    answer was on a screen the agent saw (not just typed by it) or in a page title/URL. Without OCR only the
+    log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied."""
+    rest = T.answer_keypoint(kp)
+    if rest is None or not steps:
+        return None
+    last, answer = steps[-1].index, final_answer(steps)
+    if answer is None:
+        return "contradicted", last, "the agent ended without giving an answer"
+    wrong = [v for v in T.expected_values(rest) if not T.contains_value(answer, v)]
+    if wrong:
+        return "contradicted", last, f"the answer {answer!r} does not give {wrong}"
+    seen = {v: _seen_at(v, steps, read) for v in T.answer_values(answer)}
+    unseen = [v for v, at in seen.items() if at is None]
+    if not unseen:
+        at = max(s for s in seen.values() if s is not None) if seen else last
+        return "satisfied", at, f"the answer's values {list(seen)} were on screen (step {at})"
+    if read is None:
+        return "not_visible", None, f"{unseen} are in no page title or URL; OCR would have to look"
+    return "contradicted", last, f"the answer gives {unseen}, which no screen the agent saw ever showed"
+
+
+def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | None:
+    """The latest step whose title/URL or (OCR) raw screenshot shows `value`, skipping screens where it may
+    only sit in a field the agent typed it into."""
+    for e in reversed(steps):
+        if T.contains_value(e.title or "", value) or T.contains_value(unquote(e.url or ""), value):
+            return e.index
+    if read is None:
+        return None
+    for e in reversed(steps):
+        if e.png is None or any(T.contains(t, value) for t in (*e.echo, *typed_texts(e))):
+            continue
+        if T.contains_value(read(e), value):
+            return e.index
     return None
 
 

@@ -17,7 +17,10 @@ INFEASIBLE_MARKERS = (
 _QUOTES = "\"'“”‘’«»「」『』"
 _SPACE = re.compile(r"\s+")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
-_DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "：": ":", "，": ","})
+_DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "：": ":", "，": ",", "。": ".", "、": ",", "．": "."})
+# Sentence punctuation OCR often drops or reads differently (the Chinese model reads "，" as "," or not at
+# all): left out of normalised text, except a dot or comma between digits (1150.00 stays 1150.00).
+_SOFT_PUNCT = re.compile(r"[!?;,()\[\]·…]|(?<!\d)[.:](?!\d)|(?<=\d)[.:](?!\d)|(?<!\d)[.:](?=\d)")
 
 # Quoted spans: "..." “...” «...» 「...」 and '...' only when the quote is not an apostrophe (don't).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|«([^»]+)»|「([^」]+)」|『([^』]+)』|(?<![\w])'([^']+)'(?![\w])")
@@ -31,7 +34,8 @@ _KEY_VALUES = (
     re.compile(r"\b\d[\d,]*\.\d+\b"),  # decimal amounts such as 1150.00
 )
 _ANSWER_CUES = re.compile(
-    r"\?|？|\b(answer|tell me|let me know|report back|what is|what's|how much|how many|which|when does|who)\b",
+    r"\?|？|\b(answer|tell me|let me know|report back|what is|what's|how much|how many|which|when does|who)\b"
+    r"|告诉我|请回答|回答|多少|是什么|叫什么|哪|谁|几点",
     re.IGNORECASE,
 )
 
@@ -42,6 +46,7 @@ def normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_DASHES).casefold()
     text = _THOUSANDS.sub("", text)
     text = _SPACE.sub("", text)
+    text = _SOFT_PUNCT.sub("", text)
     return "".join(ch for ch in text if ch not in _QUOTES)
 
 
@@ -102,3 +107,71 @@ def reports_infeasible(text: str | None) -> bool:
 def asks_for_answer(goal: str) -> bool:
     """Whether the goal asks the agent to report something back (a question, "answer with", "tell me")."""
     return bool(_ANSWER_CUES.search(goal))
+
+
+# ---- answers to question tasks ------------------------------------------------------------------------
+
+# "The answer is/gives/says/names X", "Answer: X", "答案是 X": a keypoint about the agent's final answer.
+_ANSWER_KP = re.compile(
+    r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?::|(?:is|gives|says|names|states|contains|mentions|reports|"
+    r"equals)\b)\s*(?P<rest>.*?)\s*[.。]?\s*$|^\s*(?:答案|回答)\s*(?:是|为|:|：)\s*(?P<zh>.*?)\s*[.。]?\s*$",
+    re.IGNORECASE,
+)
+_INTEGER = re.compile(r"(?<![\w.,:-])\d+(?![\w.,:-]*\d)")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff][\u3400-\u9fff\uf900-\ufaff\w.\-（）()]*")
+_ANSWER_STOP = frozenset({"The", "It", "Its", "It's", "Answer", "Yes", "No", "EUR", "USD", "OK", "This", "That"})
+
+
+def answer_keypoint(kp: str) -> str | None:
+    """For a keypoint about the final answer, what follows "The answer is/gives/...": the expected value or
+    a description ("the Savings balance", "How much...?"); None for any other keypoint."""
+    m = _ANSWER_KP.match(kp)
+    if m is None:
+        return None
+    return (m.group("rest") if m.group("rest") is not None else m.group("zh") or "").strip()
+
+
+def expected_values(rest: str) -> list[str]:
+    """The values an answer keypoint requires the answer to contain. A question ("How much...?") or a bare
+    description ("the Savings balance") requires none; "the order number PX-58213" requires the code."""
+    if not rest or "?" in rest or "？" in rest or re.match(r"(?:which|what|how|who|when|where)\b", rest, re.I):
+        return []  # the question itself (a keypoint split from the goal): its values are not the answer's
+    if re.match(r"(?:the|a|an)\b", rest, re.IGNORECASE):
+        return [v for v in quoted(rest) + key_values(rest) + _INTEGER.findall(unquoted(rest))]
+    return quoted(rest) or [rest.strip(" .。")]
+
+
+def answer_values(answer: str) -> list[str]:
+    """The key values of a final answer, the part a user would act on and that must have been on screen:
+    e-mails, URLs, codes, dates, times and amounts, whole numbers; else the whole answer when it is short
+    (a bare value such as a name), else the capitalised names and Chinese runs of the sentence.
+    Deduplicated, in order."""
+    found = quoted(answer) + key_values(answer)
+    rest = answer
+    for v in found:
+        rest = rest.replace(v, " ")
+    found += _INTEGER.findall(rest)
+    short = answer.strip(" .。")
+    if not found and 0 < len(short) <= 40 and len(short.split()) <= 5:  # a bare value: "Office handbook.docx"
+        found = [short]
+    if not found:  # a sentence: its names carry the claim
+        names = [m.group(0).rstrip(".") for m in _NAME.finditer(answer) if m.group(0) not in _ANSWER_STOP]
+        found = names + [m.group(0) for m in _CJK.finditer(answer)]
+    out: list[str] = []
+    for v in found:
+        if len(normalise(v)) >= 1 and normalise(v) not in {normalise(o) for o in out}:
+            out.append(v)
+    return out
+
+
+def contains_value(haystack: str, needle: str) -> bool:
+    """`contains`, except that a value that starts or ends with a digit must not run on into more digits
+    ("17" is not read in "2017"; "3" is not in "13" nor in "3.5")."""
+    n = normalise(needle)
+    if not n:
+        return False
+    if not (n[0].isdigit() or n[-1].isdigit()):
+        return n in normalise(haystack)
+    left = r"(?<![\d.])" if n[0].isdigit() else ""
+    right = r"(?!\.?\d)" if n[-1].isdigit() else ""
+    return re.search(left + re.escape(n) + right, normalise(haystack)) is not None

@@ -1,0 +1,101 @@
+"""Question tasks and Chinese screens under the rule judges: an answer whose value a screen showed is
+satisfied, a made-up (hallucinated) value or a missing answer is contradicted, and Chinese quoted values
+(“…”, 「…」) are matched against what OCR reads on Chinese screens."""
+
+from __future__ import annotations
+
+from verify_helpers import S, record, screen, zh_screen
+
+from venuskit.actions.types import Click, Finished, Point, Type
+from venuskit.verify import make_judges, verify_episode
+from venuskit.verify import text as T
+
+APP = "http://127.0.0.1:8000/bank"
+GOAL = "How much was the SKYLINE AIRWAYS charge on 2024-03-06? Answer with the amount in EUR."
+LIST = screen(["Checking account", "2024-03-06  SKYLINE AIRWAYS", "2024-03-05  CITY MARKET  -23.10"])
+DETAIL = screen(["SKYLINE AIRWAYS", "Amount: -312.80 EUR", "Date: 2024-03-06"])
+
+
+def _charge(tmp_path, answer: str | None, *, detail: bytes = DETAIL, name: str = "ep"):
+    steps = [
+        S(LIST, Click(point=Point(0.3, 0.2)), f"{APP}/acct/1", "Checking account"),
+        S(detail, Finished(content=answer) if answer else Finished(), f"{APP}/txn/7", "Transaction"),
+    ]
+    return record(tmp_path, steps, GOAL, episode_id=name)
+
+
+def test_answer_keypoints_and_values_are_read_from_the_text():
+    assert T.answer_keypoint("The answer gives 312.80") == "312.80"
+    assert T.expected_values(T.answer_keypoint("The answer gives the order number PX-58213")) == ["PX-58213"]
+    assert T.expected_values(T.answer_keypoint("The answer states the Savings balance")) == []
+    assert T.answer_keypoint('The reply says "Count me in"') is None  # a reply mail is not the answer
+    assert T.answer_values("The charge was 312.80 EUR.") == ["312.80"]
+    assert T.answer_values("Office handbook.docx") == ["Office handbook.docx"]
+    assert T.contains_value("Stock: 17 units", "17") and not T.contains_value("2017-03-01", "17")
+
+
+def test_chinese_quotes_and_punctuation_normalise_like_ocr_reads_them():
+    assert T.quoted("把“入职清单.docx”改为「入职清单（第二版）.docx」") == ["入职清单.docx", "入职清单（第二版）.docx"]
+    assert T.contains("我参加,12:30见", "我参加，12:30 见。")  # OCR drops the space and the full stop
+    assert T.asks_for_answer("在商城搜索“冰川”，告诉我最便宜的商品叫什么。")
+
+
+def test_an_answer_shown_on_a_screen_is_satisfied_by_rules_alone(tmp_path):
+    contract = verify_episode(_charge(tmp_path, "312.80"), make_judges("ocr,log"),
+                              keypoints=["The answer gives 312.80"])  # fmt: skip
+    assert contract.verdict == "completed" and contract.cost.calls == 0
+    assert contract.keypoints[0].status == "satisfied" and contract.keypoints[0].evidence_step == 1
+    # Keypoints split from the goal name no value: the answer only has to be on a screen the agent saw.
+    from_goal = verify_episode(tmp_path / "ep", make_judges("ocr,log"))
+    assert from_goal.verdict == "completed", [(k.text, k.status) for k in from_goal.keypoints]
+
+
+def test_a_hallucinated_or_missing_answer_is_contradicted(tmp_path):
+    made_up = verify_episode(_charge(tmp_path, "318.40", name="a"), make_judges("ocr,log"))
+    answer = [k for k in made_up.keypoints if k.status == "contradicted"]
+    assert made_up.verdict == "failed" and answer, [(k.text, k.status) for k in made_up.keypoints]
+    assert any("no screen" in v.reason for v in answer[0].votes)
+    wrong = verify_episode(tmp_path / "a", make_judges("log"), keypoints=["The answer gives 312.80"])
+    assert wrong.keypoints[0].status == "contradicted" and wrong.verdict == "failed"  # the log alone sees it
+    silent = verify_episode(_charge(tmp_path, None, name="b"), make_judges("ocr,log"),
+                            keypoints=["The answer gives 312.80"])  # fmt: skip
+    assert silent.keypoints[0].status == "contradicted" and silent.verdict == "failed"
+
+
+def test_a_value_only_in_the_field_the_agent_typed_it_into_is_not_evidence(tmp_path):
+    search = screen(["Checking account", "Search: 318.40"])
+    steps = [
+        S(LIST, Click(point=Point(0.3, 0.1)), f"{APP}/acct/1", "Checking account"),
+        S(LIST, Type(content="318.40"), f"{APP}/acct/1", "Checking account"),
+        S(search, Finished(content="318.40"), f"{APP}/acct/1", "Checking account"),
+    ]
+    report = verify_episode(record(tmp_path, steps, GOAL), make_judges("ocr,log"))
+    assert report.verdict == "failed", [(k.text, k.status) for k in report.keypoints]
+
+
+def test_chinese_screens_quoted_value_and_answer_are_read_by_ocr(tmp_path):
+    inbox = zh_screen(["收件箱", "周五团队聚餐", "本周末全场五折"])
+    order = zh_screen(["订单 #62230", "状态：已发货", "极光挂钟"])
+    goal = "我的订单 #62230 到了吗？告诉我它当前的状态。"
+    steps = [S(inbox, Click(point=Point(0.2, 0.2)), "http://127.0.0.1/shop/orders", "我的订单"),
+             S(order, Finished(content="已发货"), "http://127.0.0.1/shop/o/62230", "订单")]  # fmt: skip
+    keypoints = ["The answer says 已发货", "The mail 「周五团队聚餐」 is still in the Inbox"]
+    report = verify_episode(record(tmp_path, steps, goal, episode_id="zh"), make_judges("ocr,log"),
+                            keypoints=keypoints[:1])  # fmt: skip
+    assert report.verdict == "completed" and report.keypoints[0].status == "satisfied"
+    # The quoted Chinese name is read on the first screen (OCR reads the raw screenshot) but not the last.
+    there = verify_episode(tmp_path / "zh", make_judges("ocr"), keypoints=keypoints[1:])
+    assert there.keypoints[0].status != "satisfied"
+    steps[1] = S(inbox, Finished(content="已取消"), "http://127.0.0.1/shop/orders", "我的订单")
+    made_up = verify_episode(record(tmp_path, steps, goal, episode_id="zh2"), make_judges("ocr,log"),
+                             keypoints=keypoints)  # fmt: skip
+    assert [k.status for k in made_up.keypoints] == ["contradicted", "satisfied"]
+    assert made_up.verdict == "failed"
+
+
+def test_a_still_inside_a_quoted_comment_text_is_not_an_invariant():
+    from venuskit.verify import rules as R
+
+    kp = 'Your comment on "Catan?" says: I have Seafarers, still in the box.'
+    assert R.positive(kp) and not R.is_invariant(kp)
+    assert R.is_invariant("Push notifications are still off") and not R.positive("Push notifications are still off")
