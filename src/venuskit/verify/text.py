@@ -70,13 +70,23 @@ _NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*
 _NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
 
 
+_HAN = "\u3400-\u9fff"
+_HAN_RUN = re.compile(f"[{_HAN}](?:[{_HAN}0-9A-Za-z.·\\- ]*[{_HAN}0-9])?")
+
+
 def proper_names(text: str) -> list[str]:
-    """Capitalised word runs outside quotes, except the first word of the text (an imperative verb)."""
+    """Capitalised word runs outside quotes, except the first word of the text (an imperative verb); in a
+    mostly non-Chinese sentence, also each run of Chinese text (a name or value set into it: "冰川登山水壶
+    0.5 升 went into the cart")."""
     outside = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", text)
     first = re.match(r"\s*\S+", outside)
     start = first.end() if first else 0
-    return [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
-            and m.group(0) not in _NAME_STOP]  # fmt: skip
+    names = [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
+             and m.group(0) not in _NAME_STOP]  # fmt: skip
+    han = len(re.findall(f"[{_HAN}]", outside))
+    if 0 < han < 0.5 * len(re.findall(r"\w", outside)):
+        names += [m.group(0).strip() for m in _HAN_RUN.finditer(outside) if len(m.group(0).strip()) >= 2]
+    return names
 
 
 def needles(text: str) -> list[str]:
