@@ -459,7 +459,6 @@ class BrowserEnv:
         self._driver: _Driver | None = None
         self._browser: Any = None
         self._context: Any = None
-        self._recycled = False
         self._origins: set[str] = set()  # origins this episode's main frame visited (reuse_context clears them)
         self._page: Any = None
         self._cdp: Any = None
@@ -505,9 +504,9 @@ class BrowserEnv:
             self._guarded(self._open_context, self._nav_budget(), "reset")
             self._start_url = self._last_url = url
             self._guarded(lambda: self._goto(url), self._nav_budget(), "reset")
-            if self._recycled:  # a reused tab must not let PressBack reach the previous episode
-                self._recycled = False
-                self._guarded(lambda: self._session().send("Page.resetNavigationHistory"), self._nav_budget(), "reset")
+            # The start page is the first history entry: PressBack must reach neither the blank tab nor,
+            # in a recycled context, the previous episode.
+            self._guarded(lambda: self._session().send("Page.resetNavigationHistory"), self._nav_budget(), "reset")
             obs = self._guarded(self._observe, self._obs_budget(), "reset")
         except (ActionTimeout, BrowserCrashed):
             self._teardown(graceful=False)  # the next reset launches a fresh browser
@@ -728,26 +727,34 @@ class BrowserEnv:
         self._adopt_page(ctx.new_page())
 
     def _recycle_context(self) -> bool:
-        """Clear what an episode leaves in the context and swap in a fresh tab; False if the context is unusable."""
+        """Clear what an episode left in the context and keep its one tab; False (a new context, then) if the
+        tab died or the episode opened another tab."""
         if self._page is None or self._page.is_closed():
             return False  # a tab that died with the last episode: start over with a new context
         try:
+            if self._tab_count() > 1:
+                return False  # a popup, perhaps not yet announced to us, must not surface in the next episode
             for origin in self._origins:
                 self._session().send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _WEB_STORAGE})
             self._context.clear_cookies()
-            for page in self._context.pages[:-1]:  # popups of the last episode
-                page.close()
             self._guard.drain()
             self._dialogs, self._origins, self._last_select, self._loaded = [], set(), None, False
-            self._recycled = True  # reset() drops the tab's history once the start page is in
         except PlaywrightError:
             return False
         return True
 
+    def _tab_count(self) -> int:
+        """Tabs in this context as the browser sees them: a window.open target exists there before Playwright
+        announces its page."""
+        session = self._session()
+        context_id = session.send("Target.getTargetInfo")["targetInfo"]["browserContextId"]
+        targets = session.send("Target.getTargets")["targetInfos"]
+        return sum(t["type"] == "page" and t.get("browserContextId") == context_id for t in targets)
+
     def _adopt_page(self, page: Any) -> None:
         """A new tab (ours, or a popup the page opened) becomes the one the agent sees."""
-        if page is self._page:
-            return
+        if page is self._page or page.is_closed() or page.context is not self._context:
+            return  # a late announcement of a tab of a closed (earlier episode's) context
         self._page, self._cdp, self._last_select, self._loaded = page, None, None, False
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
