@@ -33,12 +33,18 @@ GROUNDING_TEMPLATE = (
 )
 
 
-@cache
 def load_template(name: str) -> str:
     """The text of `prompt_templates/<name>.txt` (without its final newline)."""
-    path = _TEMPLATES / f"{name}.txt"
+    return read_template(_TEMPLATES, name)
+
+
+@cache
+def read_template(folder: Path, name: str) -> str:
+    """The text of `<folder>/<name>.txt` without its final newline: every package's prompts-as-data loader."""
+    path = folder / f"{name}.txt"
     if not path.is_file():
-        raise ValueError(f"There is no prompt template named {name!r} in venuskit/actions/prompt_templates.")
+        where = "/".join(folder.parts[-3:])
+        raise ValueError(f"There is no prompt template named {name!r} in {where}.")
     return path.read_text(encoding="utf-8").rstrip("\n")
 
 

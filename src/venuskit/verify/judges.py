@@ -20,11 +20,10 @@ import re
 import threading
 import time
 from collections.abc import Sequence
-from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from venuskit.actions.prompts import fill
+from venuskit.actions.prompts import fill, read_template
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, png_to_data_url
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
@@ -53,12 +52,8 @@ def abstain_all(judge: str, keypoints: Keypoints, reason: str) -> list[Vote]:
     return [Vote(judge, k, "abstain", None, reason) for k, _ in keypoints]
 
 
-@cache
 def load_template(name: str) -> str:
-    path = _TEMPLATES / f"{name}.txt"
-    if not path.is_file():
-        raise ValueError(f"There is no verifier prompt named {name!r} in venuskit/verify/prompt_templates.")
-    return path.read_text(encoding="utf-8").rstrip("\n")
+    return read_template(_TEMPLATES, name)
 
 
 def numbered(keypoints: Keypoints) -> str:

@@ -353,6 +353,14 @@ def _keypoints(episode: Episode, judges: Sequence[Judge], given: Sequence[str] |
     return extract_keypoints(episode.goal, model)
 
 
+def _prepare(episode, folder, judges, keypoints) -> tuple[Episode, Path | None, _Tally, list[Evidence], LogFacts]:
+    """What both verifiers start from: the record, its folder, the keypoints, one view per step, log facts."""
+    ep, where = _load(episode, folder)
+    tally = _Tally(_keypoints(ep, judges, keypoints))
+    views = step_views(ep, where)
+    return ep, where, tally, views, trajectory_facts(ep, views)
+
+
 def verify_episode(
     episode: Episode | Path | str,
     judges: Sequence[Judge],
@@ -363,10 +371,7 @@ def verify_episode(
 ) -> Report:
     """Verify one episode (a folder, or an Episode plus its `folder`) with SGV."""
     t0, before = time.perf_counter(), _spent(judges)
-    ep, where = _load(episode, folder)
-    tally = _Tally(_keypoints(ep, judges, keypoints))
-    views = step_views(ep, where)
-    facts = trajectory_facts(ep, views)
+    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints)
     all_kps = list(enumerate(tally.keypoints))
     windows = _windows(ep, views, facts, config.window, config.stride)
     rules, models = [j for j in judges if is_rule(j)], [j for j in judges if not is_rule(j)]
@@ -431,10 +436,7 @@ def verify_final_screenshot(
 ) -> Report:
     """The naive baseline: every judge makes one final judgment over the final screenshot only."""
     t0, before = time.perf_counter(), _spent(judges)
-    ep, where = _load(episode, folder)
-    tally = _Tally(_keypoints(ep, judges, keypoints))
-    views = step_views(ep, where)
-    facts = trajectory_facts(ep, views)
+    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints)
     shown = [v for v in views if v.png is not None]
     evidence = [dataclasses.replace(shown[-1], note="final screen")] if shown else views[-1:]
     kps = list(enumerate(tally.keypoints))
