@@ -1,0 +1,93 @@
+"""The fixed train / held-out splits (`splits.toml`), read by every training stage and every evaluation.
+
+    from venuskit.tasks import splits
+    splits.world_split("mail.star_message")   # "train" or "heldout"
+    splits.world_templates("heldout", category="short")
+    splits.in_range(seed, splits.load().world_eval_seeds)
+
+The file is data, drawn once (its header says how); tests/tasks/test_splits.py asserts the rules, so a
+change to the catalog that breaks them fails loudly instead of leaking held-out items into training.
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from typing import Literal
+
+Split = Literal["train", "heldout"]
+SeedRange = tuple[int, int]  # inclusive
+
+
+@dataclass(frozen=True)
+class Splits:
+    world_heldout: frozenset[str]
+    world_train_seeds: SeedRange
+    world_eval_seeds: SeedRange
+    captcha_heldout_types: frozenset[str]
+    captcha_train_seeds: SeedRange
+    captcha_eval_seeds: SeedRange
+    grounding_heldout_families: frozenset[str]
+    grounding_train_seeds: SeedRange
+    grounding_eval_seeds: SeedRange
+    miniwob_training: bool
+
+
+def _range(raw: list[int], where: str) -> SeedRange:
+    if len(raw) != 2 or raw[0] > raw[1]:
+        raise ValueError(f"splits.toml: {where} must be [low, high] with low <= high, got {raw!r}.")
+    return int(raw[0]), int(raw[1])
+
+
+@functools.cache
+def load() -> Splits:
+    raw = tomllib.loads(resources.files("venuskit.tasks").joinpath("splits.toml").read_text("utf-8"))
+    w, c, g = raw["world"], raw["captcha"], raw["grounding"]
+    return Splits(
+        world_heldout=frozenset(w["heldout"]),
+        world_train_seeds=_range(w["train_seeds"], "world.train_seeds"),
+        world_eval_seeds=_range(w["eval_seeds"], "world.eval_seeds"),
+        captcha_heldout_types=frozenset(c["heldout_types"]),
+        captcha_train_seeds=_range(c["train_seeds"], "captcha.train_seeds"),
+        captcha_eval_seeds=_range(c["eval_seeds"], "captcha.eval_seeds"),
+        grounding_heldout_families=frozenset(g["heldout_families"]),
+        grounding_train_seeds=_range(g["train_seeds"], "grounding.train_seeds"),
+        grounding_eval_seeds=_range(g["eval_seeds"], "grounding.eval_seeds"),
+        miniwob_training=bool(raw["miniwob"]["training"]),
+    )
+
+
+def in_range(seed: int, rng: SeedRange) -> bool:
+    return rng[0] <= seed <= rng[1]
+
+
+def world_split(task_id: str) -> Split:
+    return "heldout" if task_id in load().world_heldout else "train"
+
+
+def world_templates(split: Split | Literal["all"] = "all", category: str | None = None) -> list[str]:
+    """Bundled world template ids of a split (and category), sorted."""
+    from venuskit.tasks.spec import bundled
+
+    return sorted(
+        t.id
+        for t in bundled().values()
+        if (split == "all" or world_split(t.id) == split) and (category is None or t.category == category)
+    )
+
+
+def captcha_split(type_name: str) -> Split:
+    return "heldout" if type_name in load().captcha_heldout_types else "train"
+
+
+def grounding_family_split(family: str) -> Split:
+    return "heldout" if family in load().grounding_heldout_families else "train"
+
+
+def eval_seeds(rng: SeedRange, n: int) -> list[int]:
+    """The first n seeds of an evaluation range (fixed, so every report uses the same instances)."""
+    if n > rng[1] - rng[0] + 1:
+        raise ValueError(f"Asked for {n} seeds from the range {rng}, which holds fewer.")
+    return list(range(rng[0], rng[0] + n))

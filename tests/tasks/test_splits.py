@@ -1,0 +1,54 @@
+"""The fixed splits: held-out templates, CAPTCHA types and grounding families, and disjoint seed ranges."""
+
+import collections
+import math
+
+from venuskit.synth.captcha.registry import all_types
+from venuskit.synth.grounding.families import PANEL_FAMILIES
+from venuskit.tasks import splits
+from venuskit.tasks.spec import bundled
+
+
+def test_every_listed_item_exists():
+    s = splits.load()
+    assert s.world_heldout <= set(bundled())
+    assert s.captcha_heldout_types <= {t.name for t in all_types()}
+    assert s.grounding_heldout_families <= set(PANEL_FAMILIES)
+
+
+def test_a_quarter_of_short_and_medium_of_every_app_is_held_out():
+    by_app = collections.defaultdict(list)
+    for t in bundled().values():
+        if t.category in ("short", "medium"):
+            by_app[(t.category, t.apps[0])].append(t.id)
+    assert {app for _, app in by_app} >= {"mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings"}
+    for (category, app), ids in by_app.items():
+        held = [i for i in ids if splits.world_split(i) == "heldout"]
+        assert len(held) >= math.ceil(len(ids) / 4), f"{category}/{app}: {len(held)} of {len(ids)} held out"
+        assert len(held) < len(ids), f"{category}/{app}: nothing left to train on"
+
+
+def test_captcha_holds_out_at_least_15_types_and_grounding_families():
+    s = splits.load()
+    assert len(s.captcha_heldout_types) >= 15
+    assert {t.family for t in all_types() if t.name in s.captcha_heldout_types} == {t.family for t in all_types()}
+    assert 1 <= len(s.grounding_heldout_families) < len(PANEL_FAMILIES)
+
+
+def test_seed_ranges_are_disjoint_and_miniwob_is_never_training():
+    s = splits.load()
+    for a, b in (
+        (s.world_train_seeds, s.world_eval_seeds),
+        (s.captcha_train_seeds, s.captcha_eval_seeds),
+        (s.grounding_train_seeds, s.grounding_eval_seeds),
+    ):
+        assert a[1] < b[0] or b[1] < a[0]
+    assert s.miniwob_training is False
+    assert splits.eval_seeds(s.world_eval_seeds, 3) == [5000, 5001, 5002]
+
+
+def test_split_listing_partitions_the_catalog():
+    train, held = splits.world_templates("train"), splits.world_templates("heldout")
+    assert not set(train) & set(held)
+    assert len(train) + len(held) == len(bundled())
+    assert set(splits.world_templates("heldout", "short")) <= set(held)
