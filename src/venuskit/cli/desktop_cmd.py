@@ -1,0 +1,157 @@
+"""`venus desktop`: the desktop tasks (list, run an oracle) and a desktop a person can watch; plus the
+`venus run --surface computer --desktop-task` path (`run_desktop`). JSON shapes follow `venus world`."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections import Counter
+from pathlib import Path
+
+import typer
+
+from venuskit.cli.common import fail
+
+app = typer.Typer(help="The desktop surface: real apps under Xvfb and their contract-bound tasks.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)  # fmt: skip
+
+
+def _specs() -> list:
+    from venuskit.tasks.desktop.spec import bundled
+    from venuskit.tasks.spec import TaskFileError
+
+    try:
+        return list(bundled().values())
+    except TaskFileError as e:
+        fail(str(e))
+
+
+@app.command()
+def tasks(json_out: bool = typer.Option(False, "--json", help="One JSON object per task, then the counts.")) -> None:
+    """List the desktop task templates with counts by category."""
+    specs = _specs()
+    counts = Counter(s.category for s in specs)
+    summary = {"templates": len(specs), "by_category": dict(sorted(counts.items())),
+               "zh_templates": sum("zh" in s.locales for s in specs), "instances": sum(len(s.params) for s in specs),
+               "cross_app": sum(s.cross_app for s in specs), "infeasible": counts.get("infeasible", 0)}  # fmt: skip
+    if json_out:
+        for s in specs:
+            typer.echo(json.dumps({"id": s.id, "apps": list(s.apps), "category": s.category, "steps": s.steps,
+                                   "feasible": s.feasible, "locales": list(s.locales), "surfaces": ["computer"],
+                                   "variants": len(s.params), "cross_app": s.cross_app},
+                                  ensure_ascii=False))  # fmt: skip
+        typer.echo(json.dumps({"summary": summary}))
+        return
+    for s in specs:
+        typer.echo(f"{s.id:<34} {s.category:<10} {','.join(s.apps):<22} ~{s.steps:>2} steps  {','.join(s.locales)}")
+    typer.echo(json.dumps(summary))
+
+
+@app.command()
+def oracle(
+    task_id: str = typer.Argument(..., help="A task id from `venus desktop tasks`."),
+    seed: int = typer.Option(0, help="Instance seed (picks the parameter variant)."),
+    out: Path = typer.Option(Path("runs/desktop"), help="Folder that receives the episode folder."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Run a task's scripted solution on the real desktop (Xvfb + apps) and print the contract verdict."""
+    run = _run(task_id, seed, out, policy="oracle")
+    result = run.to_dict()
+    if json_out:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        for kp in result["keypoints"]:
+            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
+        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
+    if run.verdict.verdict not in ("completed", "infeasible"):
+        raise typer.Exit(1)
+
+
+@app.command()
+def serve(
+    task: str | None = typer.Option(None, help="Open this task's snapshot (files and windows); default: a terminal."),
+    seed: int = typer.Option(0, help="Instance seed of --task."),
+    port: int = typer.Option(8770, help="Port on 127.0.0.1 for the live view (0: any free port)."),
+    interval_ms: int = typer.Option(500, help="How often the page refreshes the screen."),
+) -> None:
+    """Start a desktop and show it live on a loopback web page (Ctrl-C stops it). The X display is printed too,
+    so tools like xdotool or x11vnc can attach to it."""
+    from venuskit.envs.base import EnvError
+    from venuskit.envs.desktop import DesktopEnv
+    from venuskit.envs.desktop.viewer import ScreenServer
+
+    env_task = {"goal": "", "windows": [{"app": "xterm"}]}
+    if task:
+        env_task = _desktop_task(task, seed).env_task()
+    env = DesktopEnv()
+    try:
+        env.reset(env_task)
+        viewer = ScreenServer(env.session.framebuffer, env.display, port, interval_ms).start()  # type: ignore[union-attr]
+    except (EnvError, ValueError, OSError) as e:
+        env.close()
+        fail(str(e))
+    typer.echo(f"venuskit desktop on DISPLAY={env.display}: watch it at {viewer.url}  (Ctrl-C to stop)")
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        viewer.stop()
+        env.close()
+
+
+def _desktop_task(task_id: str, seed: int):
+    from venuskit.tasks.desktop.run import DesktopTask
+    from venuskit.tasks.desktop.snapshot import SnapshotError
+
+    try:
+        return DesktopTask.start(task_id, seed)
+    except KeyError as e:
+        fail(str(e.args[0]))
+    except SnapshotError as e:
+        fail(str(e))
+
+
+def _run(task_id: str, seed: int, out: Path, policy, max_steps: int | None = None, n_img: int = 2, checker=None):
+    from venuskit.envs.base import EnvError
+    from venuskit.eval.desktop import run_desktop_task
+    from venuskit.tasks.desktop.snapshot import SnapshotError
+
+    try:
+        return run_desktop_task(task_id, seed, policy=policy, out=out, max_steps=max_steps, n_img=n_img,
+                                step_check=checker)  # fmt: skip
+    except KeyError as e:
+        fail(str(e.args[0]))
+    except (SnapshotError, EnvError, ValueError) as e:
+        fail(str(e))
+
+
+def run_desktop(task_id: str, seed: int, mcfg, out: Path, max_steps: int, n_img: int, json_out: bool,
+                checker=None) -> None:  # fmt: skip
+    """`venus run --surface computer --desktop-task ID`: the agent (a served model, or venus-nano without --model)
+    on a desktop task; the episode gets the contract verdict."""
+    from venuskit.agent.policy import VenusPolicy
+    from venuskit.models.openai_backend import OpenAIBackend
+
+    def policy(goal: str):
+        if mcfg is not None:
+            return VenusPolicy(OpenAIBackend(mcfg), "computer", goal, n_img=n_img)
+        from venuskit.agent.nano import NanoPolicy
+        from venuskit.models.nano import NanoError
+
+        try:
+            return NanoPolicy("computer", goal)
+        except NanoError as e:
+            fail(str(e))
+
+    run = _run(task_id, seed, out, policy, max_steps=max_steps, n_img=n_img, checker=checker)
+    result = run.to_dict()
+    typer.echo(json.dumps(result, ensure_ascii=False) if json_out
+               else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")  # fmt: skip
+    if not json_out:
+        from venuskit.record.viewer import render_html
+
+        typer.echo(f"view: {render_html(Path(result['episode_dir']))}")
