@@ -152,3 +152,70 @@ def test_mobile_surface_taps_and_types_on_a_touch_page(site, tmp_path):
     stored = load_episode(folder)
     assert stored.screen == (824, 1830)  # screenshots at device scale factor 2
     assert "**You are a GUI Agent.**" in stored.config["system_prompt"]
+
+
+def test_the_screen_an_action_ended_on_is_recorded(env, site, tmp_path):
+    """Truncated right after a click: the step holds the screen before it, the final observation the one after
+    (the count shows 1); the viewer and the Parquet export show it. After Finished nothing is added."""
+    import io
+
+    from PIL import Image
+
+    from venuskit.record.export import export_parquet
+    from venuskit.record.viewer import page_html
+
+    episode, folder, _ = run(env, site, tmp_path / "cut", [ADD, FINISH], max_steps=1)
+    stored = load_episode(folder)
+    assert episode.outcome.reason == "step_limit" and stored.final is not None and stored.final.after_step == 0
+    assert stored.final.url.endswith("/counter.html") and stored.final.title == "Counter"
+    before, after = (folder / "step_0000.png").read_bytes(), (folder / "final.png").read_bytes()
+    assert before != after  # the counter went from 0 to 1 between them
+    assert "Final screen" in page_html(folder) and "after the action of step 0" in page_html(folder)
+    export_parquet([folder], tmp_path / "rows.parquet")
+    import pyarrow.parquet as pq
+
+    final_image = pq.read_table(tmp_path / "rows.parquet").column("final_image").to_pylist()[0]
+    assert Image.open(io.BytesIO(final_image["bytes"])).size == (W, H) and final_image["bytes"] == after
+
+    _, done, _ = run(env, site, tmp_path / "done", [ADD, FINISH])
+    assert load_episode(done).final is None and not (done / "final.png").exists()
+
+
+def test_caller_episode_id_and_pauses_without_steps(env, site, tmp_path):
+    import time
+
+    policy = ScriptedPolicy([ADD, 0.4, FINISH], "browser")
+    job = AgentJob(goal="Add one.", out=tmp_path)
+    t0 = time.monotonic()
+    episode, folder = run_episode(env, policy, job, {"start_url": f"{site}/counter.html"}, episode_id="mine-1")
+    assert folder == tmp_path / "mine-1" and episode.episode_id == "mine-1"
+    assert [s.action.name for s in load_episode(folder).steps] == ["Click", "Finished"]  # no Wait step
+    assert time.monotonic() - t0 >= 0.4
+    with pytest.raises(FileExistsError):
+        run_episode(env, ScriptedPolicy([FINISH], "browser"), job, {"start_url": f"{site}/counter.html"},
+                    episode_id="mine-1")  # fmt: skip
+
+
+def test_a_refused_start_url_leaves_no_episode_folder(env, tmp_path):
+    from venuskit.envs.base import ActionRefused
+
+    with pytest.raises(ActionRefused, match="outside the allowed hosts"):
+        run(env, "http://example.invalid", tmp_path, [FINISH])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_resume_reopens_the_final_screen_or_the_page_it_is_given(env, site, tmp_path):
+    import threading
+
+    stop = threading.Event()  # what the CLI's Ctrl-C handler sets: stop at the next step boundary
+    episode, folder, _ = run(env, site, tmp_path, [ADD, ADD], stop=stop, on_step=lambda step: stop.set())
+    interrupted = load_episode(folder)
+    assert episode.outcome.reason == "interrupted" and not interrupted.finished
+    assert interrupted.final is not None and interrupted.final.after_step == 0
+    # Resume the truncated episode at a page the caller names: that page, not the last one, is opened.
+    other = f"{site}/counter.html?again"
+    job = AgentJob(goal="ignored", out=tmp_path, run=RunConfig(max_steps=3))
+    episode, _ = run_episode(env, ScriptedPolicy([FINISH], "browser"), job, {"start_url": other}, resume_dir=folder)
+    stored = load_episode(folder)
+    assert episode.outcome.reason == "finished" and stored.steps[1].url == other
+    assert stored.final is None and not (folder / "final.png").exists()  # resuming went on from there

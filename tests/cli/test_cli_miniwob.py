@@ -52,4 +52,14 @@ def test_run_reaches_reward_one_when_the_model_clicks_the_right_button(tmp_path)
     result = json.loads(out.stdout.strip().splitlines()[-1])
     assert result["reason"] == "env_done" and result["reward"] == 1.0
     assert obs.info["utterance"] in system  # the utterance became the UI-Venus-2 task
-    assert load_episode(result["episode_dir"]).steps[0].action.name == "Click"
+    episode = load_episode(result["episode_dir"])
+    assert episode.steps[0].action.name == "Click"
+    # The record keeps the prompt the model saw, and exports replay it (not the placeholder goal).
+    assert episode.config["system_prompt"] == system and "MiniWoB++ click-button" not in system
+    chat = venus("export", "chat", str(tmp_path), "--out", str(tmp_path / "rows.jsonl"))
+    assert chat.returncode == 0, chat.stderr
+    row = json.loads((tmp_path / "rows.jsonl").read_text().splitlines()[0])
+    assert row["prompt"][0]["content"][0]["text"] == system
+    # MiniWoB++ ended the episode after the click: the screen it ended on is recorded too.
+    assert episode.final is not None and episode.final.after_step == 0
+    assert (tmp_path / episode.episode_id / "final.png").read_bytes().startswith(b"\x89PNG")

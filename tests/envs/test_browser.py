@@ -43,6 +43,7 @@ from venuskit.actions.types import (
 )  # fmt: skip
 from venuskit.envs.base import ActionRefused, ActionTimeout, BrowserCrashed, EnvError, StepResult
 from venuskit.envs.browser import BrowserConfig, BrowserEnv, playwright_key, png_size
+from venuskit.envs.browser.actions import hold_s
 
 pytestmark = pytest.mark.browser
 
@@ -176,13 +177,13 @@ def test_scroll_wheels_two_thirds_of_the_viewport(desk: BrowserEnv, events_url: 
     assert desk.page.evaluate("[scrollX, scrollY]") == [round(1024 * 2 / 3), 312]
 
 
-def test_type_inserts_text_and_newline_presses_enter(desk: BrowserEnv, events_url: str) -> None:
+def test_type_presses_each_key_and_newline_presses_enter(desk: BrowserEnv, events_url: str) -> None:
     desk.reset({"start_url": events_url})
     ok(desk.step(Click(point=pt(desk, 100, 60))))  # the textarea
     result = ok(desk.step(Type(content="hello\nworld")))
     assert result.executed == {"op": "type", "text": "hello\nworld", "enters": 1}
     assert desk.page.input_value("#text") == "hello\nworld"
-    assert [e["key"] for e in events(desk, "keydown")] == ["Enter"]  # insert_text sends no keys
+    assert [e["key"] for e in events(desk, "keydown")] == [*"hello", "Enter", *"world"]  # as a person types
     ok(desk.step(PressEnter()))
     assert desk.page.input_value("#text") == "hello\nworld\n"
 
@@ -307,14 +308,13 @@ def test_defaults_follow_upstream() -> None:
     desktop, mobile = BrowserConfig(), BrowserConfig(preset="mobile")
     assert desktop.css_viewport() == (1024, 768) and desktop.scale() == 1
     assert mobile.css_viewport() == (412, 915) and mobile.scale() == 2
-    env_d, env_m = BrowserEnv(desktop), BrowserEnv(mobile)  # nothing launches until reset
-    assert env_d._hold_s(Wait()) == 3.0 and env_m._hold_s(Wait()) == 1.0
-    assert env_d._hold_s(LongPress(point=Point(0.5, 0.5))) == 20.0
-    assert env_m._hold_s(LongPress(point=Point(0.5, 0.5))) == 1.0
-    assert env_d._hold_s(Wait(seconds=60)) == desktop.max_wait_s == 30.0
+    assert hold_s(desktop, Wait()) == 3.0 and hold_s(mobile, Wait()) == 1.0
+    assert hold_s(desktop, LongPress(point=Point(0.5, 0.5))) == 20.0
+    assert hold_s(mobile, LongPress(point=Point(0.5, 0.5))) == 1.0
+    assert hold_s(desktop, Wait(seconds=60)) == desktop.max_wait_s == 30.0
     with pytest.raises(ValueError, match="preset"):
         BrowserConfig(preset="tablet")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="allow_hosts"):
+    with pytest.raises(ValueError, match="not an allowed-host entry"):
         BrowserConfig(allow_hosts=("http://x/",))
     assert "hung" in BrowserConfig.help()["action_timeout_s"]
 

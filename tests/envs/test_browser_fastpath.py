@@ -15,7 +15,9 @@ import pytest
 from venuskit.actions import coords
 from venuskit.actions.types import Click, Point
 from venuskit.envs.base import ActionTimeout
-from venuskit.envs.browser import LOW_MEMORY_FEATURES, BrowserConfig, BrowserEnv, _proc_table, _Watchdog
+from venuskit.envs.browser import LOW_MEMORY_FEATURES, BrowserConfig, BrowserEnv
+from venuskit.envs.browser.driver import Watchdog
+from venuskit.infra.proc import proc_table
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +67,7 @@ def test_low_memory_launch_keeps_playwrights_features_and_one_fewer_process() ->
     # Chromium honours only the last --enable-features switch: ours must repeat Playwright's list.
     with BrowserEnv(BrowserConfig()) as env:
         env.reset({"start_url": "about:blank"})
-        table = _proc_table()
+        table = proc_table()
         argv = table[env.browser_pid][1]
         enabled = [set(a.split("=", 1)[1].split(",")) for a in argv if a.startswith("--enable-features=")]
         assert len(enabled) == 2, "expected Playwright's --enable-features and then ours"
@@ -109,7 +111,7 @@ def _wait_for(cond: Any, timeout_s: float = 5.0) -> None:
 
 def test_the_watchdog_fires_escalates_and_wakes_for_an_earlier_deadline() -> None:
     events: list[tuple[str, float]] = []
-    dog = _Watchdog(lambda: events.append(("fire", time.monotonic())),
+    dog = Watchdog(lambda: events.append(("fire", time.monotonic())),
                     lambda: events.append(("stuck", time.monotonic())), stuck_s=0.2)  # fmt: skip
     dog.arm(30.0)
     assert dog.disarm() is False
@@ -125,3 +127,20 @@ def test_the_watchdog_fires_escalates_and_wakes_for_an_earlier_deadline() -> Non
     time.sleep(0.4)
     assert len(events) == 2
     dog.stop()
+
+
+def test_the_page_read_and_the_capture_share_one_round_trip() -> None:
+    """send_together sends both commands before either answer: the first here waits for what the second does,
+    so one after the other it would give up after 3 s. A Playwright release that changes the machinery it uses
+    fails this test (the env still works, one round trip slower)."""
+    from venuskit.envs.browser.driver import send_together
+
+    wait = "new Promise(done => { const t = Date.now(); const f = () => window.__go ? done('together') : "
+    wait += "Date.now() - t > 3000 ? done('one after the other') : setTimeout(f, 5); f(); })"
+    with BrowserEnv(BrowserConfig()) as env:
+        env.reset({"start_url": "about:blank"})
+        first, second = send_together(env._session(), [
+            ("Runtime.evaluate", {"expression": wait, "awaitPromise": True, "returnByValue": True}),
+            ("Runtime.evaluate", {"expression": "window.__go = true", "returnByValue": True}),
+        ])  # fmt: skip
+    assert first["result"]["value"] == "together" and second["result"]["value"] is True

@@ -291,3 +291,22 @@ def test_a_hidpi_config_doubles_the_screenshot_and_points_still_land():
         assert (obs.width, obs.height) == (2 * TASK_SIZE[0], 2 * TASK_SIZE[1])
         result = solve_click_tab(e, obs.info["utterance"])
         assert result.terminated and result.reward == 1.0
+
+
+def test_the_registry_read_from_source_is_the_packages_own() -> None:
+    """The task list is parsed from miniwob's registration source, so running an env never imports gymnasium or
+    numpy; it must equal what registering the envs with gymnasium gives."""
+    import subprocess
+    import sys
+
+    from venuskit.envs.miniwob import _registry
+
+    code = "import sys; from venuskit.envs.miniwob import MiniWobEnv; MiniWobEnv('click-button'); " \
+           "print('gymnasium' in sys.modules, 'numpy' in sys.modules)"  # fmt: skip
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split() == ["False"] * 2
+    import gymnasium
+    import miniwob  # noqa: F401 - registers the miniwob/* envs
+
+    specs = {s.name: s for s in gymnasium.registry.values() if s.namespace == "miniwob"}
+    theirs = {n: (not s.nondeterministic, f"{n}-nodelay" if f"{n}-nodelay" in specs else None) for n, s in specs.items()}
+    assert {n: (t.deterministic, t.nodelay) for n, t in _registry().items()} == theirs

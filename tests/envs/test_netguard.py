@@ -38,14 +38,14 @@ def test_custom_allowlist() -> None:
     assert policy.allows("http://[::1]/")
     assert not policy.allows("http://test/") and not policy.allows("http://127.0.0.1/")
     assert not policy.allows("file:///etc/passwd")
-    with pytest.raises(ValueError, match="bare host names"):
+    with pytest.raises(ValueError, match="allowed-host entry"):
         NetPolicy(allow_hosts=("http://127.0.0.1/",))
 
 
 def test_proxy_args_black_hole_everything_else() -> None:
     server, bypass = proxy_args(DEFAULT)
     assert server == f"--proxy-server={BLACK_HOLE_PROXY}"
-    assert bypass == "--proxy-bypass-list=127.0.0.1;[::1];localhost"  # loopback stays implicit
+    assert bypass == "--proxy-bypass-list=<-loopback>;127.0.0.1;[::1];localhost"  # never all of 127.0.0.0/8
     _, partial = proxy_args(NetPolicy(allow_hosts=("127.0.0.1", "*.test")))
     assert partial == "--proxy-bypass-list=<-loopback>;*.test;127.0.0.1"  # localhost goes to the black hole
 

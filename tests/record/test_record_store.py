@@ -163,6 +163,7 @@ root, limit = Path(sys.argv[1]), int(sys.argv[2])
 d = root / "crash"
 if (d / "manifest.json").exists():
     w = EpisodeWriter.open(d)
+    w.update_manifest(config={"recorded": w.next_index})  # a run killed twice before this would lag by two
 else:
     w = EpisodeWriter.create(root, Episode(episode_id="crash", task={"goal": "g"}, surface="mobile", screen=(40, 30)))
 print("ready", flush=True)

@@ -1,7 +1,9 @@
 """The closed loop: observe -> policy -> step check -> safety gate -> env -> record, until an end.
 
 One recorded loop that saves every step as it happens, so a crash, a dead model server or a SIGINT
-never loses the episode: the folder on disk is always a valid, resumable episode.
+never loses the episode: the folder on disk is always a valid, resumable episode. Each step holds the
+screen its action was chosen on; when the episode ends after an action ran (the env ended it, the harness
+truncated it, Ctrl-C), the screen that action led to is recorded too, as the episode's final observation.
 """
 
 from __future__ import annotations
@@ -16,11 +18,20 @@ from venuskit.actions.coords import point_to_pixels
 from venuskit.actions.history import Turn
 from venuskit.actions.prompts import notes_feedback, step_feedback
 from venuskit.actions.types import Action, CallUser, Scroll, Sequence, Swipe
-from venuskit.agent.hooks import CallUserHandler, SafetyGate, StepCheck, StepContext, allow_all, no_step_check, no_user
+from venuskit.agent.hooks import (
+    CallUserHandler,
+    GateDecision,
+    SafetyGate,
+    StepCheck,
+    StepContext,
+    allow_all,
+    no_step_check,
+    no_user,
+)
 from venuskit.agent.policy import Policy, PolicyOutput
 from venuskit.envs.base import Env, EnvError, Observation, StepResult
 from venuskit.models.openai_backend import ModelError
-from venuskit.record.episode import Episode, Outcome, Step
+from venuskit.record.episode import Episode, FinalObservation, Outcome, Step
 from venuskit.record.store import EpisodeWriter
 
 
@@ -75,7 +86,7 @@ class EpisodeRunner:
         self.env, self.policy, self.writer = env, policy, writer
         self.config = config or RunConfig()
         self.step_check, self.safety_gate, self.call_user = step_check, safety_gate, call_user
-        self.on_step = on_step  # progress display; called after each step is on disk
+        self.on_step = on_step  # progress display; called after each step is recorded (durable before the next)
         self.stop = stop or threading.Event()  # set by a signal handler: end cleanly at the next step boundary
         self.episode: Episode = writer.episode
         self.turns: list[Turn] = []
@@ -83,19 +94,25 @@ class EpisodeRunner:
         self.recent_keys: list[tuple] = []
         self.notes: list[str] = []  # TakeNote contents, re-sent with every later observation
         self.recorded: list[Step] = []  # steps on disk, oldest first: the step check's history
+        # The observation an executed action led to, until a step records it (its index: that step's).
+        self._unrecorded: tuple[Observation, int] | None = None
 
     # ---- the loop -------------------------------------------------------------------------------
 
-    def run(self, task: dict[str, Any]) -> Episode:
-        """Run to an end and return the episode. KeyboardInterrupt is recorded, then re-raised."""
+    def run(self, task: dict[str, Any], first: Observation | EnvError | None = None) -> Episode:
+        """Run to an end and return the episode. KeyboardInterrupt is recorded, then re-raised.
+        `first`: what env.reset(task) already returned or raised (run_episode resets before it makes a
+        folder); None: reset here."""
         t_start = time.monotonic()
         if self.episode.finished:
             raise ValueError(
                 f"Episode {self.episode.episode_id} is finished ({self.episode.outcome.reason}); nothing to resume."
             )
         self.episode.outcome = Outcome()  # a resumed episode drops the outcome that stopped it
+        if self.episode.final is not None:
+            self.writer.clear_final()  # and goes on from the screen it ended on
         try:
-            obs = self._reset(task)
+            obs = self._reset(task, first)
             if obs is None:
                 return self.episode
             while self.episode.outcome.reason is None:
@@ -118,9 +135,11 @@ class EpisodeRunner:
             if step.info.get("note"):
                 self.notes.append(str(step.info["note"]))
 
-    def _reset(self, task: dict[str, Any]) -> Observation | None:
+    def _reset(self, task: dict[str, Any], first: Observation | EnvError | None) -> Observation | None:
         try:
-            obs = self.env.reset(task)
+            if isinstance(first, EnvError):
+                raise first
+            obs = first if first is not None else self.env.reset(task)
         except EnvError as exc:
             self._end(Outcome(reason="error", error=_err(exc)), finished=False)
             return None
@@ -130,6 +149,10 @@ class EpisodeRunner:
             self.episode.task["goal"] = obs.info["goal"]
             self.policy.set_goal(obs.info["goal"])
             manifest["task"] = self.episode.task
+        system = getattr(self.policy, "system", None)
+        if isinstance(system, str) and self.episode.config.get("system_prompt") != system:
+            # The prompt the model sees from now on (after set_goal): exports replay exactly this text.
+            manifest["config"] = {**self.episode.config, "system_prompt": system}
         self.writer.update_manifest(**manifest)
         return obs
 
@@ -212,7 +235,7 @@ class EpisodeRunner:
     def _execute(self, step: Step, obs: Observation, feedback: str | None) -> Observation:
         action = step.action
         assert action is not None
-        gate = self.safety_gate(self._context(step, obs, None))
+        gate = self._gate(step, obs)
         if gate.decision != "allow" and not self._gate_passes(step, gate):
             self._record(step, obs)
             return obs
@@ -220,6 +243,7 @@ class EpisodeRunner:
             return self._terminal(step, obs, action)
         result = self._run_env(step, action)
         self._record(step, obs)
+        self._unrecorded = (result.observation, step.index)
         if isinstance(action, Sequence) and action.terminal_child and result.error is None:
             self._terminal_outcome(action.actions[-1], step)
         elif result.terminated:
@@ -227,8 +251,18 @@ class EpisodeRunner:
         self._check_repeats(action, obs)
         return result.observation
 
+    def _gate(self, step: Step, obs: Observation) -> GateDecision:
+        """The safety gate's decision, recorded in the step. A gate that raises fails closed: the action then
+        needs the user's approval, like any consequential one."""
+        try:
+            gate = self.safety_gate(self._context(step, obs, None))
+        except Exception as exc:  # noqa: BLE001 - whatever broke, the action must not run unapproved
+            gate = GateDecision("ask_user", f"The safety gate failed ({type(exc).__name__}: {exc}).")
+        if gate.details or gate.decision != "allow":
+            step.info["safety_gate"] = {**gate.details, "decision": gate.decision, "reason": gate.reason}
+        return gate
+
     def _gate_passes(self, step: Step, gate: Any) -> bool:
-        step.info["safety_gate"] = {"decision": gate.decision, "reason": gate.reason}
         if gate.decision == "ask_user":
             reply = self.call_user(f"The agent wants to run {step.action.name}: {gate.reason} Allow it? (yes/no)")
             step.info["safety_gate"]["user_reply"] = reply
@@ -285,7 +319,7 @@ class EpisodeRunner:
                 error=step.error["message"] if step.error else None,
                 response=step.raw_output,
                 url=step.info.get("url"),
-                options=step.info.get("options"),
+                options=step.info.get("options") or step.info.get("select_options"),  # a click on a <select>
             ),
         )
         if "note" in step.info:
@@ -304,6 +338,8 @@ class EpisodeRunner:
     # ---- bookkeeping ----------------------------------------------------------------------------
 
     def _record(self, step: Step, obs: Observation) -> None:
+        if self._unrecorded is not None and self._unrecorded[0] is obs:
+            self._unrecorded = None  # this step holds that screen
         stored = self.writer.add_step(step, obs.png)
         step.screenshot = stored.screenshot
         self.recorded.append(step)
@@ -338,6 +374,11 @@ class EpisodeRunner:
 
     def _end(self, outcome: Outcome, finished: bool = True) -> None:
         self.episode.outcome = outcome
+        if self._unrecorded is not None:  # the screen the last action led to, which no step holds
+            obs, after = self._unrecorded
+            self._unrecorded = None
+            final = FinalObservation(after_step=after, url=obs.url, title=obs.title)
+            self.writer.add_final(obs.png, final)
         self.writer.update_manifest(outcome=outcome, finished=finished)
 
 

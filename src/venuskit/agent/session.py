@@ -18,10 +18,10 @@ from typing import Any
 from venuskit.agent.hooks import CallUserHandler, SafetyGate, StepCheck, allow_all, no_step_check, no_user
 from venuskit.agent.policy import Policy, VenusPolicy
 from venuskit.agent.runner import EpisodeRunner, RunConfig
-from venuskit.envs.base import Env
+from venuskit.envs.base import ActionRefused, Env, EnvError, Observation
 from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
 from venuskit.record.episode import Episode, Step
-from venuskit.record.store import EpisodeWriter
+from venuskit.record.store import EpisodeStoreError, EpisodeWriter
 
 
 @dataclass
@@ -29,7 +29,7 @@ class AgentJob:
     """A UI-Venus-2 agent on one task."""
 
     goal: str = field(metadata={"help": "The task, in natural language (goes under '### User Task')."})
-    surface: str = field(default="browser", metadata={"help": "browser or mobile (mobile-web preset)."})
+    surface: str = field(default="browser", metadata={"help": "browser, mobile (mobile-web preset) or computer."})
     out: Path = field(default=Path("runs"), metadata={"help": "Folder that receives the episode folder."})
     n_img: int = field(default=2, metadata={"help": "Past screenshots replayed to the model (N_IMG)."})
     run: RunConfig = field(default_factory=RunConfig)
@@ -38,8 +38,8 @@ class AgentJob:
     def __post_init__(self) -> None:
         if not self.goal.strip():
             raise ValueError("The task goal is empty; pass --task 'what the agent should do'.")
-        if self.surface not in ("browser", "mobile"):
-            raise ValueError(f"surface must be 'browser' or 'mobile' for a web run, got {self.surface!r}.")
+        if self.surface not in ("browser", "mobile", "computer"):
+            raise ValueError(f"surface must be 'browser', 'mobile' or 'computer' (desktop), got {self.surface!r}.")
         if self.n_img < 0:
             raise ValueError(f"n_img cannot be negative, got {self.n_img}.")
 
@@ -80,15 +80,39 @@ def run_episode(
     on_step: Callable[[Step], None] | None = None,
     resume_dir: Path | None = None,
     stop: threading.Event | None = None,
+    episode_id: str | None = None,
 ) -> tuple[Episode, Path]:
-    """Run (or resume) one episode and return it with its folder. The env is not closed here."""
+    """Run (or resume) one episode and return it with its folder. The env is not closed here.
+
+    A new episode's folder is `job.out/<episode_id>` (default: a fresh id; a given one must name a folder
+    that does not hold an episode yet). The env is reset before the folder is made, so a start page the env
+    refuses (ActionRefused) raises here and leaves nothing behind; any other reset error is recorded as the
+    episode's outcome. Resuming reopens the page the episode last saw (its final screen, else its last
+    step's), or `task["start_url"]` when the caller gives one; the task's other keys are the episode's own."""
+    first: Observation | EnvError | None = None
     if resume_dir is not None:
         writer = EpisodeWriter.open(resume_dir)
-        task = {**writer.episode.task, **_resume_start(writer)}
+        if writer.episode.finished:
+            writer.close()
+            raise ValueError(f"Episode {resume_dir} is finished ({writer.episode.outcome.reason}); nothing to "
+                             "resume.")  # fmt: skip
+        given = {"start_url": task["start_url"]} if task.get("start_url") else {}
+        task = {**writer.episode.task, **_resume_start(writer), **given}
         policy.set_goal(writer.episode.goal)
     else:
         policy.set_goal(job.goal)
-        writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task))
+        try:
+            first = env.reset(task)
+        except ActionRefused:
+            raise  # e.g. a start URL outside the allowlist: nothing ran, so there is no episode to keep
+        except EnvError as exc:
+            first = exc
+        try:
+            writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task, episode_id))
+        except OSError as e:  # FileExistsError for a taken episode id stays itself
+            if isinstance(e, FileExistsError):
+                raise
+            raise EpisodeStoreError(f"Cannot make an episode folder under {job.out}: {e.strerror or e}.") from e
     runner = EpisodeRunner(
         env,
         policy,
@@ -101,17 +125,21 @@ def run_episode(
         stop=stop,
     )
     try:
-        if resume_dir is not None:
-            runner.resume_history()
-        episode = runner.run(task)
-    finally:
-        writer.close()
+        try:
+            if resume_dir is not None:
+                runner.resume_history()
+            episode = runner.run(task, first)
+        finally:
+            writer.close()
+    except OSError as e:  # a full disk, say: what was written before is a valid episode
+        raise EpisodeStoreError(f"Could not write episode {writer.dir} ({e.strerror or e}); the steps before are "
+                                f"saved: resume with --resume {writer.dir}.") from e  # fmt: skip
     return episode, writer.dir
 
 
-def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any]) -> Episode:
+def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any], episode_id: str | None) -> Episode:
     return Episode(
-        episode_id=new_episode_id(),
+        episode_id=episode_id or new_episode_id(),
         task={"goal": job.goal, **task},
         surface=job.surface,
         screen=(0, 0),
@@ -123,6 +151,9 @@ def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any]) -> Episode
 
 def _resume_start(writer: EpisodeWriter) -> dict[str, Any]:
     """Resuming a web episode reopens the last URL it saw; page state beyond the URL is not restored."""
+    final = writer.episode.final
+    if final is not None and final.url:
+        return {"start_url": final.url}
     steps = writer.load_steps()
     last_url = next((s.url for s in reversed(steps) if s.url), None)
     return {"start_url": last_url} if last_url else {}

@@ -21,13 +21,13 @@ a `device_scale_factor` of 2 for sharper 320x420 screenshots.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import functools
+import importlib.util
 import json
 import random
-import threading
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
@@ -91,27 +91,40 @@ class MiniWobTask:
 
 
 @functools.cache
+def _package_dir() -> Path:
+    """The installed `miniwob` package's folder, found without importing it: importing it registers its
+    gymnasium envs, which pulls in gymnasium and numpy (~16 MB more in every process that runs an env)."""
+    spec = importlib.util.find_spec("miniwob")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError("The miniwob package is not installed; pip install 'venuskit[browser]'.")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
 def html_dir() -> Path:
     """The `miniwob` package's html/ folder (task pages, core.js)."""
-    import miniwob  # importing it also registers its gymnasium specs, which `_registry` reads
-
-    return Path(miniwob.__file__).parent / "html"
+    return _package_dir() / "html"
 
 
 @functools.cache
 def _registry() -> dict[str, MiniWobTask]:
-    import gymnasium
-
-    html_dir()  # registers the miniwob/* specs
-    specs = {s.name: s for s in gymnasium.registry.values() if s.namespace == "miniwob"}
+    """The package's gymnasium registry, read from the source of its `register(...)` calls (parsed, never run)."""
+    tree = ast.parse((_package_dir() / "registration.py").read_text(encoding="utf-8"))
+    specs: dict[str, bool] = {}  # name -> nondeterministic
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "register":
+            kw = {k.arg: k.value for k in node.keywords}
+            env_id = kw.get("id")
+            if isinstance(env_id, ast.Constant) and str(env_id.value).startswith("miniwob/"):
+                flag = kw.get("nondeterministic")
+                name = str(env_id.value).removeprefix("miniwob/").removesuffix("-v1")
+                specs[name] = isinstance(flag, ast.Constant) and flag.value is True
     return {
         name: MiniWobTask(
-            name=name,
-            deterministic=not spec.nondeterministic,
+            name=name, deterministic=not nondeterministic,
             nodelay=f"{name}-nodelay" if f"{name}-nodelay" in specs else None,
         )
-        for name, spec in sorted(specs.items())
-    }
+        for name, nondeterministic in sorted(specs.items())
+    }  # fmt: skip
 
 
 def list_tasks(deterministic_only: bool = False) -> list[str]:
@@ -138,29 +151,20 @@ def get_task(name: str) -> MiniWobTask:
 # ---- loopback server for FlightWoB ---------------------------------------------------------------
 
 
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # one line per file of an airline site would drown the run's own output
-
-
 class _HtmlServer:
     """Serves the html/ folder on 127.0.0.1 (FlightWoB loads its site into an iframe, which file:// forbids)."""
 
     def __init__(self, root: Path) -> None:
-        handler = functools.partial(_QuietHandler, directory=str(root))
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="miniwob-html", daemon=True)
-        self._thread.start()
+        from venuskit.infra.http import LoopbackServer, static_app  # only FlightWoB needs a server (~3 MB)
+
+        self._server = LoopbackServer(static_app(root), name="miniwob-html").start()
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/"
+        return self._server.base_url + "/"
 
     def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
 
 # ---- the env -------------------------------------------------------------------------------------

@@ -11,12 +11,22 @@ Two layers, because neither alone is enough:
    that is not loopback (Chromium bypasses loopback by itself) or explicitly allowed goes to a closed
    port on 127.0.0.1 and fails there. No DNS lookup happens for proxied hosts, since resolving them
    is the proxy's job. That layer catches redirects, IP-literal hosts, WebSockets and anything else
-   the route layer does not see; `record_failure` notes those failures as blocked too.
+   the route layer does not see; `record_failure` notes those failures as blocked too. Chromium's
+   implicit loopback bypass is always switched off (`<-loopback>`): it covers all of 127.0.0.0/8 on any
+   port, so a redirect to 127.0.0.2 or to another local service would otherwise skip the proxy.
+3. WebRTC sends UDP that no proxy sees (STUN, host candidates, mDNS): `WEBRTC_ARGS` keeps it off the
+   network (Chromium gathers no candidate that would bypass the proxy), and `BrowserConfig.webrtc`
+   removes the API from pages that do not need it.
+
+An allowlist entry is a host name, an IP literal or a `*.suffix` pattern, optionally with `:port`
+(`127.0.0.1:8080`: that port only). Anything else is refused when the policy is built, because entries
+end up in a Chromium switch where `;` separates rules and `*` matches every host.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,38 +39,106 @@ NETWORK_SCHEMES = frozenset({"http", "https", "ws", "wss"})
 BLACK_HOLE_PROXY = "http://127.0.0.1:9"
 # What Chromium reports when the black-hole proxy refuses a request.
 PROXY_FAILURES = ("ERR_PROXY_CONNECTION_FAILED", "ERR_TUNNEL_CONNECTION_FAILED", "ERR_PROXY_")
+# Chromium gathers no WebRTC candidate that would bypass the proxy: no UDP (STUN, host candidates), no
+# mDNS, no DNS lookup of STUN server names; an HTTP proxy carries no UDP, so WebRTC has no way out.
+WEBRTC_ARGS = ("--force-webrtc-ip-handling-policy=disable_non_proxied_udp",)
 MAX_RECORDED = 200  # per drain; a page that hammers a blocked host must not grow memory without bound
+
+
+_LABEL = re.compile(r"^(?!-)[a-z0-9-]{1,63}(?<!-)$")
+_ENTRY_CHARS = re.compile(r"^[A-Za-z0-9.:*\[\]-]+$")
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
 
 @dataclass(frozen=True)
 class NetPolicy:
     """Which hosts a page may reach. Hosts match exactly (case-insensitive) or by a `*.suffix` pattern,
-    on any port: the proxy layer can only tell hosts apart, so a per-port rule would be a promise the
-    guard could not keep for redirects. `file:` URLs are allowed when `allow_file` is set."""
+    on any port, or on one port when the entry names it (`127.0.0.1:8080`). `file:` URLs are allowed
+    when `allow_file` is set."""
 
     allow_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     allow_file: bool = True
 
     def __post_init__(self) -> None:
         hosts = tuple(self.allow_hosts)
-        if not all(isinstance(h, str) and h.strip() and "/" not in h for h in hosts):
-            raise ValueError(f"NetPolicy.allow_hosts must be bare host names like '127.0.0.1', got {hosts!r}.")
-        object.__setattr__(self, "allow_hosts", tuple(_normalise_host(h) for h in hosts))
+        object.__setattr__(self, "allow_hosts", tuple(normalise_host_entry(h) for h in hosts))
 
     def allows(self, url: str) -> bool:
         """True if a page may load `url` under this policy."""
         return url_allowed(url, self)
 
 
-def _normalise_host(entry: str) -> str:
-    """'LocalHost ' -> 'localhost'; '[::1]' -> '::1' (URL hostnames come without brackets)."""
-    return entry.strip().lower().strip("[]")
+def normalise_host_entry(entry: object) -> str:
+    """A validated allowlist entry in canonical form: 'LocalHost ' -> 'localhost', '[::1]' -> '::1',
+    '[::1]:8080' -> '[::1]:8080'. Raises ValueError for anything that is not a host name, an IP literal
+    or a '*.suffix' pattern, with an optional ':port'."""
+    if not isinstance(entry, str) or not _ENTRY_CHARS.match(entry.strip()):
+        raise ValueError(_bad_entry(entry))
+    host, port = _split_port(entry.strip().lower(), entry)
+    if _ip(host) is not None:
+        host = str(_ip(host))
+    elif not _valid_name(host.removeprefix("*.")):
+        raise ValueError(_bad_entry(entry))
+    if port is None:
+        return host
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-def _host_matches(host: str, entry: str) -> bool:
-    if entry.startswith("*."):
-        return host.endswith(entry[1:])
-    return host == entry
+def _bad_entry(entry: object) -> str:
+    return (
+        f"{entry!r} is not an allowed-host entry: give a host name (app.local), an IP literal (127.0.0.1, ::1) "
+        "or a '*.suffix' pattern, optionally with ':port'; no schemes, paths, spaces, ';' or a bare '*'."
+    )
+
+
+def _split_port(text: str, entry: str) -> tuple[str, int | None]:
+    if text.startswith("["):  # [v6] or [v6]:port
+        end = text.find("]")
+        host, rest = text[1:end], text[end + 1 :]
+        if end < 0 or _ip(host) is None or (rest and not rest.startswith(":")):
+            raise ValueError(f"{entry!r} is not a bracketed IPv6 literal like [::1] or [::1]:8080.")
+        return host, _port(rest[1:], entry) if rest else None
+    if text.count(":") == 1:
+        host, port = text.split(":")
+        return host, _port(port, entry)
+    return text, None  # a name, an IPv4 literal or a bare IPv6 literal
+
+
+def _port(text: str, entry: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise ValueError(f"{entry!r} has a port that is not a number in 1..65535.")
+    return int(text)
+
+
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
+def _valid_name(name: str) -> bool:
+    return 0 < len(name) <= 253 and all(_LABEL.match(label) for label in name.split("."))
+
+
+def _entry_parts(entry: str) -> tuple[str, int | None]:
+    """A canonical entry -> (host, port or None)."""
+    if entry.startswith("["):
+        host, _, port = entry[1:].partition("]:")
+        return host, int(port)
+    if entry.count(":") == 1:
+        host, port = entry.split(":")
+        return host, int(port)
+    return entry, None
+
+
+def _host_matches(host: str, port: int | None, entry: str) -> bool:
+    pattern, only_port = _entry_parts(entry)
+    if only_port is not None and port != only_port:
+        return False
+    if pattern.startswith("*."):
+        return host.endswith(pattern[1:])
+    return host == pattern
 
 
 def url_allowed(url: str, policy: NetPolicy) -> bool:
@@ -68,35 +146,51 @@ def url_allowed(url: str, policy: NetPolicy) -> bool:
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
-    except ValueError:  # a malformed IPv6 literal: not a URL we let through
+        scheme = parts.scheme.lower()
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a malformed IPv6 literal or port: not a URL we let through
         return False
-    scheme = parts.scheme.lower()
     if scheme in LOCAL_SCHEMES:
         return True
     if scheme == "file":
         return policy.allow_file
     if scheme not in NETWORK_SCHEMES:
         return False
-    return bool(host) and any(_host_matches(host, e) for e in policy.allow_hosts)
+    if _ip(host) is not None:
+        host = str(_ip(host))  # the canonical spelling the entries use
+    return bool(host) and any(_host_matches(host, port, e) for e in policy.allow_hosts)
 
 
 def proxy_args(policy: NetPolicy) -> list[str]:
-    """Chromium switches for the black-hole proxy layer. Allowed hosts go on the bypass list; Chromium
-    bypasses loopback implicitly, so when the policy allows only part of loopback, `<-loopback>` turns
-    that off and the allowed loopback names are listed like any other host."""
-    bypass = sorted({_bypass_rule(h) for h in policy.allow_hosts})
-    if not set(LOOPBACK_HOSTS) <= set(policy.allow_hosts):
-        bypass.insert(0, "<-loopback>")  # first: Chromium stops at the first rule that matches a host
+    """Chromium switches for the black-hole proxy layer. Allowed hosts go on the bypass list, after
+    `<-loopback>`, which turns off Chromium's implicit bypass of all loopback addresses and ports."""
+    bypass = ["<-loopback>", *sorted({_bypass_rule(normalise_host_entry(h)) for h in policy.allow_hosts})]
     return [f"--proxy-server={BLACK_HOLE_PROXY}", f"--proxy-bypass-list={';'.join(bypass)}"]
 
 
-def _bypass_rule(host: str) -> str:
-    try:
-        if ipaddress.ip_address(host).version == 6:
-            return f"[{host}]"
-    except ValueError:
-        pass
-    return host
+def _bypass_rule(entry: str) -> str:
+    host, port = _entry_parts(entry)
+    if ":" in host:
+        host = f"[{host}]"
+    return host if port is None else f"{host}:{port}"
+
+
+# Pages without WebRTC: the constructors report the attempt (with the ICE servers asked for) to the guard
+# and throw. The report function is taken when the frame starts, before any page script could replace it.
+_NO_WEBRTC_JS = """(() => {
+  const report = globalThis.BINDING;
+  const blocked = function (config) {
+    let urls = [];
+    try { for (const s of (config && config.iceServers) || []) urls = urls.concat(s.urls || s.url || []); }
+    catch (e) { urls = []; }
+    try { report(urls.slice(0, 20).map(String)); } catch (e) {}
+    throw new DOMException('WebRTC is turned off in this browser.', 'NotSupportedError');
+  };
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection'])
+    if (name in globalThis)
+      Object.defineProperty(globalThis, name, {value: blocked, writable: false, configurable: false});
+})();"""
+_WEBRTC_BINDING = "__venuskitWebRTC"
 
 
 @dataclass
@@ -106,11 +200,15 @@ class NetGuard:
     policy: NetPolicy = field(default_factory=NetPolicy)
     blocked: list[dict[str, Any]] = field(default_factory=list)
 
-    def install(self, context: Any) -> None:
-        """Route every request and WebSocket of `context` (a Playwright BrowserContext) through the policy."""
+    def install(self, context: Any, webrtc: bool = False) -> None:
+        """Route every request and WebSocket of `context` (a Playwright BrowserContext) through the policy;
+        without `webrtc`, remove RTCPeerConnection from its pages and record every attempt to make one."""
         context.route("**/*", self._on_route)
         context.route_web_socket("**/*", self._on_websocket)
         context.on("requestfailed", self.record_failure)
+        if not webrtc:
+            context.expose_binding(_WEBRTC_BINDING, self._on_webrtc)
+            context.add_init_script(_NO_WEBRTC_JS.replace("BINDING", _WEBRTC_BINDING))
 
     def drain(self) -> list[dict[str, Any]]:
         """Blocked requests since the last drain (the env puts them in the step's info)."""
@@ -136,8 +234,20 @@ class NetGuard:
         self._record(ws.url, "websocket", "host not in the allowlist")
         ws.close(code=1008, reason="blocked by the venuskit network guard")
 
+    def _on_webrtc(self, source: Any, urls: Any) -> None:
+        urls = [str(u)[:500] for u in urls] if isinstance(urls, list) else []
+        for url in urls or [""]:
+            self._record(url, "webrtc", "WebRTC is off in this browser (BrowserConfig.webrtc)")
+
     def record_failure(self, request: Any) -> None:
         """A request that failed at the proxy layer (a redirect hop, say) is a blocked request too."""
         failure = request.failure or ""
-        if any(tag in failure for tag in PROXY_FAILURES) and not self.policy.allows(request.url):
-            self._record(request.url, request.resource_type, f"refused by the black-hole proxy ({failure})")
+        if not any(tag in failure for tag in PROXY_FAILURES):
+            return
+        if self.policy.allows(request.url):
+            # Only a disallowed host goes to the proxy, so this request was redirected there; Playwright
+            # sometimes reports the failed hop under the first URL of the chain, which is all we know then.
+            reason = f"redirected outside the allowlist and refused by the black-hole proxy ({failure})"
+            self._record(request.url, request.resource_type, reason)
+            return
+        self._record(request.url, request.resource_type, f"refused by the black-hole proxy ({failure})")

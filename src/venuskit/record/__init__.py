@@ -4,14 +4,17 @@ Exports and the viewer are imported from their modules (`venuskit.record.export`
 `.overlay`) so that loading an episode does not import pyarrow or PIL.
 """
 
-from venuskit.record.episode import Episode, Outcome, Step
+from venuskit.record.episode import Episode, FinalObservation, Outcome, Step
 from venuskit.record.store import (
     EpisodeStore,
     EpisodeStoreError,
     EpisodeWriter,
+    final_png,
+    image_path,
     iter_episode_dirs,
     iter_episodes,
     load_episode,
+    read_image,
     step_png,
 )
 
@@ -20,10 +23,14 @@ __all__ = [
     "EpisodeStore",
     "EpisodeStoreError",
     "EpisodeWriter",
+    "FinalObservation",
     "Outcome",
     "Step",
+    "final_png",
+    "image_path",
     "iter_episode_dirs",
     "iter_episodes",
     "load_episode",
+    "read_image",
     "step_png",
 ]

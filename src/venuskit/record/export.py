@@ -19,7 +19,11 @@ saved it, else rebuilt with actions.prompts.system_prompt.
 Parquet (one row per step, screenshot bytes in a top-level `image` column that datasets decodes as an
 Image): episode_id, step, image, instruction, surface, history (earlier actions as call text), action
 (call text), action_json, thought, raw_output, error, screen_width, screen_height, finished, outcome,
-verdicts (JSON text).
+verdicts (JSON text), final_image (on the row of the step that led to `Episode.final`: the screen the
+episode ended on; null elsewhere).
+
+Only PNG files inside an episode folder are read (`store.image_path`); an episode that cannot be read is
+skipped, named in the log and in `ExportReport.skipped`, and the others are exported.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from venuskit.actions.history import Turn, build_messages, normalize_response
 from venuskit.actions.prompts import system_prompt
 from venuskit.actions.types import Action
 from venuskit.record.episode import Episode, Step
-from venuskit.record.store import load_episode, step_png
+from venuskit.record.store import EpisodeStoreError, final_png, image_path, load_episode, step_png
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +72,16 @@ def episode_system_prompt(ep: Episode) -> str:
 
 
 def _episodes(
-    episode_dirs: Iterable[Path | str], only_finished: bool, select: EpisodeFilter | None
+    episode_dirs: Iterable[Path | str], only_finished: bool, select: EpisodeFilter | None, skipped: list[str] | None
 ) -> Iterator[tuple[Path, Episode]]:
     for d in episode_dirs:
-        ep = load_episode(d)
+        try:
+            ep = load_episode(d)
+        except EpisodeStoreError as e:  # one unreadable episode does not stop the export of the others
+            log.warning("skipped: %s", e)
+            if skipped is not None:
+                skipped.append(str(e))
+            continue
         for problem in ep.problems:
             log.warning("%s: %s", d, problem)
         if (only_finished and not ep.finished) or (select is not None and not select(ep)):
@@ -114,7 +124,7 @@ def chat_rows(
     system = episode_system_prompt(ep)
     turns: list[Turn] = []
     for step in ep.steps:
-        shot = path / step.screenshot if step.screenshot and (path / step.screenshot).is_file() else None
+        shot = image_path(path, step.screenshot)  # never a file outside the episode folder
         completion = _completion(step)
         if shot is not None and completion is not None and not (skip_errors and step.error):
             yield _chat_row(ep, step, system, turns, shot, completion, n_img, image_paths, base)
@@ -154,23 +164,36 @@ def export_chat_jsonl(
     select: EpisodeFilter | None = None,
     skip_errors: bool = True,
     image_paths: Literal["absolute", "relative"] = "absolute",
+    skipped: list[str] | None = None,
 ) -> int:
     """Write chat rows of every episode to `out_path` (JSON Lines); returns the number of rows.
-    image_paths="relative" makes image paths relative to the output file's folder."""
+    image_paths="relative" makes image paths relative to the output file's folder. Episodes that cannot be
+    read are skipped; their errors are appended to `skipped`."""
     if image_paths not in ("absolute", "relative"):
         raise ValueError(f"image_paths must be 'absolute' or 'relative', got {image_paths!r}.")
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = _output(out_path)
     tmp = out.with_name(f".{out.name}.tmp")
     count = 0
-    with open(tmp, "w", encoding="utf-8") as f:
-        for path, ep in _episodes(episode_dirs, only_finished, select):
-            rows = chat_rows(path, ep, n_img=n_img, skip_errors=skip_errors, image_paths=image_paths, base=out.parent)
-            for row in rows:
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-                count += 1
-    os.replace(tmp, out)  # a half-written export never replaces a good one
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            for path, ep in _episodes(episode_dirs, only_finished, select, skipped):
+                rows = chat_rows(path, ep, n_img=n_img, skip_errors=skip_errors, image_paths=image_paths,
+                                 base=out.parent)  # fmt: skip
+                for row in rows:
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    count += 1
+        os.replace(tmp, out)  # a half-written export never replaces a good one
+    finally:
+        tmp.unlink(missing_ok=True)  # after a failure (a full disk): no half file left behind
     return count
+
+
+def _output(out_path: Path | str) -> Path:
+    out = Path(out_path)
+    if out.is_dir():
+        raise IsADirectoryError(f"--out {out} is a folder; give a file name such as {out / 'export.out'}.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 # ---- Parquet ------------------------------------------------------------------------------------
@@ -193,9 +216,14 @@ PARQUET_SCHEMA = pa.schema(
         ("finished", pa.bool_()),
         ("outcome", pa.string()),
         ("verdicts", pa.string()),
+        ("final_image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
     ],
     # `datasets` reads this to decode the image column as an Image feature; other columns are inferred.
-    metadata={b"huggingface": json.dumps({"info": {"features": {"image": {"_type": "Image"}}}}).encode()},
+    metadata={
+        b"huggingface": json.dumps(
+            {"info": {"features": {"image": {"_type": "Image"}, "final_image": {"_type": "Image"}}}}
+        ).encode()
+    },
 )
 
 
@@ -209,9 +237,11 @@ def parquet_rows(episode_dir: Path | str, episode: Episode | None = None) -> Ite
     ep = episode or load_episode(path)
     outcome = _json(dataclasses.asdict(ep.outcome))
     verdicts = _json(ep.verdicts)
+    final = final_png(path, ep)
     history: list[str] = []
     for step in ep.steps:
         png = step_png(path, step)
+        ends = final is not None and ep.final is not None and ep.final.after_step == step.index
         call = action_text(step.action, ep.surface)
         yield {
             "episode_id": ep.episode_id,
@@ -230,6 +260,7 @@ def parquet_rows(episode_dir: Path | str, episode: Episode | None = None) -> Ite
             "finished": ep.finished,
             "outcome": outcome,
             "verdicts": verdicts,
+            "final_image": {"bytes": final, "path": ep.final.screenshot} if ends else None,  # type: ignore[union-attr]
         }
         if call is not None:
             history.append(call)
@@ -241,17 +272,21 @@ def export_parquet(
     *,
     only_finished: bool = False,
     select: EpisodeFilter | None = None,
+    skipped: list[str] | None = None,
 ) -> int:
-    """Write one Parquet row per step of every episode (one row group per episode); returns the row count."""
-    out = Path(out_path)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    """Write one Parquet row per step of every episode (one row group per episode); returns the row count.
+    Episodes that cannot be read are skipped; their errors are appended to `skipped`."""
+    out = _output(out_path)
     tmp = out.with_name(f".{out.name}.tmp")
     count = 0
-    with pq.ParquetWriter(tmp, PARQUET_SCHEMA) as writer:
-        for path, ep in _episodes(episode_dirs, only_finished, select):
-            rows = list(parquet_rows(path, ep))
-            if rows:
-                writer.write_table(pa.Table.from_pylist(rows, schema=PARQUET_SCHEMA))
-                count += len(rows)
-    os.replace(tmp, out)
+    try:
+        with pq.ParquetWriter(tmp, PARQUET_SCHEMA) as writer:
+            for path, ep in _episodes(episode_dirs, only_finished, select, skipped):
+                rows = list(parquet_rows(path, ep))
+                if rows:
+                    writer.write_table(pa.Table.from_pylist(rows, schema=PARQUET_SCHEMA))
+                    count += len(rows)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return count

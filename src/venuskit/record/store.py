@@ -4,24 +4,39 @@
                         steps.jsonl     one Step.to_dict() per line, append-only, fsynced
                         step_0000.png   the screenshot of step 0, ...
 
+                        final.png       the screen after the last action, where no step holds it
+
 Write order for a step: the PNG goes to a temp file, is fsynced and renamed into place, and only then
 is the JSONL line appended and fsynced. So a recorded step always has its screenshot; a crash can leave
 at most a torn last line (no newline) or a PNG whose line never landed, and `EpisodeWriter.open`
 removes both. The manifest is always either the old or the new version (temp file + rename).
+
+Off the critical path: `add_step` hands the write to the writer's own thread and returns; the next write
+of any kind (the next step, a manifest change, `flush`, `close`) first waits until that step is on disk
+and raises what the write raised (a full disk, say). So steps reach the disk in order, at most one step is
+in flight, and a step is durable before the runner records the next one: the fsyncs overlap the model
+call and the next action instead of adding to them.
+
+Reading is validation: a manifest or step of the wrong shape is a typed error or a listed problem, and a
+screenshot is read only if it is a PNG file inside the episode folder (`image_path`), never through a
+path or link that leads outside.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
 import os
 import re
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Self
 
-from venuskit.record.episode import Episode, Outcome, Step
+from venuskit.infra.atomic import append_line, fsync_dir, write_bytes
+from venuskit.record.episode import IMAGE_NAME, Episode, FinalObservation, Outcome, Step
 
 try:  # advisory lock so two processes never append to one episode; POSIX only
     import fcntl
@@ -30,6 +45,7 @@ except ImportError:  # pragma: no cover - Windows
 
 MANIFEST = "manifest.json"
 STEPS = "steps.jsonl"
+FINAL = "final.png"
 LOCK = ".lock"
 FORMAT = 1  # manifest layout version, for readers of old stores
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -49,35 +65,10 @@ def png_name(index: int) -> str:
 # ---- atomic file primitives --------------------------------------------------------------------
 
 
-def _fsync_dir(path: Path) -> None:
-    # The rename is only durable once the directory entry is on disk.
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` so that readers see the old file or the whole new one, never a part."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
-
-
-def _append_line(path: Path, line: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        view = memoryview(line)
-        while view:  # os.write may write less than asked
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    """Write `data` to `path` so that readers see the old file or the whole new one, never a part; durable
+    once it returns."""
+    write_bytes(path, data, durable=True)
 
 
 # ---- reading steps.jsonl -----------------------------------------------------------------------
@@ -116,17 +107,34 @@ def _index_problems(steps: list[Step]) -> list[str]:
     ]
 
 
-def _read_manifest(path: Path) -> dict[str, Any]:
+def _read_manifest(path: Path) -> Episode:
     mf = path / MANIFEST
     if not mf.is_file():
         raise EpisodeStoreError(f"{path} is not an episode folder: it has no {MANIFEST}.")
     try:
         d = json.loads(mf.read_text(encoding="utf-8"))
-    except ValueError as e:
+    except (ValueError, OSError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise EpisodeStoreError(f"{mf} is not valid JSON ({e}); the episode cannot be read.") from e
     if not isinstance(d, dict) or "episode_id" not in d:
         raise EpisodeStoreError(f"{mf} has no episode_id; it is not a venuskit episode manifest.")
-    return d
+    try:
+        return Episode.from_manifest(d)
+    except (ValueError, TypeError) as e:
+        raise EpisodeStoreError(f"{mf} is not a valid episode manifest: {e}.") from e
+
+
+def image_path(folder: Path | str, name: str | None) -> Path | None:
+    """The file `name` inside `folder`, or None when it is missing or not a plain file there: a name with a
+    separator, a hidden file, or a link that leads out of the folder is never followed."""
+    if not name or not IMAGE_NAME.match(name):
+        return None
+    folder = Path(folder)
+    path = folder / name
+    try:
+        inside = path.resolve(strict=True).parent == folder.resolve(strict=True)
+    except (OSError, RuntimeError):  # missing, or a symlink loop
+        return None
+    return path if inside and path.is_file() else None
 
 
 # ---- the writer --------------------------------------------------------------------------------
@@ -143,6 +151,9 @@ class EpisodeWriter:
         self.next_index = next_index
         self.recovered = recovered  # what `open` repaired, in words (empty for a clean folder)
         self._lock_file = lock
+        self._thread: ThreadPoolExecutor | None = None  # started by the first add_step
+        self._pending: Future | None = None  # the step being written
+        self._failed: BaseException | None = None  # what a write raised: every later write raises it too
 
     @classmethod
     def create(cls, root: Path | str, episode: Episode) -> EpisodeWriter:
@@ -151,25 +162,33 @@ class EpisodeWriter:
             raise ValueError(
                 f"episode_id {episode.episode_id!r} cannot name a folder; use letters, digits, '.', '_' and '-'."
             )
+        if Path(root).exists() and not Path(root).is_dir():
+            raise EpisodeStoreError(f"{root} is a file, not a folder for episodes; choose another --out.")
         path = Path(root) / episode.episode_id
         if (path / MANIFEST).exists():
             raise FileExistsError(f"Episode {path} already exists; resume it with EpisodeWriter.open({str(path)!r}).")
+        if path.exists() and not path.is_dir():
+            raise EpisodeStoreError(f"{path} exists and is not a folder; choose another --out.")
         path.mkdir(parents=True, exist_ok=True)
         manifest = dataclasses.replace(episode, steps=[], problems=[])
         manifest.created = manifest.created or _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
         if (path / STEPS).exists() and (path / STEPS).stat().st_size:
             raise EpisodeStoreError(f"{path} has steps but no manifest; it is not safe to start a new episode there.")
         writer = cls(path, manifest, 0, [], _lock(path))
-        writer._write_manifest()
-        (path / STEPS).touch()
-        _fsync_dir(path)
+        try:
+            writer._write_manifest()
+            (path / STEPS).touch()
+            fsync_dir(path)
+        except BaseException:
+            writer.close()
+            raise
         return writer
 
     @classmethod
     def open(cls, path: Path | str) -> EpisodeWriter:
         """Resume an episode: drop a torn last line, temp files and screenshots of unrecorded steps."""
         path = Path(path)
-        manifest = _read_manifest(path)
+        episode = _read_manifest(path)
         lock = _lock(path)  # take the lock before repairing anything
         sf = _read_steps(path / STEPS)
         problems = sf.bad_lines + _index_problems(sf.steps)
@@ -178,11 +197,12 @@ class EpisodeWriter:
                 lock.close()
             raise EpisodeStoreError(f"Cannot resume {path}: " + " ".join(problems))
         recovered = _repair(path, sf)
-        return cls(path, Episode.from_manifest(manifest), len(sf.steps), recovered, lock)
+        return cls(path, episode, len(sf.steps), recovered, lock)
 
     def add_step(self, step: Step, png: bytes | None) -> Step:
         """Record `step` (whose index must be `next_index`) and its screenshot. Returns the stored step,
-        with `screenshot` set to the PNG's file name (None when no PNG was given)."""
+        with `screenshot` set to the PNG's file name (None when no PNG was given). The write finishes on
+        the writer's thread; the next write waits for it (see the module docstring)."""
         if step.index != self.next_index:
             raise ValueError(
                 f"Step index {step.index} is out of order; the next step of this episode is {self.next_index}."
@@ -194,11 +214,45 @@ class EpisodeWriter:
             line = (json.dumps(stored.to_dict(), ensure_ascii=False) + "\n").encode("utf-8")
         except (TypeError, ValueError) as e:
             raise ValueError(f"Step {step.index} holds a value JSON cannot store: {e}.") from e
-        if png is not None:
-            atomic_write_bytes(self.path / png_name(step.index), png)
-        _append_line(self.path / STEPS, line)
+        self.flush()
+        if self._thread is None:
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"venuskit-record-{self.path.name}")
+        self._pending = self._thread.submit(self._write_step, step.index, png, line)
         self.next_index += 1
         return stored
+
+    def _write_step(self, index: int, png: bytes | None, line: bytes) -> None:
+        if png is not None:
+            write_bytes(self.path / png_name(index), png, durable=True)
+        append_line(self.path / STEPS, line, durable=True)
+
+    def flush(self) -> None:
+        """Wait until every step handed to `add_step` is on disk; raise what a write raised."""
+        if self._failed is not None:
+            raise self._failed
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        try:
+            pending.result()
+        except BaseException as e:
+            self._failed = e  # the folder is consistent up to the failed step; resume it from there
+            raise
+
+    def add_final(self, png: bytes | None, final: FinalObservation) -> Episode:
+        """Record the screen after the episode's last action (see `FinalObservation`) as final.png."""
+        if png is not None and not png.startswith(PNG_SIGNATURE):
+            raise ValueError("The final screenshot is not PNG data.")
+        self.flush()
+        if png is not None:
+            write_bytes(self.path / FINAL, png, durable=True)
+        return self.update_manifest(final=dataclasses.replace(final, screenshot=FINAL if png is not None else None))
+
+    def clear_final(self) -> None:
+        """Forget the final observation (a resumed episode goes on from there)."""
+        if self.episode.final is not None:
+            self.update_manifest(final=None)
+        (self.path / FINAL).unlink(missing_ok=True)
 
     @property
     def dir(self) -> Path:
@@ -206,6 +260,7 @@ class EpisodeWriter:
 
     def load_steps(self) -> list[Step]:
         """The steps recorded so far (for a runner that resumes and rebuilds its history)."""
+        self.flush()
         return _read_steps(self.path / STEPS).steps
 
     def read_png(self, step: Step) -> bytes | None:
@@ -217,9 +272,12 @@ class EpisodeWriter:
         unknown = set(fields) - _MANIFEST_FIELDS
         if unknown:
             raise ValueError(f"Unknown manifest field(s) {sorted(unknown)}; known: {sorted(_MANIFEST_FIELDS)}.")
+        self.flush()  # the manifest never runs ahead of the steps it describes
         for name, value in fields.items():
             if name == "outcome" and isinstance(value, dict):
                 value = Outcome(**value)
+            elif name == "final" and isinstance(value, dict):
+                value = FinalObservation.from_dict(value)
             elif name == "screen":
                 value = tuple(value)
             setattr(self.episode, name, value)
@@ -231,15 +289,28 @@ class EpisodeWriter:
         return self.update_manifest(outcome=outcome, finished=True)
 
     def close(self) -> None:
-        if self._lock_file is not None:
-            self._lock_file.close()
-            self._lock_file = None
+        """Wait for the last step's write, stop the writer's thread and let go of the folder. Raises what a
+        write raised, after letting go."""
+        try:
+            if self._failed is None:
+                self.flush()
+        finally:
+            if self._thread is not None:
+                self._thread.shutdown(wait=True)
+                self._thread = None
+            if self._lock_file is not None:
+                self._lock_file.close()
+                self._lock_file = None
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        if exc[0] is None:
+            self.close()
+            return
+        with contextlib.suppress(Exception):  # already unwinding: that error is the one to see
+            self.close()
 
     def _write_manifest(self) -> None:
         d = {"format": FORMAT, **self.episode.manifest_dict()}
@@ -277,7 +348,7 @@ def _repair(path: Path, sf: _StepsFile) -> list[str]:
             f.unlink()
             done.append(f"Removed {f.name}, the screenshot of a step that was never recorded.")
     if done:
-        _fsync_dir(path)
+        fsync_dir(path)
     return done
 
 
@@ -288,7 +359,7 @@ def load_episode(path: Path | str) -> Episode:
     """The episode with its steps, read-only and tolerant: a torn last line, unreadable lines and
     missing screenshots are listed in `episode.problems` instead of raising."""
     path = Path(path)
-    episode = Episode.from_manifest(_read_manifest(path))
+    episode = _read_manifest(path)
     sf = _read_steps(path / STEPS)
     problems = list(sf.bad_lines)
     if sf.torn_bytes:
@@ -297,18 +368,48 @@ def load_episode(path: Path | str) -> Episode:
         )
     problems += _index_problems(sf.steps)
     for s in sf.steps:
-        if s.screenshot and not (path / s.screenshot).is_file():
-            problems.append(f"Step {s.index}: screenshot {s.screenshot} is missing.")
+        if s.screenshot:
+            problem = _image_problem(path, s.screenshot)
+            problems += [f"Step {s.index}: screenshot {s.screenshot} {problem}."] if problem else []
+    if episode.final is not None and episode.final.screenshot:
+        problem = _image_problem(path, episode.final.screenshot)
+        problems += [f"The final screenshot {episode.final.screenshot} {problem}."] if problem else []
     episode.steps, episode.problems = sf.steps, problems
     return episode
 
 
-def step_png(path: Path | str, step: Step) -> bytes | None:
-    """The screenshot bytes of `step`, or None if it has none or the file is missing."""
-    if not step.screenshot:
+def _image_problem(folder: Path, name: str) -> str | None:
+    path = folder / name
+    if not IMAGE_NAME.match(name) or path.is_symlink() or (path.exists() and image_path(folder, name) is None):
+        return "is not a file inside the episode folder; it is not read"
+    if image_path(folder, name) is None:
+        return "is missing"
+    if read_image(folder, name) is None:
+        return "is not a PNG; it is not read"
+    return None
+
+
+def read_image(folder: Path | str, name: str | None) -> bytes | None:
+    """The PNG bytes of the image `name` of an episode folder, or None if it is missing, not inside the
+    folder (see `image_path`) or not a PNG."""
+    path = image_path(folder, name)
+    if path is None:
         return None
-    f = Path(path) / step.screenshot
-    return f.read_bytes() if f.is_file() else None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data if data.startswith(PNG_SIGNATURE) else None
+
+
+def step_png(path: Path | str, step: Step) -> bytes | None:
+    """The screenshot bytes of `step`, or None if it has none or the file is missing or not allowed."""
+    return read_image(path, step.screenshot)
+
+
+def final_png(path: Path | str, episode: Episode) -> bytes | None:
+    """The final screenshot of an episode (see `FinalObservation`), or None."""
+    return read_image(path, episode.final.screenshot) if episode.final is not None else None
 
 
 def iter_episode_dirs(root: Path | str) -> Iterator[Path]:

@@ -1,6 +1,8 @@
 """A self-contained HTML page for one episode: every step's screenshot with its action drawn on it,
-the thought, the call, errors, rejected attempts, and the outcome. Images are inlined (base64), so the
-page can be mailed or attached to a bug report. Every text from the model or the env is escaped.
+the thought, the call, errors, rejected attempts, the screen the episode ended on, and the outcome. Images
+are inlined (base64), so the page can be mailed or attached to a bug report. An episode folder may come
+from anywhere: every value written into the page is escaped (numbers included), the page's Content
+Security Policy allows no script at all, and images are read only from inside the folder.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.actions.types import Point
+from venuskit.infra.atomic import write_bytes
 from venuskit.record.episode import Episode, Step
 from venuskit.record.export import action_text
 from venuskit.record.overlay import draw_action, focus_after
-from venuskit.record.store import atomic_write_bytes, load_episode, step_png
+from venuskit.record.store import final_png, load_episode, step_png
 
 PAGE_NAME = "episode.html"
+# No script, no outside resource, no form: only the inline style and the inlined images.
+_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'none'; base-uri 'none'"
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}
@@ -63,13 +68,37 @@ def _outcome_html(ep: Episode) -> str:
     return f'<div class="outcome {cls}">{body}</div>'
 
 
+def _e(value: Any) -> str:
+    """Any value as escaped HTML text (a tampered manifest may put a string where a number belongs)."""
+    return escape(str(value))
+
+
+def _img(png: bytes, alt: str) -> str:
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+
+
 def _image_html(path: Path, step: Step, cursor: Point | None) -> str:
     png = step_png(path, step)
     if png is None:
         return "<div><i>no screenshot</i></div>"
-    drawn = draw_action(png, step.action, cursor=cursor, label=f"step {step.index}")
-    data = base64.b64encode(drawn).decode("ascii")
-    return f'<img alt="step {step.index}" src="data:image/png;base64,{data}">'
+    try:
+        drawn = draw_action(png, step.action, cursor=cursor, label=f"step {step.index}")
+    except Exception:  # noqa: BLE001 - a PNG header that lies; the page shows the problem, not a crash
+        return "<div><i>unreadable screenshot</i></div>"
+    return _img(drawn, f"step {step.index}")
+
+
+def _final_html(path: Path, ep: Episode) -> str:
+    """The screen the episode ended on, where no step's screenshot shows it."""
+    final = ep.final
+    if final is None:
+        return ""
+    png = final_png(path, ep)
+    image = _img(png, "final screen") if png is not None else "<div><i>no screenshot</i></div>"
+    page = _field("page", _pre(f"{final.title or ''}\n{final.url or ''}".strip())) if final.url or final.title else ""
+    side = f"<h2>Final screen</h2><div>after the action of step {_e(final.after_step)}</div>{page}"
+    return f'<div class="step final">{image}<div class="side">{side}</div></div>'
 
 
 def _attempts_html(attempts: list[dict[str, Any]]) -> str:
@@ -80,7 +109,7 @@ def _attempts_html(attempts: list[dict[str, Any]]) -> str:
 
 
 def _step_html(path: Path, ep: Episode, step: Step, cursor: Point | None) -> str:
-    side = [f"<h2>Step {step.index}</h2>"]
+    side = [f"<h2>Step {_e(step.index)}</h2>"]
     if step.url or step.title:
         side.append(_field("page", _pre(f"{step.title or ''}\n{step.url or ''}".strip())))
     if step.feedback:
@@ -108,9 +137,9 @@ def page_html(episode_dir: Path | str, episode: Episode | None = None) -> str:
     head = [
         f"<h1>{escape(ep.goal or '(no goal)')}</h1>",
         (
-            f'<div class="meta">{escape(ep.episode_id)} &middot; {escape(ep.surface)} &middot; '
-            f"{ep.screen[0]}&times;{ep.screen[1]} &middot; {escape(str(model))} &middot; {len(ep.steps)} steps"
-            f" &middot; {escape(ep.created)}</div>"
+            f'<div class="meta">{_e(ep.episode_id)} &middot; {_e(ep.surface)} &middot; '
+            f"{_e(ep.screen[0])}&times;{_e(ep.screen[1])} &middot; {_e(model)} &middot; {len(ep.steps)} steps"
+            f" &middot; {_e(ep.created)}</div>"
         ),
         _outcome_html(ep),
     ]
@@ -124,8 +153,10 @@ def page_html(episode_dir: Path | str, episode: Episode | None = None) -> str:
     task = _pre({k: v for k, v in ep.task.items() if k != "goal"}) if len(ep.task) > 1 else ""
     title = escape(f"{ep.episode_id}: {ep.goal}")
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-        f"<style>{_CSS}</style></head><body>{''.join(head)}{task}{''.join(steps)}</body></html>"
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}"><title>{title}</title>'
+        f"<style>{_CSS}</style></head><body>{''.join(head)}{task}{''.join(steps)}{_final_html(path, ep)}"
+        "</body></html>"
     )
 
 
@@ -133,5 +164,7 @@ def render_html(episode_dir: Path | str, out_path: Path | str | None = None) -> 
     """Write the episode page (default `<episode_dir>/episode.html`) and return its path."""
     path = Path(episode_dir)
     out = Path(out_path) if out_path is not None else path / PAGE_NAME
-    atomic_write_bytes(out, page_html(path).encode("utf-8"))
+    if out.is_dir():
+        raise IsADirectoryError(f"{out} is a folder; give a file name such as {out / PAGE_NAME}.")
+    write_bytes(out, page_html(path).encode("utf-8"), durable=False)  # a page that can be made again
     return out

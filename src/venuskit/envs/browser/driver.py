@@ -1,0 +1,180 @@
+"""The watchdog that ends hung calls, and the Playwright driver shared by the envs of one thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import CDPSession, Playwright, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
+
+from venuskit.envs.base import EnvError
+from venuskit.envs.browser import scratch
+from venuskit.envs.browser.config import DRIVER_MALLOC_ARENA_MAX, DRIVER_NODE_OPTIONS
+from venuskit.infra.proc import alive
+
+
+class Watchdog:
+    """Calls `on_fire` (which kills Chromium) when an armed deadline passes, and `on_stuck` (which kills the
+    Playwright driver) if the call is still running `stuck_s` later: killing Chromium makes a blocked call
+    return, except where the driver itself loses track of it (a browser that dies during new_page leaves
+    new_page pending forever; reproduced with Playwright 1.65). One thread per env, armed and disarmed
+    around every guarded call: a threading.Timer per call started a thread each time, three per step.
+    Not re-entrant: one guarded call at a time, which is how BrowserEnv uses it."""
+
+    IDLE_EXIT_S = 30.0  # an idle thread exits (and is restarted by the next arm), so an env that is never
+    # closed does not hold a thread, and through it the env, forever
+
+    def __init__(self, on_fire: Callable[[], None], on_stuck: Callable[[], None], stuck_s: float = 5.0) -> None:
+        self._on_fire, self._on_stuck, self.stuck_s = on_fire, on_stuck, stuck_s
+        self._cond = threading.Condition()
+        self._deadline: float | None = None
+        self._wake_at = 0.0  # when the thread's current wait ends
+        self._fired = self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    def arm(self, budget_s: float) -> None:
+        with self._cond:
+            self._deadline, self._fired, self._stopped = time.monotonic() + budget_s, False, False
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="venuskit-watchdog", daemon=True)
+                self._thread.start()
+            elif self._deadline < self._wake_at:  # else it wakes in time anyway: waking it costs ~0.3 ms a step
+                self._cond.notify()
+
+    def disarm(self) -> bool:
+        """Stop the clock. True if it had fired (the browser has been killed)."""
+        with self._cond:
+            self._deadline = None
+            return self._fired
+
+    def stop(self) -> None:
+        """Let the thread exit now (the env is closed)."""
+        with self._cond:
+            self._deadline, self._stopped = None, True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        with self._cond:
+            while not self._stopped:
+                now = time.monotonic()
+                if self._deadline is None:
+                    self._wake_at = now + self.IDLE_EXIT_S
+                    if not self._cond.wait(self.IDLE_EXIT_S) and self._deadline is None:
+                        break
+                    continue
+                if self._deadline > now:
+                    self._wake_at = self._deadline
+                    self._cond.wait(self._deadline - now)
+                    continue
+                # Under the lock, so disarm() cannot miss that it fired.
+                if self._fired:
+                    self._deadline = None
+                    self._on_stuck()
+                else:
+                    self._deadline, self._fired = time.monotonic() + self.stuck_s, True
+                    self._on_fire()
+            self._thread, self._wake_at = None, 0.0
+
+
+# ---- one Playwright driver per thread, and the browsers envs share ---------------------------------
+
+
+@dataclass
+class Launched:
+    """A Chromium that envs with `BrowserConfig.share_browser` share: its processes, temporary folders, users."""
+
+    browser: Any
+    root_pid: int | None
+    browser_pid: int | None
+    dirs: tuple[str | None, ...]
+    users: int = 1
+
+
+class Driver:
+    """One Playwright driver (a node process) per thread, shared by the envs of that thread: Playwright's sync
+    API allows no more. A driver that died (the watchdog kills one whose call hung) is replaced for the
+    next env that launches; the envs still holding it move on when they relaunch."""
+
+    _local = threading.local()
+
+    def __init__(self, playwright: Playwright) -> None:
+        self.playwright = playwright
+        self.pid: int | None = None  # learnt from the first browser it launches (their parent)
+        self.users = 0
+        self.shared: dict[tuple[str, ...], Launched] = {}  # launch settings -> the browser envs share
+
+    @classmethod
+    def acquire(cls) -> Driver:
+        driver = getattr(cls._local, "driver", None)
+        if driver is None or not driver.alive():
+            driver = cls._local.driver = cls(start_playwright())
+        driver.users += 1
+        return driver
+
+    def alive(self) -> bool:
+        return self.pid is None or alive(self.pid)
+
+    def release(self) -> None:
+        self.users -= 1
+        if self.users > 0:
+            return
+        if getattr(self._local, "driver", None) is self:
+            self._local.driver = None
+        with contextlib.suppress(PlaywrightError):  # a killed driver has nothing left to stop
+            self.playwright.stop()
+
+
+def start_playwright() -> Playwright:
+    # The driver inherits this process's environment, changed only while it starts: its V8 options, its malloc
+    # arenas, and a temporary folder of this process's own (scratch.py) for its browsers' profiles.
+    node = os.environ.get("NODE_OPTIONS")
+    changes = {"NODE_OPTIONS": f"{node} {DRIVER_NODE_OPTIONS}" if node else DRIVER_NODE_OPTIONS,
+               "MALLOC_ARENA_MAX": os.environ.get("MALLOC_ARENA_MAX", DRIVER_MALLOC_ARENA_MAX),
+               "TMPDIR": str(scratch.run_dir())}  # fmt: skip
+    saved = {name: os.environ.get(name) for name in changes}
+    os.environ.update(changes)
+    try:
+        return sync_playwright().start()
+    except PlaywrightError as e:
+        raise EnvError(f"Could not start the Playwright driver: {first_line(e)}") from e
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
+
+
+def first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def send_together(session: CDPSession, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Send several CDP commands on `session` without waiting for each answer, and return each answer or the
+    error it raised, in order: one round trip to the driver for all of them. The public sync API sends one
+    command per call, so this runs the async implementation on the sync wrapper's own event loop; where a
+    Playwright release changes that machinery the commands go one after another (slower, same answers), and
+    a test fails until this is brought up to date."""
+    impl, run = getattr(session, "_impl_obj", None), getattr(session, "_sync", None)
+    if impl is None or run is None or not inspect.iscoroutinefunction(getattr(impl, "send", None)):
+        return [_send_one(session, method, params) for method, params in calls]
+
+    async def together() -> list[Any]:
+        return await asyncio.gather(*(impl.send(m, p, None) for m, p in calls), return_exceptions=True)
+
+    return run(together())  # errors are the classes the sync API raises (it re-exports them)
+
+
+def _send_one(session: CDPSession, method: str, params: dict[str, Any]) -> Any:
+    try:
+        return session.send(method, params)
+    except PlaywrightError as e:
+        return e
