@@ -1,11 +1,13 @@
-"""`venus eval …`: benchmarks against an OpenAI-compatible model server.
+"""`venus eval …`: benchmarks.
 
-Commands: `grounding` (ScreenSpot-Pro / ScreenSpot-v2 layouts). Another eval adds its command to this same app,
-in the section at the end of this module or from its own module with `eval_cmd.app.command("captcha")(fn)`.
+Commands: `grounding` (ScreenSpot-Pro / ScreenSpot-v2 layouts), `captcha` (registered from captcha_cmd), the
+suites `world` and `miniwob` (many episodes, serially, on worker processes or Ray actors, resumable, one HTML
+report) and `offline` (AndroidControl, GUI-Odyssey and Multimodal-Mind2Web in their own layouts and matching).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -19,7 +21,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_
 
 @app.callback()
 def evaluate() -> None:
-    """Run benchmarks against an OpenAI-compatible model server (vLLM, SGLang, any API)."""
+    """Run benchmarks against an OpenAI-compatible model server (vLLM, SGLang, any API) or venus-nano."""
 
 
 def served_model(base_url: str, api_key: str) -> str:
@@ -111,10 +113,206 @@ def _run_with_progress(config):  # noqa: ANN001, ANN202 -- typed in eval.groundi
         )
 
 
-# ---- more evals ----------------------------------------------------------------------------------
-# The CAPTCHA eval (issue 7) registers `venus eval captcha` here: a function decorated with
-# @app.command("captcha"), or `app.command("captcha")(captcha_fn)` from its own CLI module.
+# ---- suites: world, MiniWoB++, offline ------------------------------------------------------------
+
+
+class SuiteOpts:
+    model = typer.Option(
+        ..., "--model", help="oracle (world only: the tasks' scripted solutions), nano, or an OpenAI-compatible URL."
+    )
+    model_name = typer.Option("", "--model-name", help="Served model name (default: the server's first).")
+    api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
+    workers = typer.Option(1, "--workers", help="Worker processes; each owns its browser env (and world server).")
+    ray = typer.Option(
+        None, "--ray", help="Run the workers as Ray actors: ADDRESS (host:port), auto, or local (a private Ray)."
+    )
+    resume = typer.Option(False, "--resume", help="Finish an interrupted run in --out: only unfinished episodes run.")
+    retries = typer.Option(2, "--infra-retries", help="Re-runs of an episode whose infrastructure failed.")
+    max_steps = typer.Option(None, "--max-steps", help="Step limit per episode (default: the task's own).")
+    max_tokens = typer.Option(1024, "--max-tokens", help="Max tokens per model reply.")
+    timeout = typer.Option(120.0, "--timeout", help="Seconds per model call.")
+    json_out = typer.Option(False, "--json", help="Print the summary as JSON (the last line is one object).")
+
+
+def _policy_spec(model: str, model_name: str, api_key: str, max_tokens: int, timeout: float):  # noqa: ANN202
+    import os
+
+    from venuskit.eval.suites.common import PolicySpec
+
+    key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
+    if model.startswith(("http://", "https://")) and not model_name:
+        model_name = served_model(model, key)
+    return PolicySpec(model, model_name, key, max_tokens=max_tokens, timeout_s=timeout)
+
+
+def _seed_list(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError:
+        fail(f"--seeds takes whole numbers separated by commas, e.g. 5000,5001; got {text!r}.")
+
+
+def _run_suite(run, total: int, json_out: bool):  # noqa: ANN001, ANN202 -- run(on_result) -> summary
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True, disable=json_out) as bar:
+        task = bar.add_task("episodes", total=total)
+        try:
+            return run(lambda row: bar.advance(task))
+        except KeyboardInterrupt:
+            bar.stop()
+            console.print("[yellow]interrupted[/yellow]: finished episodes are in the ledger; rerun with --resume")
+            raise typer.Exit(130) from None
+
+
+def _print_summary(summary: dict, out: Path, keys: tuple[str, ...], json_out: bool) -> None:
+    head = {k: summary.get(k) for k in keys}
+    head.update(out=str(out), report=str(out / "report.html"))
+    if json_out:
+        typer.echo(json.dumps(head, ensure_ascii=False))
+        return
+    bits = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) else f"{k} {v}" for k, v in head.items()
+                     if k not in ("by_app", "out", "report"))  # fmt: skip
+    console.print(f"[green]{bits}[/green] -> {out}/report.html")
+
+
+@app.command("world")
+def world(
+    model: str = SuiteOpts.model,
+    model_name: str = SuiteOpts.model_name,
+    api_key: str = SuiteOpts.api_key,
+    templates: str = typer.Option("*", "--templates", help="Template id globs, comma-separated, e.g. 'mail.*'."),
+    split: str = typer.Option("heldout", "--split", help="heldout, train or all (the fixed splits)."),
+    seeds: str = typer.Option("", "--seeds", help="Seeds, comma-separated (default: the split's eval seeds)."),
+    n_seeds: int = typer.Option(1, "--n-seeds", help="Seeds per template when --seeds is not given."),
+    surface: str = typer.Option("browser", "--surface", help="browser, mobile, or browser,mobile."),
+    locale: str = typer.Option("all", "--locale", help="en, zh or all: the language of the task variant."),
+    workers: int = SuiteOpts.workers,
+    ray: str | None = SuiteOpts.ray,
+    out: Path | None = typer.Option(None, "--out", help="Run folder (default: runs/eval-world-<model>)."),
+    resume: bool = SuiteOpts.resume,
+    sgv: str = typer.Option("ocr,log", "--sgv", help="SGV judges per episode ('ocr,log', 'ocr,log,vlm'), or off."),
+    sgv_model: str = typer.Option("", "--sgv-model", help="Judge server URL for a 'vlm' SGV judge."),
+    sgv_model_name: str = typer.Option("", "--sgv-model-name", help="Judge model name for a 'vlm' SGV judge."),
+    sgv_keypoints: str = typer.Option(
+        "goal", "--sgv-keypoints", help="goal (SGV splits the goal: an honest check) or contract (the contract's)."
+    ),
+    max_steps: int | None = SuiteOpts.max_steps,
+    max_tokens: int = SuiteOpts.max_tokens,
+    timeout: float = SuiteOpts.timeout,
+    retries: int = SuiteOpts.retries,
+    json_out: bool = SuiteOpts.json_out,
+) -> None:
+    """World tasks: each episode's contract verdict and SGV's side by side, rates with 95% CIs, one HTML report."""
+    from venuskit.eval.parallel import Parallel
+    from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
+
+    try:
+        policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
+        folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
+        config = WorldSuiteConfig(
+            out=str(folder), policy=policy, templates=templates, split=split, seeds=_seed_list(seeds),
+            n_seeds=n_seeds, surfaces=tuple(s.strip() for s in surface.split(",") if s.strip()), locale=locale,
+            max_steps=max_steps, sgv=sgv, sgv_model=sgv_model, sgv_model_name=sgv_model_name,
+            sgv_keypoints=sgv_keypoints,
+        )  # fmt: skip
+        parallel = Parallel(workers=workers, ray=ray, max_infra_retries=retries)
+        total = len(world_jobs(config))
+        run = lambda on: run_world_suite(config, parallel, resume=resume, on_result=on)  # noqa: E731
+        summary = _run_suite(run, total, json_out)
+    except ValueError as e:
+        fail(str(e))
+    keys = ("episodes", "success", "partial", "infeasible", "sgv_agreement", "by_app", "infra_errors")
+    _print_summary(summary, folder, keys, json_out)
 
 
 if __name__ == "__main__":
     app()
+
+
+@app.command("miniwob")
+def miniwob(
+    model: str = typer.Option(..., "--model", help="nano, or an OpenAI-compatible base URL."),
+    model_name: str = SuiteOpts.model_name,
+    api_key: str = SuiteOpts.api_key,
+    tasks: str = typer.Option("*", "--tasks", help="Task name globs, comma-separated (default: every one)."),
+    all_tasks: bool = typer.Option(False, "--all", help="Include the nondeterministic tasks (default: the 103 "
+                                   "deterministic ones)."),  # fmt: skip
+    seeds: str = typer.Option("0", "--seeds", help="Episode seeds per task, comma-separated."),
+    workers: int = SuiteOpts.workers,
+    ray: str | None = SuiteOpts.ray,
+    out: Path | None = typer.Option(None, "--out", help="Run folder (default: runs/eval-miniwob-<model>)."),
+    resume: bool = SuiteOpts.resume,
+    max_steps: int = typer.Option(10, "--max-steps", help="Step limit per episode."),
+    max_tokens: int = SuiteOpts.max_tokens,
+    timeout: float = SuiteOpts.timeout,
+    retries: int = SuiteOpts.retries,
+    json_out: bool = SuiteOpts.json_out,
+) -> None:
+    """MiniWoB++ tasks, reward from the page: success rate with its 95% CI, per task, one HTML report."""
+    from venuskit.eval.parallel import Parallel
+    from venuskit.eval.suites.miniwob import MiniWobSuiteConfig, miniwob_jobs, run_miniwob_suite
+
+    try:
+        policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
+        folder = out or Path("runs") / f"eval-miniwob-{_slug(model_name or model)}"
+        config = MiniWobSuiteConfig(out=str(folder), policy=policy, tasks=tasks, all_tasks=all_tasks,
+                                    seeds=_seed_list(seeds), max_steps=max_steps)  # fmt: skip
+        parallel = Parallel(workers=workers, ray=ray, max_infra_retries=retries)
+        total = len(miniwob_jobs(config))
+        run = lambda on: run_miniwob_suite(config, parallel, resume=resume, on_result=on)  # noqa: E731
+        summary = _run_suite(run, total, json_out)
+    except ValueError as e:
+        fail(str(e))
+    _print_summary(summary, folder, ("episodes", "success", "success_ci95", "reward", "tasks", "infra_errors"),
+                   json_out)  # fmt: skip
+
+
+@app.command("offline")
+def offline(
+    fmt: str = typer.Option(..., "--format", help="androidcontrol, guiodyssey or mind2web."),
+    data: Path = typer.Option(..., "--data", help="TFRecord file/folder, GUI-Odyssey root, or parquet file/folder."),
+    model: str = typer.Option(..., "--model", help="nano, or an OpenAI-compatible base URL."),
+    model_name: str = SuiteOpts.model_name,
+    api_key: str = SuiteOpts.api_key,
+    settings: str = typer.Option("", "--settings", help="high and/or low, comma-separated (default: all it has)."),
+    split: str | None = typer.Option(None, "--split", help="A split of the data (e.g. test, or random_split)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N episodes."),
+    workers: int = typer.Option(4, "--workers", help="Model calls in flight at once."),
+    out: Path | None = typer.Option(None, "--out", help="Results folder (default: runs/eval-<format>-<model>)."),
+    max_tokens: int = SuiteOpts.max_tokens,
+    timeout: float = SuiteOpts.timeout,
+    json_out: bool = SuiteOpts.json_out,
+) -> None:
+    """Offline step benchmarks in their own layouts and matching: type accuracy, grounding, step success rate."""
+    from venuskit.eval.offline.run import OfflineConfig, run_offline_eval
+    from venuskit.record.formats.tfrecord import TFRecordError
+
+    try:
+        policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
+        folder = out or Path("runs") / f"eval-{fmt}-{_slug(model_name or model)}"
+        config = OfflineConfig(format=fmt, data=str(data), out=str(folder), policy=policy, split=split, limit=limit,
+                               settings=tuple(s.strip() for s in settings.split(",") if s.strip()),
+                               workers=workers)  # fmt: skip
+        with contextlib.nullcontext() if json_out else console.status(f"eval {fmt}…"):
+            summary = run_offline_eval(config)
+    except (ValueError, FileNotFoundError, TFRecordError) as e:
+        fail(str(e))
+    head = {k: summary[k] for k in ("type_acc", "grounding_acc", "step_sr", "steps")}
+    head["settings"] = {s: {k: v[k] for k in ("type_acc", "grounding_acc", "step_sr", "steps")}
+                        for s, v in summary["settings"].items()}  # fmt: skip
+    if "op_f1" in summary:
+        head["op_f1"] = summary["op_f1"]
+    head.update(out=str(folder), report=str(folder / "report.json"))
+    if json_out:
+        typer.echo(json.dumps(head, ensure_ascii=False))
+    else:
+        console.print(f"[green]type {head['type_acc']:.1%}, grounding {head['grounding_acc']:.1%}, step SR "
+                      f"{head['step_sr']:.1%}[/green], {head['steps']} steps -> {folder}/summary.html")  # fmt: skip
+
+
+# The safety suite, with the consequential-action gate off and on: `venus eval safety`.
+from venuskit.cli.safety_cmd import eval_safety  # noqa: E402 - registered once the app exists
+
+app.command("safety")(eval_safety)

@@ -1,0 +1,56 @@
+"""`venus loop`: the closed loop in rounds (rollouts -> SGV -> rows -> SFT + GRPO -> held-out eval -> write-back)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from venuskit.cli.common import console, fail
+
+
+def loop(
+    policy: str = typer.Option("nano", "--policy", help="The policy the loop trains: nano (venus-nano)."),
+    rounds: int = typer.Option(3, "--rounds", help="Rounds to run; a rerun of --out resumes after the last one."),
+    rollouts: int = typer.Option(16, "--rollouts", help="Rollout episodes per round on training templates."),
+    templates: str = typer.Option("*", "--templates", help="Training template globs, comma-separated."),
+    eval_templates: str = typer.Option("*", "--eval-templates", help="Held-out template globs for evaluation."),
+    eval_seeds: int = typer.Option(1, "--eval-seeds", help="Eval seeds per held-out template."),
+    surface: str = typer.Option("browser", "--surface", help="browser or mobile."),
+    max_steps: int = typer.Option(15, "--max-steps", help="Step limit per episode."),
+    sgv: str = typer.Option("ocr,log", "--sgv", help="SGV judges that pick the verified successes."),
+    init: str = typer.Option("", "--init", help="Starting checkpoint (default: the shipped venus-nano)."),
+    sft_epochs: int = typer.Option(5, "--sft-epochs", help="SFT epochs per round."),
+    grpo_epochs: int = typer.Option(1, "--grpo-epochs", help="GRPO epochs per round."),
+    stage_minutes: float = typer.Option(3.0, "--stage-minutes", help="Time cap of each training stage per round."),
+    seed: int = typer.Option(0, "--seed", help="Seed of template sampling and training."),
+    workers: int = typer.Option(1, "--workers", help="Rollout workers (processes)."),
+    ray: str | None = typer.Option(None, "--ray", help="Run the rollout workers as Ray actors: ADDRESS, auto, local."),
+    out: Path = typer.Option(Path("runs/loop"), "--out", help="Run folder."),
+    json_out: bool = typer.Option(False, "--json", help="Print the round table as JSON (last line: one object)."),
+) -> None:
+    """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
+    from venuskit.eval.loop import LoopConfig, run_loop
+    from venuskit.eval.parallel import Parallel
+
+    if policy != "nano":
+        fail(f"--policy {policy!r}: the loop trains venus-nano only (--policy nano); served models train with "
+             "`venus train`.")  # fmt: skip
+    try:
+        config = LoopConfig(out=str(out), rounds=rounds, rollouts=rollouts, templates=templates,
+                            eval_templates=eval_templates, eval_seeds=eval_seeds, surface=surface,
+                            max_steps=max_steps, sgv=sgv, init=init, sft_epochs=sft_epochs, grpo_epochs=grpo_epochs,
+                            stage_minutes=stage_minutes, seed=seed)  # fmt: skip
+        parallel = Parallel(workers=workers, ray=ray)
+        show = None if json_out else lambda r: console.print(
+            f"round {r['round']}: rollouts {r['rollout_success']:.0%} ({r['verified']} verified, SGV precision "
+            f"{r['sgv_precision']}), {r['examples']} examples, held-out {r['eval_success']:.0%}")  # fmt: skip
+        table = run_loop(config, parallel, on_round=show)
+    except ValueError as e:
+        fail(str(e))
+    last = table[-1]
+    head = {"rounds": len(table), "eval_success": [r["eval_success"] for r in table],
+            "rollout_success": [r["rollout_success"] for r in table], "checkpoint": last["checkpoint"],
+            "out": str(out), "curves": str(out / "rounds.html")}  # fmt: skip
+    typer.echo(json.dumps(head) if json_out else f"{len(table)} rounds -> {out}/rounds.html")

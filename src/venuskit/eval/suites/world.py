@@ -1,0 +1,291 @@
+"""`venus eval world`: a policy over the bundled world's task templates, each episode scored twice — by its task
+contract (the ground truth, read from the app state) and by SGV (which sees only the recorded trajectory) — with
+rates and 95% intervals by app, category, horizon, locale and surface.
+
+    config = WorldSuiteConfig(out="runs/eval-world", policy=PolicySpec("oracle"), split="heldout", n_seeds=1)
+    summary = run_world_suite(config, Parallel(workers=2))
+
+One job is (template, seed, surface). Seeds come from the split's evaluation range (`tasks/splits.toml`)
+unless given; `locale` keeps the seeds whose parameter variant is in that language.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venuskit.eval.parallel import Parallel, preflight, run_jobs
+from venuskit.eval.suites.common import (
+    EPISODES,
+    Ledger,
+    Metered,
+    PolicySpec,
+    final_rows,
+    infra_error,
+    move_attempt,
+    open_run,
+    slug,
+)
+
+HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
+SOLVED = {True: "completed", False: "infeasible"}  # the verdict that solves a feasible / infeasible task
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass(frozen=True)
+class WorldSuiteConfig:
+    """One world suite run."""
+
+    out: str = field(metadata=_help("Run folder (ledger, episodes, report)."))
+    policy: PolicySpec = field(default_factory=lambda: PolicySpec("oracle"))
+    templates: str = field(default="*", metadata=_help("Template id globs, comma-separated (e.g. 'mail.*,bank.*')."))
+    split: str = field(default="heldout", metadata=_help("heldout, train or all (tasks/splits.toml)."))
+    seeds: tuple[int, ...] = field(default=(), metadata=_help("Explicit seeds (default: the split's eval seeds)."))
+    n_seeds: int = field(default=1, metadata=_help("Seeds per template when --seeds is not given."))
+    surfaces: tuple[str, ...] = field(default=("browser",), metadata=_help("browser and/or mobile."))
+    locale: str = field(default="all", metadata=_help("en, zh or all: the language of the task variant."))
+    max_steps: int | None = field(default=None, metadata=_help("Step limit (default: each task's own)."))
+    sgv: str = field(default="ocr,log", metadata=_help("SGV judges (e.g. 'ocr,log', 'ocr,log,vlm'), or 'off'."))
+    sgv_model: str = field(default="", metadata=_help("Judge model URL for a 'vlm' judge."))
+    sgv_model_name: str = field(default="", metadata=_help("Judge model name for a 'vlm' judge."))
+    sgv_keypoints: str = field(
+        default="goal", metadata=_help("goal: SGV splits the goal itself (honest); contract: the contract's texts.")
+    )
+    seed_range: tuple[int, int] | None = field(default=None, metadata=_help("Where --n-seeds draws from."))
+
+    def __post_init__(self) -> None:
+        if self.split not in ("heldout", "train", "all"):
+            raise ValueError(f"--split takes heldout, train or all; got {self.split!r}.")
+        if self.locale not in ("en", "zh", "all"):
+            raise ValueError(f"--locale takes en, zh or all; got {self.locale!r}.")
+        bad = [s for s in self.surfaces if s not in ("browser", "mobile")]
+        if bad or not self.surfaces:
+            raise ValueError(f"--surface takes browser and/or mobile; got {list(self.surfaces)}.")
+        if self.n_seeds < 1:
+            raise ValueError(f"--n-seeds must be at least 1, got {self.n_seeds}.")
+        if self.sgv_keypoints not in ("goal", "contract"):
+            raise ValueError(f"--sgv-keypoints takes goal or contract; got {self.sgv_keypoints!r}.")
+
+    def public(self) -> dict[str, Any]:
+        return {"suite": "world", "policy": self.policy.public(), "templates": self.templates, "split": self.split,
+                "seeds": list(self.seeds), "n_seeds": self.n_seeds, "surfaces": list(self.surfaces),
+                "locale": self.locale, "max_steps": self.max_steps, "sgv": self.sgv,
+                "sgv_keypoints": self.sgv_keypoints}  # fmt: skip
+
+
+def horizon(steps: int) -> str:
+    return next(name for limit, name in HORIZONS if steps <= limit)
+
+
+def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
+    """The suite's jobs, in a fixed order (template, surface, seed). Raises ValueError when nothing matches."""
+    from venuskit.tasks import splits
+    from venuskit.tasks.spec import get_task
+
+    globs = [g.strip() for g in config.templates.split(",") if g.strip()] or ["*"]
+    ids = [t for t in splits.world_templates(config.split) if any(fnmatch.fnmatchcase(t, g) for g in globs)]
+    if not ids:
+        raise ValueError(f"No {config.split} world template matches {config.templates!r}; see `venus world tasks`.")
+    low, high = config.seed_range or splits.load().world_eval_seeds
+    jobs = []
+    for task_id in ids:
+        spec = get_task(task_id)
+        seeds = _seeds(spec, config, low, high)
+        for surface in config.surfaces:
+            if surface not in spec.surfaces:
+                continue
+            for seed in seeds:
+                jobs.append({"key": f"{task_id}/{surface}/{seed}", "template": task_id, "seed": seed,
+                             "surface": surface, "locale": spec.variant(seed).get("locale", "en"),
+                             "category": spec.category, "apps": list(spec.apps), "horizon": horizon(spec.steps),
+                             "feasible": spec.feasible, "split": splits.world_split(task_id)})  # fmt: skip
+    if not jobs:
+        raise ValueError("No episode matches these filters (surface / locale); widen them.")
+    return jobs
+
+
+def _seeds(spec: Any, config: WorldSuiteConfig, low: int, high: int) -> list[int]:
+    def fits(seed: int) -> bool:
+        return config.locale == "all" or spec.variant(seed).get("locale", "en") == config.locale
+
+    if config.seeds:
+        return [s for s in config.seeds if fits(s)]
+    picked: list[int] = []
+    for seed in range(low, high + 1):
+        if len(picked) == config.n_seeds:
+            break
+        if fits(seed):
+            picked.append(seed)
+    return picked
+
+
+# ---- the worker ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorldWorkerConfig:
+    """Builds a WorldWorker (picklable: it crosses into worker processes and Ray actors)."""
+
+    suite: WorldSuiteConfig
+
+    def __call__(self) -> WorldWorker:
+        return WorldWorker(self.suite)
+
+
+class WorldWorker:
+    """Owns one world server and one browser env per surface for its life; runs one episode per job."""
+
+    def __init__(self, config: WorldSuiteConfig) -> None:
+        self.config = config
+        self.out = Path(config.out)
+        self.server: Any = None
+        self.envs: dict[str, Any] = {}
+        self._judges: list[Any] | None = None
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        try:
+            run, meter = self._episode(job)
+        except Exception:
+            self.close()  # the server or the browser may be what broke: the next job builds them again
+            raise
+        from venuskit.record.store import load_episode
+
+        episode = load_episode(run.episode_dir)  # with its steps (the runner's Episode holds the manifest only)
+        problem = infra_error(episode)
+        if problem:
+            self.close()
+            move_attempt(self.out, run.episode_dir)
+            return {"key": job["key"], "infra_error": problem}
+        row = {**job, **_verdict_fields(run, episode), **(meter.counts() if meter else _no_model()),
+               "seconds": round(time.perf_counter() - t0, 3), "pid": os.getpid(),
+               "episode_dir": str(run.episode_dir.relative_to(self.out))}  # fmt: skip
+        row["sgv"] = self._verify(run)
+        row["viewer"] = _viewer(run.episode_dir, self.out)
+        return row
+
+    def _episode(self, job: dict[str, Any]) -> tuple[Any, Metered | None]:
+        from venuskit.eval.world import run_world_task, world_browser
+        from venuskit.world.server import WorldServer
+
+        surface = job["surface"]
+        if self.server is None:
+            self.server = WorldServer().start()
+        if surface not in self.envs:
+            self.envs[surface] = world_browser(surface)
+        meter: Metered | None = None
+        policy: Any = "oracle"
+        if self.config.policy.kind != "oracle":
+            def policy(goal: str, today: str) -> Metered:  # noqa: E306 - the world passes its simulated date
+                nonlocal meter
+                meter = Metered(self.config.policy.build(surface, goal, today))
+                return meter
+        slot = self.out / EPISODES / slug(job["key"])
+        run = run_world_task(job["template"], job["seed"], policy=policy, out=slot, surface=surface,
+                             server=self.server, env=self.envs[surface], max_steps=self.config.max_steps)  # fmt: skip
+        return run, meter
+
+    def _verify(self, run: Any) -> dict[str, Any] | None:
+        """SGV over the recorded episode (stored in its manifest as verdicts.sgv); None when off."""
+        if self.config.sgv == "off":
+            return None
+        from venuskit.verify.sgv import verify_episode, write_report
+
+        keypoints = [k["desc"] for k in run.verdict.to_dict()["keypoints"]] or None
+        report = verify_episode(run.episode_dir, self._make_judges(),
+                                keypoints=keypoints if self.config.sgv_keypoints == "contract" else None)  # fmt: skip
+        write_report(run.episode_dir, report, slot="sgv")
+        return {"verdict": report.verdict, "reason": report.reason, "calls": report.cost.calls,
+                "tokens": report.cost.tokens, "seconds": report.cost.seconds}  # fmt: skip
+
+    def _make_judges(self) -> list[Any]:
+        if self._judges is None:
+            from venuskit.verify.judges import make_judges
+
+            c = self.config
+            self._judges = make_judges(c.sgv, model_url=c.sgv_model or None, model_name=c.sgv_model_name or None)
+        return self._judges
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
+                env.close()
+        self.envs = {}
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def _verdict_fields(run: Any, episode: Any) -> dict[str, Any]:
+    v = run.verdict.to_dict()
+    return {"contract": v["verdict"], "contract_reason": v["reason"], "end": episode.outcome.reason,
+            "steps": len(episode.steps), "oracle_error": run.oracle_error,
+            "keypoints": [{"desc": k["desc"], "ok": k["ok"]} for k in v["keypoints"]]}  # fmt: skip
+
+
+def _no_model() -> dict[str, int]:
+    return {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
+
+
+def _viewer(folder: Path, out: Path) -> str | None:
+    from venuskit.record.viewer import render_html
+
+    try:
+        return str(render_html(folder).relative_to(out))
+    except (OSError, ValueError):  # a page that cannot be written loses nothing but the link
+        return None
+
+
+def solved(row: dict[str, Any]) -> bool:
+    """A feasible task is solved when its contract says completed; an infeasible one when it says infeasible."""
+    return row.get("contract") == SOLVED[bool(row.get("feasible", True))]
+
+
+# ---- the suite ----------------------------------------------------------------------------------------
+
+
+def run_world_suite(
+    config: WorldSuiteConfig,
+    parallel: Parallel = Parallel(),
+    *,
+    resume: bool = False,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the suite (or what a resumed one still lacks), write report.json and report.html, return the summary."""
+    from venuskit.eval.suites.report import write_suite_report
+    from venuskit.eval.suites.summary import world_summary
+
+    jobs = world_jobs(config)
+    preflight(parallel)
+    out = Path(config.out)
+    done = open_run(out, {**config.public(), "parallel": _public(parallel)}, jobs, resume)
+    ledger = Ledger(out)
+    todo = [j for j in jobs if j["key"] not in done]
+    t0 = time.perf_counter()
+
+    def record(row: dict[str, Any]) -> None:
+        ledger.write(row)
+        if on_result is not None:
+            on_result(row)
+
+    run_jobs(todo, WorldWorkerConfig(config), parallel, record)
+    rows = final_rows(out, jobs)
+    summary = world_summary(rows, total_jobs=len(jobs))
+    summary["wall_s"] = round(time.perf_counter() - t0, 2)
+    summary["ran_now"] = len(todo)
+    write_suite_report(out, "World suite", summary, rows, config.public())
+    return summary
+
+
+def _public(parallel: Parallel) -> dict[str, Any]:
+    return {"workers": parallel.workers, "ray": parallel.ray, "backend": parallel.backend,
+            "max_infra_retries": parallel.max_infra_retries}  # fmt: skip
