@@ -1,6 +1,6 @@
 # venuskit: `make test` sets everything up and runs the tests; `make run ...` sets up and runs the agent.
 VENV ?= .venv
-EXTRAS ?= browser,dev,train,verify
+EXTRAS ?= browser,dev,train,verify,desktop,ray
 PYTEST_ARGS ?=
 
 .PHONY: setup setup-vllm test test-fast run bench
@@ -15,13 +15,21 @@ setup-vllm:
 test: setup setup-vllm
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
 
-# Without the real-browser and vLLM tests (seconds, for quick edits).
+# Without the real-browser, real-desktop and vLLM tests (seconds, for quick edits).
 test-fast: setup
-	$(VENV)/bin/python -m pytest -m "not browser and not vllm and not slow" $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -m "not browser and not desktop and not vllm and not slow" $(PYTEST_ARGS)
 
 # make run TASK="Find the cheapest flight" START_URL=http://127.0.0.1:8080/ MODEL=http://127.0.0.1:8000/v1 MODEL_NAME=ui-venus-2
+# With no MODEL: venus-nano (the embedded default policy) on a world task; prints the contract verdict and the
+# viewer page. WORLD=task_id SEED=n pick another task (`venus world tasks`).
+WORLD ?= mail.star_message
+SEED ?= 5000
 run: setup
+ifeq ($(MODEL),)
+	$(VENV)/bin/venus run --world "$(WORLD)" --seed "$(SEED)" $(RUN_ARGS)
+else
 	$(VENV)/bin/venus run --task "$(TASK)" --start-url "$(START_URL)" --model "$(MODEL)" --model-name "$(MODEL_NAME)" $(RUN_ARGS)
+endif
 
 bench: setup
 	$(VENV)/bin/python benchmarks/step_overhead.py

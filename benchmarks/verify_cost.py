@@ -1,20 +1,21 @@
-"""What SGV costs, on the contract-labelled world episodes of the verifier bench (`venus verify bench`).
+"""What SGV costs and how it scores, under the honest protocol (keypoints from the goal, generic evidence), for
+rules only / judge only / rules + judge (the trained nano judge, called for real through its server), on the
+world's held-out templates and on the MiniWoB++ set no contract wrote.
 
-  calls_vs_webjudge   median over episodes of SGV's model calls (one VLM judge next to the OCR and log
-                      rules; keypoints extracted from the goal by the model, as WebJudge does) divided by
-                      WebJudge's N+2 for the same episode (one key-point call, one call per screenshot,
-                      one final call). The VLM judge points at a loopback StandinServer: a stand-in that
-                      answers every call, so the CALL COUNT is measured, but accuracy is not: whether SGV
-                      matches WebJudge's accuracy cannot be measured offline without a real VLM.
-  rule_settled_share  share of all keypoints over the bench set that the rule judges (OCR, action log)
-                      settled without a model call (the contract's keypoint texts, as the bench passes).
-  parallel_speedup    median wall time per episode with serial window checks (workers=1) over the same
-                      with parallel windows (workers=4), the stand-in replying after a fixed delay to stand
-                      in for VLM latency; judges log+vlm so OCR's CPU time does not blur a latency figure.
+  images_vs_webjudge  SGV's images over WebJudge's on the same episodes and keypoints: WebJudge makes N+2 calls
+                      (key points; one call per screenshot; a final call shown at least the final screen), so it
+                      sends N+1 screenshots per episode at the least; ratio of the totals (= of the means).
+  tokens_vs_webjudge  the same for prompt tokens, as the judge server counts them (Qwen2.5-VL image tokens).
+  calls_vs_webjudge   median per episode of SGV's model calls over N+2 (rules + judge).
+  rule_settled_share  keypoints (from the goal) the rule judges settled without a model call.
+  table               per configuration and set: precision and recall of `completed`, kappa and macro-F1 over
+                      the four verdicts, adversarial catch, images / prompt tokens / calls per episode.
+  webjudge            the WebJudge-shaped run with the same judge: its own scores and cost (`--webjudge`).
 
-    .venv/bin/python benchmarks/verify_cost.py [--set runs/verify-bench] [--n-tasks 10] [--delay 0.25]
+    .venv/bin/python benchmarks/verify_cost.py [--set runs/verify-bench] [--miniwob runs/verify-miniwob]
 
-Human-readable lines first; the last line is one JSON object.
+Sets missing on disk are built first (real Chromium): held-out templates (`venus verify bench` defaults) and
+MiniWoB++ (13 tasks x 5 seeds). Human-readable lines first; the last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -27,102 +28,86 @@ import time
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.verify_bench import INDEX, build_set, item_keypoints, load_index
-from venuskit.models.standin_server import Reply, StandinServer
+from venuskit.eval.verify_bench import INDEX, build_miniwob_set, build_set, load_index, run_bench
 from venuskit.record.store import load_episode
-from venuskit.verify import SGVConfig, make_judges, verify_episode
+from venuskit.verify import make_judges
 
+CONFIGS = {"rules only": "ocr,log", "judge only": "nano", "rules + judge": "ocr,log,nano"}
 RULES = {"ocr", "log"}
-LONG_STEPS = 6  # episodes at least this long are also reported apart: SGV's windows pay off with length
-NOTE = ("Model calls are counted against a loopback stand-in server, not a model: accuracy equality with "
-        "WebJudge cannot be measured offline without a real VLM.")  # fmt: skip
+ROW = ("precision", "recall", "kappa", "macro_f1_4way", "adversarial_catch", "n_episodes", "n_completed")
 
 
-def standin_script(delay_s: float):  # noqa: ANN201 - a StandinServer script
-    """Text-only requests are keypoint extraction; the rest are judgments that decide nothing (so every
-    stage that would call a real model still calls this one)."""
-
-    def reply(request: dict[str, Any]) -> Reply:
-        content = request["messages"][-1]["content"]
-        if isinstance(content, str):
-            return Reply(text=json.dumps({"keypoints": ["The change the goal asks for is visible"]}), delay_s=delay_s)
-        votes = [{"id": i, "status": "not_visible", "reason": "stand-in"} for i in range(1, 13)]
-        return Reply(text=json.dumps({"keypoints": votes}), delay_s=delay_s)
-
-    return reply
+def ensure(world: Path, miniwob: Path) -> None:
+    if not (world / INDEX).exists():
+        print(f"building the held-out world set in {world} (real Chromium)...", flush=True)
+        build_set(world, 48, 0, split="heldout", others=4)
+    if not (miniwob / INDEX).exists():
+        print(f"building the MiniWoB++ set in {miniwob} (real Chromium)...", flush=True)
+        build_miniwob_set(miniwob, seeds=range(5000, 5005))
 
 
-def calls_and_rules(set_dir: Path, items: list[dict[str, Any]], url: str, model: str) -> dict[str, Any]:
-    """Per episode: SGV model calls vs WebJudge's N+2; and keypoints settled by rules (contract keypoints)."""
-    judges = make_judges("ocr,log,vlm", model_url=url, model_name=model, timeout_s=30)
-    ratios, sgv_calls, wj_calls, settled, total = [], [], [], 0, 0
-    for item in items:
-        folder = set_dir / item["episode_dir"]
-        n_steps = len(load_episode(folder).steps)
-        calls = verify_episode(folder, judges, keypoints=None).cost.calls
-        sgv_calls.append(calls)
-        wj_calls.append(n_steps + 2)
-        ratios.append(calls / (n_steps + 2))
-        report = verify_episode(folder, judges, keypoints=item_keypoints(item))
-        total += len(report.keypoints)
-        settled += sum(_rule_settled(k) for k in report.keypoints)
-    long = [r for r, n in zip(ratios, wj_calls, strict=True) if n - 2 >= LONG_STEPS] or [0.0]
-    return {"calls_vs_webjudge": statistics.median(ratios), "sgv_calls_median": statistics.median(sgv_calls),
-            "calls_vs_webjudge_long": statistics.median(long),
-            "webjudge_calls_median": statistics.median(wj_calls), "keypoints": total, "rule_settled": settled,
-            "rule_settled_share": settled / total if total else 0.0}  # fmt: skip
+def row(result: dict[str, Any]) -> dict[str, Any]:
+    cost = result["cost"]
+    return {**{k: result[k] for k in ROW}, "images_per_episode": cost["images"]["mean"],
+            "prompt_tokens_per_episode": cost["prompt_tokens"]["mean"], "calls_per_episode": cost["calls"]["mean"],
+            "images_vs_webjudge": result["images_vs_webjudge"], "tokens_vs_webjudge": result["tokens_vs_webjudge"],
+            "ci95": result["ci95"]}  # fmt: skip
 
 
-def _rule_settled(kp: Any) -> bool:
-    return kp.status in ("satisfied", "contradicted") and set(kp.decided_by.split(",")) <= RULES
-
-
-def parallel_speedup(set_dir: Path, items: list[dict[str, Any]], url: str, model: str, n: int) -> dict[str, Any]:
-    """Median seconds per episode, serial windows vs parallel windows, on the n longest episodes."""
-    longest = sorted(items, key=lambda i: -len(load_episode(set_dir / i["episode_dir"]).steps))[:n]
-    judges = make_judges("log,vlm", model_url=url, model_name=model, timeout_s=30)
-    times: dict[int, list[float]] = {1: [], 4: []}
-    for item in longest:
-        for workers in times:
-            t0 = time.perf_counter()
-            verify_episode(set_dir / item["episode_dir"], judges, SGVConfig(workers=workers), item_keypoints(item))
-            times[workers].append(time.perf_counter() - t0)
-    serial, parallel = statistics.median(times[1]), statistics.median(times[4])
-    steps = [len(load_episode(set_dir / i["episode_dir"]).steps) for i in longest]
-    return {"parallel_speedup": serial / parallel, "serial_s_median": serial, "parallel_s_median": parallel,
-            "speedup_episodes": len(longest), "speedup_steps_median": statistics.median(steps)}  # fmt: skip
+def settled_and_calls(set_dir: Path, result: dict[str, Any], reports: dict[str, Any]) -> dict[str, Any]:
+    """Rule-settled share of the keypoints, and SGV's calls over N+2 per episode (rules + judge)."""
+    kps = [k for r in reports.values() for k in r.keypoints]
+    settled = sum(k.status in ("satisfied", "contradicted") and set(k.decided_by.split(",")) <= RULES for k in kps)
+    ratios = []
+    for item in load_index(set_dir)["items"]:
+        if item["id"] in reports:
+            n = len(load_episode(set_dir / item["episode_dir"]).steps)
+            ratios.append(reports[item["id"]].cost.calls / (n + 2))
+    share = round(settled / len(kps), 4) if kps else 0.0
+    calls = round(statistics.median(ratios), 4) if ratios else 0.0
+    return {"rule_settled_share": share, "keypoints": len(kps), "rule_settled": settled, "calls_vs_webjudge": calls}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--set", type=Path, default=Path("runs/verify-bench"), help="The bench set (built if missing).")
-    ap.add_argument("--n-tasks", type=int, default=10, help="Feasible tasks when the set has to be built.")
-    ap.add_argument("--delay", type=float, default=0.25, help="Seconds the stand-in waits before each reply.")
-    ap.add_argument("--speedup-episodes", type=int, default=6, help="Longest episodes timed serial vs parallel.")
-    ap.add_argument("--limit", type=int, default=0, help="Only the first N bench episodes for calls (0: all).")
+    ap.add_argument("--set", type=Path, default=Path("runs/verify-bench"), help="Held-out world set (built if absent)")
+    ap.add_argument("--miniwob", type=Path, default=Path("runs/verify-miniwob"), help="The MiniWoB++ set")
+    ap.add_argument("--webjudge", action="store_true", help="Also run the WebJudge-shaped baseline with the judge.")
+    ap.add_argument("--limit", type=int, default=0, help="Only the first N items of each set (0: all).")
     args = ap.parse_args()
-    load = os.getloadavg()
-    if not (args.set / INDEX).exists():
-        print(f"building the bench set in {args.set} (real Chromium)...", flush=True)
-        build_set(args.set, args.n_tasks)
-    items = load_index(args.set)["items"]
-    items = items[: args.limit] if args.limit else items
-    with StandinServer(standin_script(0.0)) as fast:
-        cr = calls_and_rules(args.set, items, fast.base_url, fast.model_name)
-    with StandinServer(standin_script(args.delay)) as slow:
-        sp = parallel_speedup(args.set, items, slow.base_url, slow.model_name, args.speedup_episodes)
-    print(f"{len(items)} episodes: SGV {cr['sgv_calls_median']} model calls (median) vs WebJudge N+2 = "
-          f"{cr['webjudge_calls_median']} -> ratio {cr['calls_vs_webjudge']:.2f} (median per episode; "
-          f"{cr['calls_vs_webjudge_long']:.2f} on episodes of >= {LONG_STEPS} steps)")  # fmt: skip
-    print(f"rules settled {cr['rule_settled']} of {cr['keypoints']} keypoints ({cr['rule_settled_share']:.1%}) "
-          "without a model call")  # fmt: skip
-    print(f"windows: serial {sp['serial_s_median']:.2f} s vs parallel {sp['parallel_s_median']:.2f} s per episode "
-          f"(stand-in delay {args.delay} s; {sp['speedup_episodes']} episodes, median {sp['speedup_steps_median']} "
-          f"steps) -> speedup {sp['parallel_speedup']:.2f}x; load average {load[0]:.2f}")  # fmt: skip
-    print(NOTE)
-    figures = {k: round(v, 4) if isinstance(v, float) else v for k, v in {**cr, **sp}.items()}
-    out = {**figures, "episodes": len(items), "stand_in_delay_s": args.delay, "load_avg_1m": round(load[0], 2),
-           "note": NOTE}  # fmt: skip
+    load0 = os.getloadavg()[0]
+    ensure(args.set, args.miniwob)
+    t0 = time.perf_counter()
+    table: dict[str, dict[str, Any]] = {}
+    extra: dict[str, Any] = {}
+    for name, spec in CONFIGS.items():
+        for set_name, folder in (("world_heldout", args.set), ("miniwob", args.miniwob)):
+            reports: dict[str, Any] = {}
+            methods = ["sgv", "webjudge"] if args.webjudge and name == "judge only" else ["sgv"]
+            result = run_bench(folder, make_judges(spec), methods=methods, limit=args.limit,
+                               on_item=lambda m, i, r, reports=reports: reports.__setitem__(i["id"], r) if m == "sgv"
+                               else None)  # fmt: skip
+            table.setdefault(name, {})[set_name] = row(result)
+            if "webjudge" in result:
+                table.setdefault("webjudge (judge)", {})[set_name] = {k: result["webjudge"][k] for k in ROW} | {
+                    "images_per_episode": result["webjudge"]["cost"]["images"]["mean"],
+                    "prompt_tokens_per_episode": result["webjudge"]["cost"]["prompt_tokens"]["mean"]}
+            if name == "rules + judge":
+                extra[set_name] = settled_and_calls(folder, result, reports)
+            r = table[name][set_name]
+            print(f"{name:14s} {set_name:13s} P {r['precision']:.3f} R {r['recall']:.3f} kappa {r['kappa']:.3f} "
+                  f"macro-F1 {r['macro_f1_4way']:.3f} adversarial {r['adversarial_catch']:.3f} | images/ep "
+                  f"{r['images_per_episode']:.2f} ({r['images_vs_webjudge']:.3f}x WebJudge), tokens/ep "
+                  f"{r['prompt_tokens_per_episode']:.0f} ({r['tokens_vs_webjudge']:.3f}x)", flush=True)  # fmt: skip
+    head = table["rules + judge"]["world_heldout"]
+    load1 = os.getloadavg()[0]
+    print(f"load average {load0:.1f} -> {load1:.1f}; {time.perf_counter() - t0:.0f} s")
+    out = {"images_vs_webjudge": head["images_vs_webjudge"], "tokens_vs_webjudge": head["tokens_vs_webjudge"],
+           "calls_vs_webjudge": extra["world_heldout"]["calls_vs_webjudge"],
+           "rule_settled_share": extra["world_heldout"]["rule_settled_share"], "evidence": "generic",
+           "keypoint_source": "goal", "headline": "rules + judge, world held-out", "table": table, "settled": extra,
+           "load_avg_1m": [round(load0, 2), round(load1, 2)],
+           "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
     print(json.dumps(out))
 
 

@@ -52,9 +52,15 @@ def test_n_img_zero_sends_only_the_current_screenshot():
 
 
 def test_first_turn_is_system_plus_current():
-    msgs = build_messages(SYS, [], png(0), surface="captcha")
+    msgs = build_messages(SYS, [], png(0), surface="mobile")
     assert [m["role"] for m in msgs] == ["system", "user"]
     assert msgs[1]["content"][0]["text"] == CURRENT_LABEL
+
+
+def test_captcha_user_turn_is_just_the_image():
+    msgs = build_messages(SYS, [], png(0), surface="captcha")
+    assert msgs == [{"role": "system", "content": SYS},
+                    {"role": "user", "content": [{"type": "image_url", "image_url": {"url": url(0)}}]}]  # fmt: skip
 
 
 def test_turn_without_screenshot_is_an_empty_user_turn():

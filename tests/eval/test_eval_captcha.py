@@ -17,11 +17,16 @@ from venuskit.envs.browser import BrowserConfig, BrowserEnv
 from venuskit.eval.captcha import CaptchaEvalConfig, run_captcha_eval
 from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
 from venuskit.models.standin_server import StandinServer
+from venuskit.record import load_episode, step_png
+from venuskit.record.export import chat_rows
+from venuskit.record.viewer import render_html
 from venuskit.synth.captcha.harness import measure_layout, open_instance
 from venuskit.synth.captcha.oracle import plan
 from venuskit.synth.captcha.server import CaptchaServer
+from venuskit.synth.captcha.spec import EVAL_SEEDS
 
-TYPES, SEEDS = ["text_warped", "slider_jigsaw", "grid_select_icon"], [0, 1]
+TYPES, SEEDS = ["text_warped", "slider_jigsaw", "grid_select_icon"], [EVAL_SEEDS.start, EVAL_SEEDS.start + 1]
+S0, S1 = SEEDS
 WRONG = "<think>A guess.</think>\n<action>Click(box=(10,10))</action>"
 GARBLED = "I cannot see a CAPTCHA here."
 
@@ -45,7 +50,7 @@ def oracle_replies() -> list[str]:
 @pytest.mark.slow
 def test_pass_at_1_report_matches_the_scripted_answers(oracle_replies: list[str], tmp_path: Path) -> None:
     script = list(oracle_replies)
-    script[1], script[4] = WRONG, GARBLED  # text_warped seed 1 and grid_select_icon seed 0 go wrong
+    script[1], script[4] = WRONG, GARBLED  # text_warped S1 and grid_select_icon S0 go wrong
     with StandinServer(script) as model:
         backend = OpenAIBackend(
             ModelConfig(
@@ -56,12 +61,12 @@ def test_pass_at_1_report_matches_the_scripted_answers(oracle_replies: list[str]
         requests = model.chat_requests()
     got = {(r["type"], r["seed"]): r["passed"] for r in report["rows"]}
     assert got == {
-        ("text_warped", 0): True,
-        ("text_warped", 1): False,
-        ("slider_jigsaw", 0): True,
-        ("slider_jigsaw", 1): True,
-        ("grid_select_icon", 0): False,
-        ("grid_select_icon", 1): True,
+        ("text_warped", S0): True,
+        ("text_warped", S1): False,
+        ("slider_jigsaw", S0): True,
+        ("slider_jigsaw", S1): True,
+        ("grid_select_icon", S0): False,
+        ("grid_select_icon", S1): True,
     }
     assert (
         report["per_type"]["text_warped"]["pass_at_1"] == 0.5
@@ -71,7 +76,7 @@ def test_pass_at_1_report_matches_the_scripted_answers(oracle_replies: list[str]
     assert report["overall"]["passed"] == 4 and report["macro_family_pass_at_1"] == pytest.approx(
         (0.5 + 1 + 0.5) / 3, abs=1e-4
     )
-    garbled = next(r for r in report["rows"] if (r["type"], r["seed"]) == ("grid_select_icon", 0))
+    garbled = next(r for r in report["rows"] if (r["type"], r["seed"]) == ("grid_select_icon", S0))
     assert "unparsable response" in garbled["reason"] and garbled["actions"] == []
     # The UI-Venus-2 CAPTCHA protocol: system prompt with the task, a user turn holding only the screenshot.
     assert len(requests) == 6
@@ -89,6 +94,29 @@ def test_pass_at_1_report_matches_the_scripted_answers(oracle_replies: list[str]
     assert "CAPTCHA Pass@1: 66.7% (4/6) - standin" in page and "grid_select_icon" in page and "<svg" in page
     attempts = (tmp_path / "attempts.html").read_text()
     assert attempts.count('class="bad"') == 2 and "unparsable response" in attempts
+    _check_episodes(tmp_path, report, script)
+
+
+def _check_episodes(out: Path, report: dict, script: list[str]) -> None:
+    """One finished episode per instance, which the viewer and the chat export read like any other run."""
+    folders = [out / r["episode"] for r in report["rows"]]
+    episodes = [load_episode(f) for f in folders]
+    assert len({e.episode_id for e in episodes}) == 6
+    for ep, folder, row, reply in zip(episodes, folders, report["rows"], script, strict=True):
+        assert ep.finished and ep.surface == "captcha" and ep.outcome.reason == "env_done"
+        assert ep.task["captcha"] == {"type": row["type"], "family": row["family"], "seed": row["seed"]}
+        assert ep.verdicts["checker"]["passed"] is row["passed"] and ep.outcome.reward == float(row["passed"])
+        (step,) = ep.steps
+        assert step.raw_output == reply and step_png(folder, step)[:4] == b"\x89PNG"
+        assert (step.action is None) == (reply == GARBLED) == (step.error is not None)
+    assert episodes[0].steps[0].action is not None and episodes[0].steps[0].executed
+    page = render_html(folders[0]).read_text()
+    assert "<img" in page and "Type(" in page  # text_warped: the typed answer is shown as the step's action
+    rows = [row for f in folders for row in chat_rows(f)]
+    assert len(rows) == 5  # every step with a parsed reply; the garbled one has none
+    for row in rows:  # trained on exactly what the eval sent: the CAPTCHA prompt, then only the screenshot
+        assert row["prompt"][0]["content"] == [{"type": "text", "text": system_prompt("captcha", "")}]
+        assert row["prompt"][1]["content"] == [{"type": "image"}] and len(row["prompt"]) == 2
 
 
 @pytest.mark.browser
@@ -106,7 +134,7 @@ def test_cli_verb_prints_json_and_resolves_the_model_name(tmp_path: Path) -> Non
                 "--types",
                 "dice_sum",
                 "--seeds",
-                "0-1",
+                "1000000-1000001",
                 "--json",
                 "--out",
                 str(tmp_path),
@@ -123,7 +151,7 @@ def test_cli_verb_prints_json_and_resolves_the_model_name(tmp_path: Path) -> Non
 @pytest.mark.browser
 def test_a_dead_model_server_is_a_recorded_failure(tmp_path: Path) -> None:
     backend = OpenAIBackend(ModelConfig(base_url="http://127.0.0.1:9/v1", model="x", max_retries=0, timeout_s=2))
-    report = run_captcha_eval(backend, CaptchaEvalConfig(types=["hold_button"], seeds=[0]))
+    report = run_captcha_eval(backend, CaptchaEvalConfig(types=["hold_button"], seeds=[EVAL_SEEDS.start]))
     (row,) = report["rows"]
     assert not row["passed"] and row["reason"].startswith("model error")
 
@@ -136,5 +164,8 @@ def test_config_and_seed_parsing_refuse_bad_input() -> None:
         CaptchaEvalConfig(types=["nope"])
     with pytest.raises(ValueError, match="seeds"):
         CaptchaEvalConfig(seeds=[])
+    with pytest.raises(ValueError, match="must lie in 1000000-1999999"):
+        CaptchaEvalConfig(seeds=[0, 1, 2])  # training seeds: the eval refuses puzzles synthesis may have written
+    assert CaptchaEvalConfig().seeds == [1000000, 1000001, 1000002]
     with pytest.raises(typer.Exit):
         parse_seeds("a-b")

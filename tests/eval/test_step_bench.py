@@ -200,3 +200,21 @@ def test_the_vlm_step_judge_runs_with_model(small_set):
         x, y = passed_rules[click]["action"]["point"]
         red = im.convert("RGB").getpixel((int(x * im.width), int(y * im.height)))
     assert red[0] > 200 and red[1] < 80 and red[2] < 80
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_nano_judge_fills_the_model_slot(small_set):
+    """The shipped nano judge, over the wire, answers every proposal the rules let through."""
+    from venuskit.verify.judges import nano_judge
+
+    judge = nano_judge(timeout_s=120)
+    r = sb.run_step_bench(small_set, judge)
+    passed_rules = [row for row in r["rows"] if not row["checked_by"].startswith("rule:")]
+    assert passed_rules and all(row["checked_by"] == "nano" for row in passed_rules)
+    assert judge.cost.calls == len(passed_rules) == r["cost"]["calls"] and r["unjudged"] == 0
+    assert judge.cost.images >= len(passed_rules) and judge.cost.prompt_tokens > 0
+    assert {row["label"] for row in passed_rules} <= {"correct", "wrong"}
+    cli = CliRunner().invoke(_app(), ["verify", "steps", "--set", str(small_set), "--nano", "--json"])
+    assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout.strip().splitlines()[-1])["verifier"] == "rules+nano"

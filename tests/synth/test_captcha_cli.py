@@ -84,10 +84,13 @@ def test_serve_prints_a_url_a_person_can_open() -> None:
     )
     try:
         url = proc.stdout.readline().strip()  # type: ignore[union-attr]
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/new?type=dice_sum&seed=2")
+        assert url.startswith("http://127.0.0.1:") and "/c/" in url  # seed 2, created by the harness side
         with urllib.request.urlopen(url, timeout=10) as r:
             page = r.read().decode()
         assert r.status == 200 and "Type the sum of all the dice." in page
+        base = url.split("/c/")[0]
+        with urllib.request.urlopen(f"{base}/new?type=dice_sum", timeout=10) as r:  # a page gets a drawn seed
+            assert r.status == 200 and "Type the sum of all the dice." in r.read().decode() and r.url != url
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=10)

@@ -1,6 +1,7 @@
 """The fixed splits: held-out templates, CAPTCHA types and grounding families, and disjoint seed ranges."""
 
 import collections
+import json
 import math
 
 from venuskit.synth.captcha.registry import all_types
@@ -52,3 +53,37 @@ def test_split_listing_partitions_the_catalog():
     assert not set(train) & set(held)
     assert len(train) + len(held) == len(bundled())
     assert set(splits.world_templates("heldout", "short")) <= set(held)
+
+
+def test_no_held_out_item_reaches_venus_nano_training(monkeypatch, tmp_path):
+    """Every stage's data comes through collect: held-out templates are refused, seeds are training seeds, the
+    default template set is the training split, and grounding pages use training families and seeds only."""
+    import pytest
+
+    from venuskit.eval import nano_data as collect
+    from venuskit.eval.nano_recipe import NanoTrainConfig, templates_of
+
+    s = splits.load()
+    trained = templates_of(NanoTrainConfig(out=tmp_path))
+    assert trained and not set(trained) & s.world_heldout
+    jobs = collect.world_jobs(trained, ["browser", "mobile"]) + collect.world_jobs(trained, ["browser"], seed_offset=1000)
+    assert all(splits.in_range(j.seed, s.world_train_seeds) for j in jobs)
+    for held in sorted(s.world_heldout):
+        with pytest.raises(ValueError, match="held-out"):
+            collect.world_jobs([held], ["browser"])
+    seen = {}
+    monkeypatch.setattr("venuskit.synth.grounding.generate", lambda cfg, out, fmt: seen.setdefault("cfg", cfg))
+    collect.grounding_data(tmp_path / "g", 10, seed=3)
+    assert not set(seen["cfg"].families) & s.grounding_heldout_families
+    assert splits.in_range(seen["cfg"].seed, s.grounding_train_seeds)
+    with pytest.raises(ValueError, match="not a training seed"):
+        collect.grounding_data(tmp_path / "g2", 10, seed=s.grounding_eval_seeds[0])
+    # CAPTCHA: instances of training types on training seeds only; a held-out type in a rows file is refused.
+    monkeypatch.setattr("venuskit.synth.captcha.dataset.synthesise", lambda cfg: seen.setdefault("captcha", cfg))
+    collect.captcha_data(tmp_path / "c", 2, seed_start=0)
+    assert seen["captcha"].types and not set(seen["captcha"].types) & s.captcha_heldout_types
+    assert splits.in_range(seen["captcha"].seed_start, s.captcha_train_seeds)
+    (tmp_path / "c2").mkdir()
+    (tmp_path / "c2" / "rows.jsonl").write_text(json.dumps({"type": sorted(s.captcha_heldout_types)[0]}) + "\n")
+    with pytest.raises(ValueError, match="held out"):
+        collect.captcha_rows(tmp_path / "c2")

@@ -8,6 +8,7 @@ import torch  # noqa: E402
 from train_fixtures import fast_args, grounding_rows, record_episodes  # noqa: E402
 
 from venuskit.train import trainers as T  # noqa: E402
+from venuskit.train.trainers import stages  # noqa: E402
 
 
 @pytest.fixture()
@@ -42,7 +43,7 @@ def test_mopd_without_a_teacher_for_a_data_domain_fails_before_loading(tiny_mode
     def no_load(path):
         raise AssertionError("a model was loaded before the config was checked")
 
-    monkeypatch.setattr(T, "load_model", no_load)
+    monkeypatch.setattr(stages, "load_model", no_load)
     with pytest.raises(ValueError, match=r"`teachers` has no teacher for the data's domain\(s\) \['mobile'\]"):
         T.make_mopd_trainer(cfg)
     grpo = T.VenusGRPOConfig(
@@ -50,6 +51,49 @@ def test_mopd_without_a_teacher_for_a_data_domain_fails_before_loading(tiny_mode
     )
     with pytest.raises(ValueError, match="no rows of that domain"):
         T.make_grpo_trainer(grpo)
+
+
+# What MOPDTrainer relies on in TRL's GRPOTrainer: the private methods it overrides (their parameters) and what
+# their bodies do with the batch dict (keys written and read, the entropy forward before advantages are read).
+TRL_PRIVATE = {
+    "_generate_and_score_completions": (["self", "inputs"],
+                                        ['"completion_ids"', '"completion_mask"', '"old_per_token_logps"',
+                                         '"sampling_per_token_logps"', '"advantages"']),
+    "_compute_loss": (["self", "model", "inputs"],
+                      ['inputs["advantages"]', '"tool_mask"', '"num_items_in_batch"', "compute_entropy=True"]),
+    "_get_per_token_logps_and_entropies": (["self", "model", "input_ids", "attention_mask", "logits_to_keep"], []),
+}  # fmt: skip
+
+
+def test_trl_still_has_the_private_methods_mopd_overrides():
+    import inspect
+    import re
+    import tomllib
+    from pathlib import Path
+
+    import trl
+    from packaging.version import Version
+    from trl import GRPOTrainer
+
+    deps = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
+    spec = next(d for d in deps["optional-dependencies"]["train"] if d.startswith("trl"))
+    low, high = re.fullmatch(r"trl>=([\d.]+),<([\d.]+)", spec).groups()
+    assert Version(low) <= Version(trl.__version__) < Version(high), f"trl {trl.__version__} is outside {spec}"
+    for name, (params, fragments) in TRL_PRIVATE.items():
+        method = getattr(GRPOTrainer, name, None)
+        assert method is not None, f"TRL {trl.__version__} has no GRPOTrainer.{name}, which MOPDTrainer overrides."
+        got = list(inspect.signature(method).parameters)
+        assert got[: len(params)] == params, (
+            f"TRL {trl.__version__} changed GRPOTrainer.{name}{inspect.signature(method)}; MOPDTrainer "
+            f"(venuskit/train/trainers/mopd.py) overrides it expecting {params}: port it before widening the pin."
+        )
+        body = inspect.getsource(method)
+        missing = [f for f in fragments if f not in body]
+        assert not missing, (
+            f"TRL {trl.__version__}'s GRPOTrainer.{name} no longer uses {missing}; MOPDTrainer depends on them "
+            "(venuskit/train/trainers/mopd.py): port it before widening the TRL pin."
+        )
+    from trl.trainer.utils import add_fused_lm_head  # noqa: F401 - the sampled estimator's teacher head
 
 
 def _params(model):

@@ -39,7 +39,7 @@ def test_ocr_reads_text_on_a_rendered_screenshot(ocr):
 
 
 def test_ocr_satisfies_typed_text_seen_after_the_page_changed(tmp_path, ocr):
-    windows = make_windows(load_episode(transfer(tmp_path)), transfer_dir(tmp_path), 3, 3)
+    windows = make_windows(load_episode(transfer(tmp_path)), transfer_dir(tmp_path), 3, 3, evidence="world")
     votes = [v for w in windows for v in ocr.check_window(w, KP)]
     sat = [v for v in votes if v.status == "satisfied"]
     assert [v.step for v in sat] == [5]  # the list page after the submit, not the filled form

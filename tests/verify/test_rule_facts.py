@@ -7,7 +7,9 @@ from __future__ import annotations
 from verify_helpers import GOAL, S, record, screen, transfer
 
 from venuskit.actions.types import Click, Finished, Launch, Point, Type
-from venuskit.verify import make_judges, verify_episode
+from venuskit.verify import SGVConfig, make_judges, verify_episode
+
+WORLD = SGVConfig(evidence="world")  # these rules read the world's URL done-flags (`?flash=...`)
 
 APP = "http://127.0.0.1:8000"
 INBOX = screen(["Inbox", "Team lunch on Friday", "Newsletter: March"])
@@ -48,7 +50,7 @@ def _statuses(report):
 
 
 def test_typed_and_submitted_reply_is_completed_from_rules_alone(tmp_path):
-    report = verify_episode(_reply(tmp_path), rules(), keypoints=REPLY)
+    report = verify_episode(_reply(tmp_path), rules(), WORLD, keypoints=REPLY)
     assert _statuses(report) == ["satisfied", "satisfied", "satisfied"]
     assert report.verdict == "completed" and report.cost.calls == 0
     assert "submitted at step 3" in report.keypoints[1].votes[-1].reason or any(
@@ -81,12 +83,12 @@ def test_a_title_counts_as_opened_only_after_the_agents_click(tmp_path):
 def test_a_click_whose_url_reports_the_state_satisfies_it(tmp_path):
     steps = [S(MAIL, Click(point=Point(0.6, 0.3)), f"{APP}/mail/m/45", "Team lunch on Friday"),
              S(INBOX, Finished(content="Done."), f"{APP}/mail/inbox?flash=moved_to_trash", "Inbox")]  # fmt: skip
-    report = verify_episode(record(tmp_path, steps, 'Delete the email "Team lunch on Friday".'), rules(),
+    report = verify_episode(record(tmp_path, steps, 'Delete the email "Team lunch on Friday".'), rules(), WORLD,
                             keypoints=['"Team lunch on Friday" is in Trash'])  # fmt: skip
     assert report.verdict == "completed"
     other = [S(OTHER, Click(point=Point(0.6, 0.3)), f"{APP}/mail/m/1", "Newsletter: March"), steps[1]]
     report = verify_episode(record(tmp_path / "o", other, 'Delete the email "Team lunch on Friday".'), rules(),
-                            keypoints=['"Team lunch on Friday" is in Trash'])  # fmt: skip
+                            WORLD, keypoints=['"Team lunch on Friday" is in Trash'])  # fmt: skip
     assert report.verdict == "failed"  # right action, wrong item: and it deleted what the goal never named
 
 
@@ -107,7 +109,7 @@ def test_a_deletion_the_goal_does_not_ask_for_fails_an_otherwise_done_task(tmp_p
 
     ep = load_episode(done)
     steps = side + [S((done / s.screenshot).read_bytes(), s.action, s.url, s.title) for s in ep.steps]
-    report = verify_episode(record(tmp_path / "side", steps, REPLY_GOAL), rules(), keypoints=REPLY)
+    report = verify_episode(record(tmp_path / "side", steps, REPLY_GOAL), rules(), WORLD, keypoints=REPLY)
     assert _statuses(report) == ["satisfied"] * 3
     assert report.verdict == "failed" and "step 1" in report.reason
 
@@ -121,7 +123,7 @@ def test_a_claim_typed_into_a_field_is_not_completed(tmp_path):
 
 
 def test_the_bank_form_is_settled_with_ocr_reading_the_payee_on_the_submitted_form(tmp_path):
-    report = verify_episode(transfer(tmp_path), rules(), keypoints=[GOAL.rstrip(".")])
+    report = verify_episode(transfer(tmp_path), rules(), WORLD, keypoints=[GOAL.rstrip(".")])
     (kp,) = report.keypoints
     assert kp.status == "satisfied" and kp.evidence_step == 5 and report.verdict == "completed"
     unsent = verify_episode(transfer(tmp_path / "u", submitted=False), rules(), keypoints=[GOAL.rstrip(".")])

@@ -26,6 +26,8 @@ from venuskit.verify import (
 from venuskit.verify.keypoints import split_goal
 
 FAST = SGVConfig(timeout_s=30)  # OCR on a loaded 2-core machine can take seconds per window
+WORLD = SGVConfig(timeout_s=30, evidence="world")  # URL done-flags read too (the transfer's "?sent=1")
+WINDOWS = SGVConfig(timeout_s=30, model_windows=True)  # model judges check every window, as the SGV paper does
 
 
 def clicks(tmp_path, n: int, goal: str = "Open the settings and turn on dark mode.", **kw):
@@ -76,7 +78,7 @@ def test_windows_cover_every_step_with_drawn_actions_and_no_thoughts(tmp_path):
 
 
 def test_ocr_and_log_verify_a_submitted_transfer_as_completed(tmp_path):
-    report = verify_episode(transfer(tmp_path), make_judges("ocr,log"), FAST)
+    report = verify_episode(transfer(tmp_path), make_judges("ocr,log"), WORLD)
     assert report.verdict == "completed", report.reason
     (kp,) = report.keypoints
     assert kp.status == "satisfied" and kp.evidence_step == 5 and kp.decided_by == "ocr"
@@ -121,7 +123,7 @@ def test_votes_decide_keypoints_conservatively(tmp_path, votes, status, verdict)
 def test_rules_settle_before_models_are_asked(tmp_path):
     rule = ScriptedJudge("rule", {0: "satisfied"}, is_rule=True)
     model = ScriptedJudge("model", {0: "contradicted", 1: "satisfied"})
-    report = verify_episode(clicks(tmp_path, 4), [rule, model], FAST, keypoints=["a", "b"])
+    report = verify_episode(clicks(tmp_path, 4), [rule, model], WINDOWS, keypoints=["a", "b"])
     assert report.keypoints[0].decided_by == "rule" and report.keypoints[0].status == "satisfied"
     assert report.keypoints[1].decided_by == "model" and report.keypoints[1].status == "satisfied"
     assert model.asked == {1}  # the rule-settled keypoint never reaches the model
@@ -137,14 +139,17 @@ def test_the_final_judgment_is_asked_only_where_models_disagree_or_abstain(tmp_p
         j.final = lambda goal, evidence, kps, final=final: (
             finals.append([k for k, _ in kps]) or final(goal, evidence, kps)
         )
-    verify_episode(clicks(tmp_path, 4), [sure, unsure], FAST, keypoints=["a", "b"])
+    verify_episode(clicks(tmp_path, 4), [sure, unsure], WINDOWS, keypoints=["a", "b"])
     assert finals == [[1], [1]]  # keypoint "a" was unanimous in the windows
 
 
 def test_one_window_is_the_whole_trajectory_so_no_final_call(tmp_path):
     model = ScriptedJudge("model", {0: "not_visible"})
-    verify_episode(clicks(tmp_path, 3), [model], FAST, keypoints=["a"])
+    verify_episode(clicks(tmp_path, 3), [model], WINDOWS, keypoints=["a"])
     assert model.asked == {0} and model.finals == 0
+    direct = ScriptedJudge("model", {0: "not_visible"})  # by default a model makes one final judgment only
+    verify_episode(clicks(tmp_path / "d", 3), [direct], FAST, keypoints=["a"])
+    assert direct.asked == set() and direct.finals == 1
 
 
 def test_failing_judges_abstain_and_the_run_goes_on(tmp_path):
@@ -190,7 +195,8 @@ def test_windows_run_in_parallel_against_a_slow_model_server(tmp_path):
     folder = clicks(tmp_path, 12)
     with StandinServer(window_reply) as srv:
         judge = VLMJudge.from_url(srv.base_url, srv.model_name, timeout_s=5)
-        report = verify_episode(folder, [judge], SGVConfig(workers=4, timeout_s=5), keypoints=["Dark mode is on"])
+        config = SGVConfig(workers=4, timeout_s=5, model_windows=True, click_targets=False)  # no OCR: latency only
+        report = verify_episode(folder, [judge], config, keypoints=["Dark mode is on"])
         requests = srv.chat_requests()
     # 4 windows; every window said satisfied, so there is no final judgment to ask
     assert report.cost.calls == 4 and len(requests) == 4

@@ -16,6 +16,7 @@ from venuskit.actions.grammar import (
     format_response,
     parse_response,
 )
+from venuskit.actions.grounding import GroundingReply, parse_grounding
 from venuskit.actions.surfaces import SURFACES, check_surface
 from venuskit.actions.types import (
     ACTION_TYPES,
@@ -71,6 +72,7 @@ __all__ = [
     "Finished",
     "GetScreenshot",
     "GetUrl",
+    "GroundingReply",
     "Hotkey",
     "Hover",
     "KeyDown",
@@ -101,5 +103,6 @@ __all__ = [
     "describe_actions",
     "format_call",
     "format_response",
+    "parse_grounding",
     "parse_response",
 ]  # fmt: skip

@@ -1,6 +1,6 @@
 """The UI-Venus-2 history protocol: how past turns are replayed to the model (reference/ui-venus.md §2.1, §2.4, §7).
 
-Mobile, computer and captcha:
+Mobile and computer:
     [system] + for each past turn: user("" if its screenshot was evicted, else ["History Screenshot:", image])
              + assistant(the full prior response) + user(["Current Screenshot:\\n", image])
     Only the `n_img` most recent past screenshots are sent; an evicted one leaves an empty user turn so
@@ -8,6 +8,8 @@ Mobile, computer and captcha:
 Browser (the harness keeps a deque of the last two turns):
     [system] + the last `n_img` past turns, each user([feedback text], [notes text], image) + assistant
              + user([feedback text], [notes text], image). No labels; older turns are dropped entirely.
+CAPTCHA (§2.5: one call per puzzle, the task in the system prompt): [system] + user([image]), laid out like
+    the browser (no label).
 
 Feedback (an error from the last action, a GetUrl result, select options) is prepended as a text part.
 Mobile/computer upstream harnesses send none; passing it there adds a text part before the label.
@@ -149,7 +151,7 @@ def build_messages(
         raise ValueError(f"n_img must be 0 or more past screenshots to keep, got {n_img}.")
     images = _Images(inline_images)
     messages: list[Message] = [{"role": "system", "content": system if inline_images else [_text(system)]}]
-    if surface == "browser":
+    if surface in ("browser", "captcha"):
         for turn in turns[max(0, len(turns) - n_img) :] if n_img else []:
             messages.append(_browser_user(turn.png, turn.feedback, turn.notes, images))
             messages.append(_assistant(turn.response, inline_images))

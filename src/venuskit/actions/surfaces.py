@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from venuskit.actions.calls import accepted_actions
 from venuskit.actions.coords import GridScale
 from venuskit.actions.types import Action, ActionError, Sequence
 
@@ -25,77 +26,12 @@ class SurfaceSpec:
     cursor_pointer: bool  # pointer actions may omit the point (act at the current cursor)
 
 
-_MOBILE = frozenset(
-    [
-        "Click",
-        "Drag",
-        "Swipe",
-        "DoubleClick",
-        "LongPress",
-        "Type",
-        "LaunchApp",
-        "Wait",
-        "CallUser",
-        "GetScreenshot",
-        "PressBack",
-        "PressHome",
-        "PressEnter",
-        "PressRecent",
-        "Answer",
-        "Finished",
-    ]
-)
-_BROWSER = frozenset(
-    [
-        "Click",
-        "Drag",
-        "Scroll",
-        "Type",
-        "Launch",
-        "Wait",
-        "GetUrl",
-        "Finished",
-        "TakeNote",
-        "CallUser",
-        "LongPress",
-        "PressBack",
-        "PressHome",
-        "PressEnter",
-        "Hover",
-        "DoubleClick",
-        "RightClick",
-        "Hotkey",
-        "SelectOption",
-    ]
-)
-_COMPUTER = frozenset(
-    [
-        "Click",
-        "DoubleClick",
-        "TripleClick",
-        "RightClick",
-        "MiddleClick",
-        "Hover",
-        "Drag",
-        "Scroll",
-        "Type",
-        "Hotkey",
-        "KeyDown",
-        "KeyUp",
-        "MouseDown",
-        "MouseUp",
-        "Sequence",
-        "Wait",
-        "CallUser",
-        "Finished",
-    ]
-)
-
+# Which actions each surface accepts is read off its calls in the one table (venuskit.actions.calls).
 SURFACES: dict[str, SurfaceSpec] = {
-    "mobile": SurfaceSpec("mobile", _MOBILE, "point", 1000, clamp=False, cursor_pointer=False),
-    "browser": SurfaceSpec("browser", _BROWSER, "point", 1000, clamp=False, cursor_pointer=False),
-    "computer": SurfaceSpec("computer", _COMPUTER, "box", 999, clamp=True, cursor_pointer=True),
-    "captcha": SurfaceSpec("captcha", _MOBILE, "box", 999, clamp=True, cursor_pointer=False),
+    "mobile": SurfaceSpec("mobile", accepted_actions("mobile"), "point", 1000, clamp=False, cursor_pointer=False),
+    "browser": SurfaceSpec("browser", accepted_actions("browser"), "point", 1000, clamp=False, cursor_pointer=False),
+    "computer": SurfaceSpec("computer", accepted_actions("computer"), "box", 999, clamp=True, cursor_pointer=True),
+    "captcha": SurfaceSpec("captcha", accepted_actions("captcha"), "box", 999, clamp=True, cursor_pointer=False),
 }
 
 

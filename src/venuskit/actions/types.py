@@ -415,6 +415,20 @@ ACTION_TYPES: dict[str, type[Action]] = {
     )
 }  # fmt: skip
 
+# Action groups, by type, for code that asks what kind of thing an action does (rewards, verifiers, benches).
+# POINTER: the action's whole target is its one `point`. CLICK: it activates what is under that point (what can
+# submit a form or follow a link). Keys and text: the fields a reward compares.
+POINTER_TYPES: tuple[type[Action], ...] = (
+    *(c for c in ACTION_TYPES.values() if issubclass(c, _PointerAction)), Hover, LongPress
+)  # fmt: skip
+CLICK_TYPES: tuple[type[Action], ...] = (Click, DoubleClick, TripleClick, LongPress)
+KEY_TYPES: tuple[type[Action], ...] = (Hotkey, KeyDown, KeyUp)
+TEXT_TYPES: tuple[type[Action], ...] = (Type, Finished, CallUser, Answer, TakeNote, LaunchApp)
+POINTER_ACTIONS = frozenset(c.name for c in POINTER_TYPES)
+CLICK_ACTIONS = frozenset(c.name for c in CLICK_TYPES)
+KEY_ACTIONS = frozenset(c.name for c in KEY_TYPES)
+TEXT_ACTIONS = frozenset(c.name for c in TEXT_TYPES)
+
 AnyAction = (
     Click
     | DoubleClick

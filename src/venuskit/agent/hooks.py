@@ -45,6 +45,7 @@ class GateDecision:
 
     decision: Literal["allow", "block", "ask_user"] = "allow"
     reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)  # what the gate classified and who approved; recorded
 
 
 class StepCheck(Protocol):

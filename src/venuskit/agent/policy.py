@@ -80,9 +80,11 @@ class VenusPolicy:
 
 
 class ScriptedPolicy:
-    """Replays a fixed list of replies in order (for oracles, demos and tests). Not a model."""
+    """Replays a fixed list of replies in order (for oracles, demos and tests). Not a model. A number among
+    the replies is a pause: that many seconds pass before the next reply, and no step is recorded for it
+    (a Wait() reply would be one)."""
 
-    def __init__(self, replies: Iterable[str], surface: str, goal: str = ""):
+    def __init__(self, replies: Iterable[str | float], surface: str, goal: str = ""):
         self.replies = list(replies)
         self.surface = surface
         self.set_goal(goal)
@@ -93,8 +95,10 @@ class ScriptedPolicy:
             {"history": len(history), "feedback": feedback, "size": (observation.width, observation.height)}
         )
         t0 = time.perf_counter()
+        while self.replies and isinstance(self.replies[0], (int, float)):
+            time.sleep(max(0.0, float(self.replies.pop(0))))
         raw = (
-            self.replies.pop(0)
+            str(self.replies.pop(0))
             if self.replies
             else "<think>No script left.</think><action>CallUser(content='script exhausted')</action>"
         )

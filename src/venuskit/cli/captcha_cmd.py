@@ -64,7 +64,9 @@ def list_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON (fa
 @app.command("answer")
 def answer_cmd(
     type_name: str = typer.Option(..., "--type", help="CAPTCHA type name (see `venus captcha list`)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Instance seed."),
+    seed: int | None = typer.Option(
+        None, "--seed", min=0, help="Seed of the first instance of --type (default: one the server draws)."
+    ),
 ) -> None:
     """Print the hidden answer of (type, seed), for audits. The same pair always gives the same instance."""
     from venuskit.synth.captcha.registry import make_instance
@@ -91,10 +93,13 @@ def answer_cmd(
 @app.command("serve")
 def serve_cmd(
     type_name: str | None = typer.Option(None, "--type", help="Type to serve (default: an index of all types)."),
-    seed: int = typer.Option(0, "--seed", min=0, help="Instance seed."),
+    seed: int | None = typer.Option(
+        None, "--seed", min=0, help="Seed of the first instance of --type (default: one the server draws)."
+    ),
     port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
 ) -> None:
-    """Serve CAPTCHAs on loopback so a person can try them; prints the URL. Each page load is a fresh instance."""
+    """Serve CAPTCHAs on loopback so a person can try them; prints the URL. Each /new is a fresh instance whose
+    seed the server draws."""
     from venuskit.synth.captcha.registry import get_type
     from venuskit.synth.captcha.server import CaptchaServer
 
@@ -107,7 +112,12 @@ def serve_cmd(
         server = CaptchaServer(port=port).start()
     except OSError as e:
         fail(f"Could not listen on 127.0.0.1:{port}: {e}")
-    url = f"{server.base_url}/new?type={type_name}&seed={seed}" if type_name else f"{server.base_url}/"
+    if type_name is None:
+        url = f"{server.base_url}/"
+    elif seed is None:
+        url = f"{server.base_url}/new?type={type_name}"
+    else:  # the harness side may pick a seed; a page's /new never can
+        url = server.create(type_name, seed).url
     typer.echo(url)
     console.print("serving on loopback; Ctrl-C stops")
     signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops us even if started with SIGINT ignored
@@ -128,7 +138,7 @@ def synth_cmd(
         [], "--types", help="Types or families, comma-separated or repeated (default: all)."
     ),
     seed_start: int = typer.Option(
-        0, "--seed-start", min=0, help="First seed (types go round-robin, seeds count up)."
+        0, "--seed-start", min=0, help="First seed (types go round-robin, seeds count up; training seeds: 0-999999)."
     ),
     browser: bool = typer.Option(
         True,
@@ -182,7 +192,9 @@ def eval_captcha(
     types: list[str] = typer.Option(
         [], "--types", help="Types or families, comma-separated or repeated (default: all)."
     ),
-    seeds: str = typer.Option("0,1,2", "--seeds", help="The fixed seed list per type, e.g. '0,1,2' or '0-9'."),
+    seeds: str = typer.Option(
+        "1000000-1000002", "--seeds", help="The fixed seed list per type, from the eval seeds 1000000-1999999."
+    ),
     preset: str = typer.Option("desktop", help="desktop (1024x768) or mobile (touch, 412x915 at 2x)."),
     out: Path = typer.Option(Path("runs/captcha-eval"), "--out", help="Folder for report.json and report.html."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import sys
@@ -41,7 +42,9 @@ class RunOpts:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    console.print(f"[red]error:[/red] {message}")
+    from rich.markup import escape  # a message quoting "[[op]]" or a path with brackets is printed as written
+
+    console.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
 
 
@@ -50,6 +53,9 @@ def model_config(
 ) -> Any:
     from venuskit.models.openai_backend import ModelConfig
 
+    for flag, value in (("--temperature", temperature), ("--timeout", timeout)):
+        if not math.isfinite(value):
+            raise ValueError(f"{flag} must be a finite number, got {value}.")
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     kwargs = {"enable_thinking": thinking} if thinking is not None else None
     return ModelConfig(
@@ -74,10 +80,9 @@ def browser_config(surface: str, allow_host: list[str], headed: bool) -> Any:
 
     chromium = os.environ.get("VENUS_CHROMIUM") or None  # None: the env picks Debian's headless shell or chromium
     preset = "mobile" if surface == "mobile" else "desktop"
-    cfg = BrowserConfig(preset=preset, executable_path=chromium, headless=not headed)
-    if allow_host:
-        cfg.allow_hosts = tuple(cfg.allow_hosts) + tuple(allow_host)
-    return cfg
+    hosts = BrowserConfig.__dataclass_fields__["allow_hosts"].default + tuple(allow_host)
+    # Built with the hosts, so BrowserConfig validates them (an entry like 'x;*' is refused).
+    return BrowserConfig(preset=preset, executable_path=chromium, headless=not headed, allow_hosts=hosts)
 
 
 def step_checker(spec: str, model_name: str, api_key: str | None, timeout_s: float) -> Callable | None:
@@ -94,6 +99,21 @@ def step_checker(spec: str, model_name: str, api_key: str | None, timeout_s: flo
     return StepVerifier(judge=VLMJudge.from_url(spec, model_name, api_key=api_key, name="step", timeout_s=timeout_s))
 
 
+def resumable(folder: Path) -> Any:
+    """The episode in `folder` if it can be resumed; else a one-line error (exit 2)."""
+    from venuskit.record.store import EpisodeStoreError, load_episode
+
+    if not folder.is_dir():
+        fail(f"--resume {folder}: there is no such folder.")
+    try:
+        episode = load_episode(folder)
+    except EpisodeStoreError as exc:
+        fail(f"--resume {folder}: {exc}")
+    if episode.finished:
+        fail(f"--resume {folder}: the episode is finished ({episode.outcome.reason}); there is nothing to resume.")
+    return episode
+
+
 def run_with_progress(
     make_env: Callable[[], Any],
     job: Any,
@@ -103,12 +123,14 @@ def run_with_progress(
     json_out: bool,
     make_policy: Callable | None = None,
     step_check: Callable | None = None,
+    safety_gate: Callable | None = None,
 ) -> None:
     """Run one episode with a live status line; SIGINT leaves a resumable folder and says how to resume."""
     from venuskit.agent.hooks import no_user, stdin_user
     from venuskit.agent.session import make_policy as default_policy
     from venuskit.agent.session import run_episode
     from venuskit.envs.base import EnvError
+    from venuskit.record.store import EpisodeStoreError
 
     call_user = stdin_user if interactive and sys.stdin.isatty() else no_user
     try:
@@ -117,6 +139,7 @@ def run_with_progress(
     except (ValueError, EnvError) as exc:
         fail(str(exc))
     stop = threading.Event()
+    error: str | None = None
     previous = signal.signal(signal.SIGINT, _graceful_sigint(stop))
     try:
         with console.status("starting…") as status:
@@ -131,12 +154,18 @@ def run_with_progress(
                 resume_dir=resume,
                 stop=stop,
                 **({"step_check": step_check} if step_check is not None else {}),
+                **({"safety_gate": safety_gate} if safety_gate is not None else {}),
             )
     except KeyboardInterrupt:
         episode = None
+    except (EnvError, EpisodeStoreError, ValueError, FileExistsError) as exc:
+        # A start page the env refuses, a folder that cannot be resumed, a full disk: one line, data kept.
+        error = str(exc)
     finally:
         signal.signal(signal.SIGINT, previous)
         env.close()
+    if error is not None:
+        fail(error)
     if episode is None or episode.outcome.reason == "interrupted":
         where = folder if episode is not None else "EPISODE_DIR"
         console.print(f"[yellow]interrupted[/yellow]: the episode is saved; resume with --resume {where}")

@@ -7,8 +7,22 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli import captcha_cmd, eval_cmd, miniwob_cmd, synth_cmd, train_cmd, verify_cmd, world_cmd
-from venuskit.cli.common import ModelOpts, RunOpts, fail, run_with_progress
+from venuskit.cli import (
+    captcha_cmd,
+    desktop_cmd,
+    eval_cmd,
+    loop_cmd,
+    miniwob_cmd,
+    nano_cmd,
+    serve_cmd,
+    synth_cmd,
+    tasks_cmd,
+    train_cmd,
+    verify_cmd,
+    world_cmd,
+)
+from venuskit.cli.common import ModelOpts, RunOpts, console, fail, run_with_progress
+from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
     help="venuskit: run, record, verify and train UI-Venus-2 style GUI agents.",
@@ -19,11 +33,16 @@ app = typer.Typer(
 app.add_typer(miniwob_cmd.app, name="miniwob", help="MiniWoB++ tasks on the venuskit browser env.")
 app.add_typer(train_cmd.app, name="train", help="Train: mid-training SFT, step-level GRPO, MOPD (TRL).")
 app.add_typer(world_cmd.app, name="world", help="The bundled multi-app world and its contract-bound tasks.")
+app.add_typer(tasks_cmd.app, name="tasks", help="Capability catalogs, synthesised tasks, coverage.")
 app.add_typer(captcha_cmd.app, name="captcha", help="The CAPTCHA world: generated puzzles, server-side answers.")
 app.add_typer(synth_cmd.app, name="synth", help="Synthesise labelled data (grounding).")
 eval_cmd.app.command("captcha")(captcha_cmd.eval_captcha)
-app.add_typer(eval_cmd.app, name="eval", help="Benchmarks: grounding (ScreenSpot protocol), CAPTCHA Pass@1.")
+app.add_typer(eval_cmd.app, name="eval", help="Benchmarks: grounding, CAPTCHA, world/MiniWoB++ suites, offline.")
 app.add_typer(verify_cmd.app, name="verify", help="Verify episodes (SGV); score verifiers against contracts.")
+app.command("loop")(loop_cmd.loop)
+app.add_typer(desktop_cmd.app, name="desktop", help="The desktop surface: real apps under Xvfb, contract-bound tasks.")
+app.add_typer(nano_cmd.app, name="nano", help="venus-nano, the embedded default policy: train, eval, info.")
+app.add_typer(serve_cmd.app, name="serve", help="Serve an in-process model behind the OpenAI wire format.")
 
 
 @app.command()
@@ -31,15 +50,21 @@ def run(
     task: str = typer.Option("", "--task", help="What the agent should do (not with --world)."),
     start_url: str = typer.Option("", "--start-url", help="Page to open first (http, https or file)."),
     world: str = typer.Option("", "--world", help="World task id (`venus world tasks`); scored by its contract."),
+    desktop_task: str = typer.Option("", "--desktop-task", help="Desktop task id (`venus desktop tasks`), with "
+                                     "--surface computer; scored by its contract."),
+    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
+                                           "(e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
-    model: str = ModelOpts.model,
-    model_name: str = ModelOpts.model_name,
+    model: str = typer.Option("", "--model", help="OpenAI-compatible base URL (vLLM, SGLang); none: venus-nano, "
+                              "the embedded default policy, in process."),
+    model_name: str = typer.Option("", "--model-name", help="Served model name (with --model)."),
     api_key: str = ModelOpts.api_key,
     temperature: float = ModelOpts.temperature,
     max_tokens: int = ModelOpts.max_tokens,
     timeout: float = ModelOpts.timeout,
     thinking: bool | None = ModelOpts.thinking,
-    surface: str = typer.Option("browser", help="browser (desktop viewport) or mobile (touch, mobile viewport)."),
+    surface: str = typer.Option("browser", help="browser (desktop viewport), mobile (touch, mobile viewport) or "
+                                "computer (the desktop, with --desktop-task)."),
     out: Path = RunOpts.out,
     max_steps: int = RunOpts.max_steps,
     n_img: int = RunOpts.n_img,
@@ -58,6 +83,12 @@ def run(
     step_check_model: str = typer.Option(
         "", help="Served model name of the --step-check judge (default: the same name as --model-name)."
     ),
+    approve: str = GateOpts.approve,
+    allow_list: Path | None = GateOpts.allow_list,
+    gate: str = GateOpts.gate,
+    consequential: Path | None = GateOpts.consequential,
+    gate_judge: str = GateOpts.gate_judge,
+    secrets: Path | None = GateOpts.secrets,
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run the UI-Venus-2 agent on a web page in real Chromium and record the episode."""
@@ -65,24 +96,68 @@ def run(
     from venuskit.cli.common import browser_config, model_config, run_config, step_checker
 
     try:
-        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
-        checker = step_checker(step_check, step_check_model or mcfg.model, api_key, timeout)
+        if model and not model_name:
+            fail("Pass --model-name NAME with --model URL (the name the server serves).")
+        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking) if model else None
+        checker = step_checker(step_check, step_check_model or (mcfg.model if mcfg else ""), api_key, timeout)
+        safety = SafetyOpts(approve, allow_list, gate, consequential, gate_judge, mcfg.model if mcfg else "",
+                            mcfg.api_key if mcfg else "EMPTY", secrets)  # fmt: skip
+        if world and tasks_file is not None:
+            from venuskit.tasks.spec import register_file
+
+            if not tasks_file.is_file():
+                fail(f"--tasks {tasks_file} is not a file.")
+            register_file(tasks_file)
+        if desktop_task or surface == "computer":
+            if not desktop_task or surface != "computer":
+                fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
+            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
         if world:
-            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker)
-        if not start_url:
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
+        if resume is not None:  # the goal and surface are the episode's; --start-url, if given, is reopened
+            from venuskit.cli.common import resumable
+
+            resumed = resumable(resume)
+            task, surface = resumed.goal or task, resumed.surface
+        elif not start_url:
             fail("Pass --start-url URL (or --world TASK_ID for a world task).")
         job = AgentJob(goal=task, surface=surface, out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
         bcfg = browser_config(surface, allow_host, headed)
     except ValueError as exc:
         fail(str(exc))
+    except KeyError as exc:  # an unknown world task id (a synthesised one needs --tasks FILE)
+        fail(str(exc.args[0]))
+    except RuntimeError as exc:  # a world run's episode folder that cannot be written, a browser that won't start
+        from venuskit.envs.base import EnvError
+        from venuskit.record.store import EpisodeStoreError
+
+        if not isinstance(exc, (EpisodeStoreError, EnvError)):
+            raise
+        fail(str(exc))
     from venuskit.envs.browser import BrowserEnv
 
-    run_with_progress(lambda: BrowserEnv(bcfg), job, {"start_url": start_url}, interactive, resume, json_out,
-                      step_check=checker)  # fmt: skip
+    try:  # the gate reads the page through the env; secrets wrap it
+        env, safety_gate = guard(BrowserEnv(bcfg), safety, trusted=[start_url], interactive=interactive)
+    except ValueError as exc:
+        fail(str(exc))
+    run_with_progress(lambda: env, job, {"start_url": start_url}, interactive, resume, json_out,
+                      make_policy=None if mcfg else _nano_policy, step_check=checker,
+                      safety_gate=safety_gate)  # fmt: skip
+
+
+def _nano_policy(job):
+    """venus-nano in process: the policy of `venus run` when no --model is given."""
+    from venuskit.agent.nano import NanoPolicy
+    from venuskit.models.nano import NanoError
+
+    try:
+        return NanoPolicy(job.surface, job.goal)
+    except NanoError as exc:  # a missing or damaged checkpoint: one line naming the file and the rebuild command
+        raise ValueError(str(exc)) from exc
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
-               checker=None):  # fmt: skip
+               checker=None, safety: SafetyOpts | None = None):  # fmt: skip
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
@@ -93,11 +168,25 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
         kwargs = {"current_date": today} if surface == "browser" else {}
         return VenusPolicy(OpenAIBackend(mcfg), surface, goal, n_img=n_img, prompt_kwargs=kwargs)
 
+    if mcfg is None:  # no --model: venus-nano in process
+        from venuskit.agent.nano import nano_policy_factory
+        from venuskit.models.nano import NanoError, load_default
+
+        try:
+            policy = nano_policy_factory(surface, load_default())  # noqa: F811
+        except NanoError as exc:
+            fail(str(exc))
+
     browser = browser_config(surface, [], headed=False)
-    run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps, browser=browser,
-                         step_check=checker)  # fmt: skip
+    with world_guard(task_id, surface, browser, safety or SafetyOpts()) as (server, env, safety_gate):
+        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps,
+                             server=server, env=env, step_check=checker, safety_gate=safety_gate)  # fmt: skip
     result = run.to_dict()
     typer.echo(json.dumps(result) if json_out else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")
+    if not json_out:
+        from venuskit.record.viewer import render_html
+
+        typer.echo(f"view: {render_html(Path(result['episode_dir']))}")
 
 
 @app.command()
@@ -106,17 +195,25 @@ def view(
     out: Path | None = typer.Option(None, help="Where to write the HTML (default: EPISODE_DIR/episode.html)."),
 ) -> None:
     """Write one self-contained HTML page showing every step of an episode."""
+    from venuskit.record.store import EpisodeStoreError
     from venuskit.record.viewer import render_html
 
     if not (episode_dir / "manifest.json").exists():
         fail(f"{episode_dir} is not an episode folder (no manifest.json).")
-    path = render_html(episode_dir, out)
+    try:
+        path = render_html(episode_dir, out)
+    except EpisodeStoreError as exc:
+        fail(str(exc))
+    except OSError as exc:  # an --out that cannot be written
+        fail(f"Cannot write {out or episode_dir}: {exc.strerror or exc}.")
     typer.echo(str(path))
 
 
 @app.command()
 def export(
-    fmt: str = typer.Argument(..., help="chat (SFT JSONL in the UI-Venus-2 history protocol) or parquet (RL rows)."),
+    fmt: str = typer.Argument(
+        ..., help="chat (SFT JSONL, UI-Venus-2 history protocol), parquet (RL rows), androidcontrol or guiodyssey."
+    ),
     runs: Path = typer.Argument(..., help="A folder of episode folders (e.g. runs/)."),
     out: Path = typer.Option(..., "--out", help="Output file (.jsonl or .parquet)."),
     n_img: int = RunOpts.n_img,
@@ -125,16 +222,33 @@ def export(
     from venuskit.record.export import export_chat_jsonl, export_parquet
     from venuskit.record.store import iter_episode_dirs
 
+    if fmt in ("androidcontrol", "guiodyssey"):  # offline benchmark layouts: --out is a folder
+        from venuskit.record.formats import export_offline
+
+        try:
+            typer.echo(json.dumps(export_offline(fmt, runs, out), ensure_ascii=False))
+        except (ValueError, OSError) as e:
+            fail(str(e))
+        return
+    if fmt not in ("chat", "parquet"):
+        fail(f"Unknown export format {fmt!r}; use chat, parquet, androidcontrol or guiodyssey.")
+    if not runs.is_dir():
+        fail(f"{runs} is not a folder of episode folders.")
     dirs = list(iter_episode_dirs(runs))
     if not dirs:
         fail(f"No episode folders under {runs}.")
-    if fmt == "chat":
-        n = export_chat_jsonl(dirs, out, n_img=n_img)
-    elif fmt == "parquet":
-        n = export_parquet(dirs, out)
-    else:
-        fail(f"Unknown export format {fmt!r}; use chat or parquet.")
-    typer.echo(json.dumps({"rows": n, "out": str(out), "episodes": len(dirs)}))
+    skipped: list[str] = []  # episodes that cannot be read: named, and the others exported
+    try:
+        if fmt == "chat":
+            n = export_chat_jsonl(dirs, out, n_img=n_img, skipped=skipped)
+        else:
+            n = export_parquet(dirs, out, skipped=skipped)
+    except OSError as exc:  # an --out that is a folder or cannot be written, a full disk
+        fail(f"Cannot write {out}: {exc.strerror or exc}.")
+    for message in skipped:
+        console.print(f"[yellow]skipped[/yellow]: {message}")
+    result = {"rows": n, "out": str(out), "episodes": len(dirs) - len(skipped), "skipped": skipped}
+    typer.echo(json.dumps(result, ensure_ascii=False))
 
 
 def main() -> None:

@@ -1,5 +1,7 @@
-"""`venus verify EPISODE_DIR` (SGV on one recorded episode) and `venus verify bench` (score verifier
-configurations against the contract-labelled set of world episodes, next to the final-screenshot baseline).
+"""`venus verify EPISODE_DIR` (SGV on one recorded episode), `venus verify bench` (score verifier
+configurations on a labelled set: world episodes labelled by contracts, or MiniWoB++ episodes labelled by the
+page's reward; next to the final-screenshot and WebJudge-shaped baselines), `venus verify steps` (the step
+verifier) and `venus verify train-judge` (the nano judge).
 
 `venus verify DIR` is short for `venus verify episode DIR`: the group routes any first argument that is not
 a subcommand to `episode`, so an episode folder named like a subcommand needs a path (`./bench`).
@@ -19,6 +21,7 @@ from typer.core import TyperGroup
 from venuskit.cli.common import console, fail
 
 DEFAULT_SET = Path("runs/verify-bench")
+DEFAULT_MINIWOB = Path("runs/verify-miniwob")
 
 
 class _EpisodeByDefault(TyperGroup):
@@ -37,14 +40,18 @@ app = typer.Typer(cls=_EpisodeByDefault, no_args_is_help=True, add_completion=Fa
 def verify() -> None:
     """Verify recorded episodes with SGV (keypoints, windows, judge votes), or score verifiers on the bench.
 
-    venus verify EPISODE_DIR [--judges ocr,log] [--model URL]     one episode
-    venus verify bench [--judges ocr,log] [--set DIR] [--json]    the contract-labelled bench
-    venus verify steps [--set DIR] [--model URL] [--json]         the step verifier on the same set
+    venus verify EPISODE_DIR [--judges ocr,log,nano] [--model URL]        one episode
+    venus verify bench [--judges ocr,log,nano] [--set-kind miniwob] [--json]   the bench (honest protocol)
+    venus verify steps [--set DIR] [--nano | --model URL] [--json]        the step verifier on the same set
+    venus verify train-judge --seed S                                     train the nano judge
     """
 
 
 class JudgeOpts:
-    judges = typer.Option("ocr,log", "--judges", help="Judges, e.g. ocr,log | ocr,log,vlm | vlm*3.")
+    judges = typer.Option("ocr,log", "--judges", help="Judges, e.g. ocr,log | ocr,log,nano | ocr,log,vlm | vlm*3.")
+    nano_url = typer.Option(None, "--nano-url", help="A running `venus serve judge` (default: served in-process).")
+    evidence = typer.Option("generic", "--evidence", help="generic (pixels, log, URL and title) | world (also "
+                            "the world's success flashes; never a headline).")  # fmt: skip
     model = typer.Option(None, "--model", help="OpenAI-compatible judge endpoint; adds the VLM judge.")
     model_name = typer.Option(None, "--model-name", help="Served judge model (default: the server's first).")
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
@@ -52,14 +59,19 @@ class JudgeOpts:
     json_out = typer.Option(False, "--json", help="Print JSON instead of a table.")
 
 
-def _judges(spec: str, model: str | None, model_name: str | None, api_key: str, timeout: float) -> list[Any]:
+def _judges(spec: str, model: str | None, model_name: str | None, api_key: str, timeout: float,
+            nano_url: str | None = None) -> list[Any]:  # fmt: skip
     """The judge list; with --model the VLM judge joins if the spec does not name it already."""
+    from venuskit.models.judge import JudgeError
     from venuskit.verify.judges import make_judges
 
     if model is None:
         if "vlm" in spec:
             fail(f"--judges {spec} names the VLM judge; pass --model URL of an OpenAI-compatible server.")
-        return make_judges(spec)
+        try:
+            return make_judges(spec, nano_url=nano_url, timeout_s=timeout)
+        except JudgeError as e:
+            fail(str(e))
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     if "vlm" not in spec:
         spec = f"{spec},vlm" if spec.strip() else "vlm"
@@ -67,7 +79,7 @@ def _judges(spec: str, model: str | None, model_name: str | None, api_key: str, 
         from venuskit.cli.eval_cmd import served_model
 
         model_name = served_model(model, key)
-    return make_judges(spec, model_url=model, model_name=model_name, api_key=key, timeout_s=timeout)
+    return make_judges(spec, model_url=model, model_name=model_name, api_key=key, timeout_s=timeout, nano_url=nano_url)
 
 
 def contract_keypoints(episode: Any) -> list[str] | None:
@@ -93,10 +105,13 @@ def episode_cmd(
     model_name: str | None = JudgeOpts.model_name,
     api_key: str = JudgeOpts.api_key,
     timeout: float = JudgeOpts.timeout,
+    nano_url: str | None = JudgeOpts.nano_url,
+    evidence: str = JudgeOpts.evidence,
     from_contract: bool = typer.Option(
-        True,
+        False,
         "--keypoints-from-contract/--no-keypoints-from-contract",
-        help="World episodes: use the task contract's keypoint texts (else SGV splits the goal).",
+        help="World episodes: use the task contract's keypoint texts (they can hold the answer: not honest) "
+        "instead of keypoints from the goal.",
     ),  # fmt: skip
     json_out: bool = JudgeOpts.json_out,
     write: bool = typer.Option(True, "--write/--no-write", help="Store the report in the manifest (verdicts.sgv)."),
@@ -105,12 +120,13 @@ def episode_cmd(
     if not (episode_dir / "manifest.json").exists():
         fail(f"{episode_dir} is not an episode folder (no manifest.json).")
     from venuskit.record.store import EpisodeStoreError, load_episode
-    from venuskit.verify.sgv import verify_episode, write_report
+    from venuskit.verify.sgv import SGVConfig, verify_episode, write_report
 
     try:
         episode = load_episode(episode_dir)
         keypoints = contract_keypoints(episode) if from_contract else None
-        report = verify_episode(episode_dir, _judges(judges, model, model_name, api_key, timeout), keypoints=keypoints)
+        judge_list = _judges(judges, model, model_name, api_key, timeout, nano_url)
+        report = verify_episode(episode_dir, judge_list, config=SGVConfig(evidence=evidence), keypoints=keypoints)
         if write:
             write_report(episode_dir, report, slot="sgv")
     except (ValueError, EpisodeStoreError) as e:
@@ -147,38 +163,59 @@ def bench_cmd(
     model_name: str | None = JudgeOpts.model_name,
     api_key: str = JudgeOpts.api_key,
     timeout: float = JudgeOpts.timeout,
-    set_dir: Path = typer.Option(DEFAULT_SET, "--set", help="The labelled set (built there first if missing)."),
-    n_tasks: int = typer.Option(
-        12, "--n-tasks", help="Feasible tasks in a new set (1/3 questions; plus ~1/4 infeasible)."
-    ),  # fmt: skip
-    seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new set."),
+    nano_url: str | None = JudgeOpts.nano_url,
+    evidence: str = JudgeOpts.evidence,
+    keypoints: str = typer.Option("goal", "--keypoints", help="goal (SGV extracts them) | contract (the "
+                                  "contract's texts: they can hold the answer; never a headline)."),  # fmt: skip
+    set_kind: str = typer.Option("world", "--set-kind", help="world (labels from contracts) | miniwob (labels "
+                                 "from the page's own reward: a set no contract wrote)."),  # fmt: skip
+    set_dir: Path | None = typer.Option(None, "--set", help="The labelled set (built there first if missing); "
+                                        "default runs/verify-bench (world) or runs/verify-miniwob."),  # fmt: skip
+    split: str = typer.Option("heldout", "--split", help="World templates of a new set: heldout | train | all."),
+    n_tasks: int = typer.Option(48, "--n-tasks", help="Feasible tasks of a new world set (1/3 questions; "
+                                "plus ~1/4 infeasible)."),  # fmt: skip
+    others: int = typer.Option(4, "--others", help="Kinds drawn per task besides the oracle and noisy runs "
+                               "(0: every kind)."),  # fmt: skip
+    seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new world set."),
+    seeds: int = typer.Option(5, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
     locales: str = typer.Option("en,zh", "--locales", help="Task variants of a new set: en, zh or en,zh."),
     surfaces: str = typer.Option("browser,mobile", "--surfaces", help="Surfaces of a new set: browser, mobile."),
     questions: bool = typer.Option(True, "--questions/--no-questions", help="Include question tasks in a new set."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Run the episodes again even if the set exists."),
-    baseline: bool = typer.Option(True, "--baseline/--no-baseline", help="Also score the final-screenshot baseline."),
+    methods: str = typer.Option("sgv,final_screenshot", "--methods", help="Verifiers side by side: sgv, "
+                                "final_screenshot, webjudge (needs a model judge)."),  # fmt: skip
     kinds: str = typer.Option("", "--kinds", help="Only these episode kinds, e.g. oracle,claimed_done (default all)."),
+    limit: int = typer.Option(0, "--limit", help="Only the first N items (0: all)."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
-    """Score SGV (and the final-screenshot baseline) with these judges on the contract-labelled world episodes."""
+    """Score SGV (and the baselines) with these judges on a labelled set, under the honest protocol by default:
+    keypoints from the goal, generic evidence."""
     from venuskit.eval.report import write_json_report
-    from venuskit.eval.verify_bench import INDEX, build_set, run_bench
+    from venuskit.eval.verify_bench import INDEX, build_miniwob_set, build_set, run_bench
 
+    if set_kind not in ("world", "miniwob"):
+        fail(f"--set-kind must be world or miniwob, not {set_kind!r}.")
+    folder = set_dir or (DEFAULT_SET if set_kind == "world" else DEFAULT_MINIWOB)
     try:
-        if rebuild or not (set_dir / INDEX).exists():
-            with console.status("building the labelled set in Chromium…") as status:
-                build_set(set_dir, n_tasks, seed, rebuild=rebuild, locales=_names(locales),
-                          surfaces=_names(surfaces), questions=questions,
-                          on_item=lambda r: status.update(f"set: {r['id']} -> {r['label']}"))  # fmt: skip
-        judge_list = _judges(judges, model, model_name, api_key, timeout)
+        if rebuild or not (folder / INDEX).exists():
+            with console.status(f"building the labelled {set_kind} set in Chromium…") as status:
+                progress = lambda r: status.update(f"set: {r['id']} -> {r.get('label')}")  # noqa: E731
+                if set_kind == "world":
+                    build_set(folder, n_tasks, seed, split=split, others=others, rebuild=rebuild,
+                              locales=_names(locales), surfaces=_names(surfaces), questions=questions,
+                              on_item=progress)  # fmt: skip
+                else:
+                    build_miniwob_set(folder, seeds=range(5000, 5000 + seeds), rebuild=rebuild, on_item=progress)
+        judge_list = _judges(judges, model, model_name, api_key, timeout, nano_url)
         with console.status("verifying…") as status:
-            only = [k.strip() for k in kinds.split(",") if k.strip()] or None
-            result = run_bench(set_dir, judge_list, baseline=baseline, kinds=only,
+            only = _names(kinds) or None
+            result = run_bench(folder, judge_list, keypoint_source=keypoints, evidence=evidence,
+                               methods=_names(methods), kinds=only, limit=limit,
                                on_item=lambda m, i, r: status.update(f"{m}: {i['id']} -> {r.verdict}"))  # fmt: skip
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
     result["judges"] = judges if model is None else f"{judges}+vlm({model})"
-    write_json_report(set_dir / f"bench-{_slug(judges)}.json", result)
+    write_json_report(folder / f"bench-{_slug(judges)}-{keypoints}-{evidence}.json", result)
     if json_out:
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
@@ -202,17 +239,23 @@ BENCH_ROWS = (
 
 def _print_bench(result: dict[str, Any]) -> None:
     methods = [("SGV", result)] + ([("final screenshot", result["baseline"])] if "baseline" in result else [])
-    table = Table(title=f"verify bench: {result['n_episodes']} episodes ({result['n_adversarial']} adversarial), "
-                        f"judges {result['judges']}")  # fmt: skip
+    methods += [("WebJudge-shaped", result["webjudge"])] if "webjudge" in result else []
+    table = Table(title=f"verify bench ({result['set_kind']}, {result['split']}; keypoints from "
+                        f"{result['keypoint_source']}, {result['evidence']} evidence): {result['n_episodes']} "
+                        f"episodes ({result['n_adversarial']} adversarial), judges {result['judges']}")  # fmt: skip
     table.add_column("metric")
     for name, _ in methods:
         table.add_column(name, justify="right")
     for key, label in BENCH_ROWS:
         table.add_row(label, *(f"{m[key]:.3f}" for _, m in methods))
-    for f in ("calls", "seconds"):
+    for f in ("calls", "images", "prompt_tokens", "seconds"):
         table.add_row(f"{f} / episode (median, mean)",
                       *(f"{m['cost'][f]['median']:.2f}, {m['cost'][f]['mean']:.2f}" for _, m in methods))  # fmt: skip
     console.print(table)
+    wj = result["webjudge_cost"]
+    console.print(f"vs WebJudge (N+2 calls, {wj['images']['mean']:.1f} images and {wj['prompt_tokens']['mean']:.0f} "
+                  f"prompt tokens per episode): images {result['images_vs_webjudge']:.3f}x, prompt tokens "
+                  f"{result['tokens_vs_webjudge']:.3f}x")  # fmt: skip
     for name, m in methods:
         _print_confusion(name, m)
         if m["errors"]:
@@ -241,6 +284,8 @@ def steps_cmd(
     api_key: str = JudgeOpts.api_key,
     timeout: float = JudgeOpts.timeout,
     rules: bool = typer.Option(True, "--rules/--no-rules", help="Run the rule checks before the model judge."),
+    nano: bool = typer.Option(False, "--nano", help="The trained nano judge in the model slot (over the wire)."),
+    nano_url: str | None = JudgeOpts.nano_url,
     out: Path | None = typer.Option(None, "--out", help="Also write the full result (every verdict) as JSON here."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
@@ -250,7 +295,15 @@ def steps_cmd(
     from venuskit.eval.step_bench import run_step_bench
 
     judge = None
-    if model is not None:
+    if nano or nano_url:
+        from venuskit.models.judge import JudgeError
+        from venuskit.verify.judges import nano_judge
+
+        try:
+            judge = nano_judge(nano_url, timeout_s=timeout)
+        except JudgeError as e:
+            fail(str(e))
+    elif model is not None:
         from venuskit.verify.judges import VLMJudge
 
         key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
@@ -265,7 +318,8 @@ def steps_cmd(
             result = run_step_bench(set_dir, judge, rules=rules, on_row=progress)
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
-    result["verifier"] = ("rules" if rules else "") + (f"{'+' if rules else ''}vlm({model})" if model else "")
+    used = "nano" if judge is not None and model is None else f"vlm({model})" if model else ""
+    result["verifier"] = "+".join(x for x in ("rules" if rules else "", used) if x)
     if out is not None:
         write_json_report(out, result)
     summary = {k: v for k, v in result.items() if k != "rows"}
@@ -297,3 +351,29 @@ def _print_steps(m: dict[str, Any]) -> None:
         console.print(f"[yellow]{m['unjudged']} proposals passed unjudged (model error or garbage)[/yellow]")
     for e in m["errors"]:
         console.print(f"[red]could not read[/red] {e['id']}: {e['error']}")
+
+
+# ---- venus verify train-judge: the nano judge from the training templates -------------------------------------
+
+
+@app.command("train-judge")
+def train_judge_cmd(
+    seed: int = typer.Option(0, "--seed", help="Seeds the training set's picks, the folds and the weights."),
+    set_dir: Path = typer.Option(Path("runs/judge-train"), "--set", help="Where the training set is built (reused)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the weights here (default: the packaged ones)."),
+    json_out: bool = JudgeOpts.json_out,
+) -> None:
+    """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
+    verifier's own requests, fit the nano judge and write its weights and model card."""
+    from venuskit.eval.verify_bench.judge_data import train_judge
+
+    try:
+        with console.status("training the nano judge…") as status:
+            metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"))
+    except (ValueError, FileNotFoundError) as e:
+        fail(str(e))
+    if json_out:
+        typer.echo(json.dumps(metrics, ensure_ascii=False))
+        return
+    console.print(f"judge written to {metrics['weights']} ({metrics['bytes'] / 1e6:.2f} MB): rows {metrics['rows']}, "
+                  f"out-of-fold {metrics['out_of_fold']}, {metrics['cpu_seconds_total']:.0f} CPU-s")  # fmt: skip

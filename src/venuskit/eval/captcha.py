@@ -1,9 +1,13 @@
 """CAPTCHA Pass@1: the UI-Venus-2 CAPTCHA prompt, one model call per instance, the model's one-`<action>`
 sequence executed through the real browser env, then the harness submits (the prompt tells the model
 not to click Verify) and the server's checker decides. Per type, per family and macro averages over
-fixed seed lists, written as JSON and HTML.
+fixed seed lists (from the eval seed space, never used for training data), written as JSON and HTML.
 
-    cfg = CaptchaEvalConfig(types=["text", "slider_jigsaw"], seeds=[0, 1, 2])
+With `out` set, every instance is also one episode in `out/episodes/` (the one episode record: the viewer,
+SGV and the exports read CAPTCHA runs like any other): one step holding the screenshot, the reply, the parsed
+sequence and what ran, and the checker's verdict in `verdicts["checker"]`.
+
+    cfg = CaptchaEvalConfig(types=["text", "slider_jigsaw"], seeds=[1000000, 1000001, 1000002])
     report = run_captcha_eval(OpenAIBackend(model_cfg), cfg)
 """
 
@@ -17,17 +21,23 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.actions import ActionParseError, format_call, parse_response
+from venuskit.actions.history import build_messages
 from venuskit.actions.prompts import system_prompt
+from venuskit.actions.types import Action, Sequence
+from venuskit.agent.session import new_episode_id
 from venuskit.envs.base import EnvError
-from venuskit.envs.browser import BrowserConfig, BrowserEnv
+from venuskit.envs.browser import BrowserConfig, BrowserEnv, png_size
 from venuskit.eval.report import write_html_summary, write_json_report
-from venuskit.models.openai_backend import ModelError, png_to_data_url
+from venuskit.models.openai_backend import ModelError
+from venuskit.record import Episode, EpisodeWriter, Outcome, Step
 from venuskit.synth.captcha.harness import open_instance, submit
-from venuskit.synth.captcha.oracle import run_actions
+from venuskit.synth.captcha.oracle import execute
 from venuskit.synth.captcha.registry import FAMILIES, select_types
 from venuskit.synth.captcha.server import CaptchaServer
+from venuskit.synth.captcha.spec import EVAL_SEEDS, check_seeds
 
-DEFAULT_SEEDS = (0, 1, 2)
+SYSTEM_PROMPT = system_prompt("captcha", "")
+DEFAULT_SEEDS = (EVAL_SEEDS.start, EVAL_SEEDS.start + 1, EVAL_SEEDS.start + 2)  # never in training data
 
 
 @dataclass
@@ -53,6 +63,7 @@ class CaptchaEvalConfig:
             raise ValueError(f"preset must be 'desktop' or 'mobile', got {self.preset!r}.")
         if not self.seeds or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.seeds):
             raise ValueError(f"seeds must be a non-empty list of non-negative integers, got {self.seeds!r}.")
+        check_seeds(self.seeds, EVAL_SEEDS, "Evaluation")
         select_types(self.types)  # unknown names fail here, with the listing hint
 
     def browser_config(self) -> BrowserConfig:
@@ -77,35 +88,90 @@ class Row:
     actions: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     model_s: float = 0.0
+    episode: str = ""  # the recorded episode's folder, relative to the report's folder ("" when not recorded)
 
 
 def _messages(png: bytes) -> list[dict[str, Any]]:
-    """reference/ui-venus.md §2.5: the task lives in the system prompt; the user turn is just the image."""
-    return [
-        {"role": "system", "content": system_prompt("captcha", "")},
-        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": png_to_data_url(png)}}]},
-    ]
+    """reference/ui-venus.md §2.5: the task lives in the system prompt; the user turn is just the image (the
+    history protocol's CAPTCHA layout, which the chat export of these episodes replays)."""
+    return build_messages(SYSTEM_PROMPT, [], png, surface="captcha")
 
 
-def run_instance(env: Any, server: CaptchaServer, backend: Any, type_name: str, seed: int) -> Row:
-    """Pass@1 on one instance: one model call, its action sequence, the harness's submit."""
+def run_instance(
+    env: Any,
+    server: CaptchaServer,
+    backend: Any,
+    type_name: str,
+    seed: int,
+    episodes: Path | None = None,
+    model_info: dict[str, Any] | None = None,
+) -> Row:
+    """Pass@1 on one instance: one model call, its action sequence, the harness's submit. With `episodes`, the
+    attempt is also recorded there as one episode."""
     issued, obs = open_instance(env, server, type_name, seed)
     family = issued.instance.family
+    step = Step(index=0, screenshot=None, url=obs.url, title=obs.title)
     started = time.monotonic()
     try:
         text = backend.complete(_messages(obs.png)).text
     except ModelError as e:
-        return Row(type_name, family, seed, False, 0.0, f"model error: {e}")
+        step.error = {"type": "ModelError", "message": str(e)}
+        row = Row(type_name, family, seed, False, 0.0, f"model error: {e}")
+        return _recorded(row, episodes, issued, obs.png, step, model_info)
     model_s = time.monotonic() - started
+    step.raw_output, step.timings = text, {"model_s": round(model_s, 4)}
     try:
-        actions = parse_response(text, "captcha").actions
+        parsed = parse_response(text, "captcha")
+        actions = parsed.actions
     except (ActionParseError, ValueError) as e:
         submit(env, server, issued)  # spends the instance, as a page left untouched would
-        return Row(type_name, family, seed, False, 0.0, f"unparsable response: {e}", text, model_s=model_s)
-    errors = run_actions(env, actions)
+        step.error = {"type": type(e).__name__, "message": str(e)}
+        row = Row(type_name, family, seed, False, 0.0, f"unparsable response: {e}", text, model_s=model_s)
+        return _recorded(row, episodes, issued, obs.png, step, model_info)
+    executed, errors = execute(env, actions)
     result = submit(env, server, issued)
+    step.thought, step.action = parsed.thought, _one_action(actions)
+    step.executed = executed[0] if len(executed) == 1 else {"op": "sequence", "children": executed}
+    if errors:
+        step.info["env_errors"] = errors
     calls = [format_call(a, "captcha") for a in actions]
-    return Row(type_name, family, seed, result.passed, result.partial, result.reason, text, calls, errors, model_s)
+    row = Row(type_name, family, seed, result.passed, result.partial, result.reason, text, calls, errors, model_s)
+    return _recorded(row, episodes, issued, obs.png, step, model_info)
+
+
+def _one_action(actions: list[Action]) -> Action | None:
+    # The runner's convention: one action as itself, several as one Sequence step.
+    if not actions:
+        return None
+    return actions[0] if len(actions) == 1 else Sequence(actions=tuple(actions))
+
+
+def _recorded(
+    row: Row, episodes: Path | None, issued: Any, png: bytes, step: Step, model_info: dict[str, Any] | None
+) -> Row:
+    """Write `row`'s attempt as a finished episode under `episodes` (when given); the row learns its folder."""
+    if episodes is None:
+        return row
+    inst = issued.instance
+    episode = Episode(
+        episode_id=new_episode_id("captcha"),
+        task={"goal": inst.prompt, "id": f"captcha.{inst.type}", "captcha": {"type": inst.type, "family": inst.family,
+              "seed": inst.seed}},  # fmt: skip
+        surface="captcha",
+        screen=png_size(png),
+        model=dict(model_info or {}),
+        config={"benchmark": "venuskit-captcha", "system_prompt": SYSTEM_PROMPT,
+                "protocol": "one <action> sequence, then the harness submits"},  # fmt: skip
+    )
+    with EpisodeWriter.create(episodes, episode) as writer:
+        writer.add_step(step, png)
+        verdict = {"verdict": "pass" if row.passed else "fail", "passed": row.passed, "partial": row.partial,
+                   "reason": row.reason}  # fmt: skip
+        writer.update_manifest(verdicts={"checker": verdict})
+        # The harness submitted the widget: the env ended the episode, with the checker's verdict as reward.
+        writer.finish(Outcome(terminated=True, reason="env_done", reward=float(row.passed)))
+    row.episode = f"{episodes.name}/{episode.episode_id}"
+    return row
 
 
 def summarise(rows: list[Row]) -> dict[str, Any]:
@@ -141,21 +207,22 @@ def run_captcha_eval(
     """Evaluate `backend` (anything with .complete(messages) -> .text) on every (type, seed); returns the report."""
     rows: list[Row] = []
     types = select_types(config.types)
+    cfg = getattr(backend, "config", None)  # an OpenAIBackend says which server and model it talks to
+    model_info = model_info or ({"base_url": cfg.base_url, "model": cfg.model} if cfg is not None else {})
+    episodes = config.out / "episodes" if config.out is not None else None
     with CaptchaServer() as server, BrowserEnv(config.browser_config()) as env:
         for t in types:
             for seed in config.seeds:
                 try:
-                    row = run_instance(env, server, backend, t.name, seed)
+                    row = run_instance(env, server, backend, t.name, seed, episodes, model_info)
                 except EnvError as e:  # the page never loaded: a failed attempt, recorded, and the run goes on
                     row = Row(t.name, t.family, seed, False, 0.0, f"browser error: {e}")
                 rows.append(row)
                 if on_row is not None:
                     on_row(row)
-    cfg = getattr(backend, "config", None)  # an OpenAIBackend says which server and model it talks to
-    default_info = {"base_url": cfg.base_url, "model": cfg.model} if cfg is not None else {}
     report = {
         "benchmark": "venuskit-captcha",
-        "model": model_info or default_info,
+        "model": model_info,
         "config": _config_json(config),
         **summarise(rows),
         "rows": [asdict(r) for r in rows],

@@ -20,7 +20,6 @@ from __future__ import annotations
 import io
 import json
 import logging
-import re
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -30,7 +29,8 @@ from typing import Any
 
 from PIL import Image
 
-from venuskit.actions.coords import from_grid, normalise_box
+from venuskit.actions.coords import normalise_box
+from venuskit.actions.grounding import GroundingReply, parse_grounding
 from venuskit.actions.history import grounding_messages
 from venuskit.eval.report import write_html_summary, write_json_report
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, config_dict
@@ -194,56 +194,22 @@ def image_size(path: str | Path) -> tuple[int, int]:
 
 # ---- parsing and scoring -------------------------------------------------------------------------
 
-_N = r"(-?\d+(?:\.\d+)?)"
-_BOX4 = re.compile(rf"\[\s*{_N}\s*,\s*{_N}\s*,\s*{_N}\s*,\s*{_N}\s*\]")
-_TWO_POINTS = re.compile(rf"[\[(]\s*{_N}\s*,\s*{_N}\s*[\])]\s*,?\s*[\[(]\s*{_N}\s*,\s*{_N}\s*[\])]")
-_POINT = re.compile(rf"[\[(]\s*{_N}\s*,\s*{_N}\s*[\])]")
-_NUMBER = re.compile(_N)
+def read_reply(text: str, grid: int = 1000) -> GroundingReply | None:
+    """The eval's reading of a reply: venuskit.actions' one grounding reader, lenient (module docstring)."""
+    return parse_grounding(text, strict=False, grid=grid)
 
 
-@dataclass(frozen=True)
-class Prediction:
-    """A parsed reply: a point in [0,1]² (None when refused or unreadable), whether it refused, and which rule."""
-
-    point: tuple[float, float] | None
-    refused: bool
-    kind: str  # box | two_points | point | scrape_point | scrape_box | none
-
-
-def parse_prediction(text: str, grid: int = 1000) -> Prediction:
-    """Read a grounding reply with the UI-Venus-2 precedence (module docstring)."""
-    body = text.rsplit("</think>", 1)[-1] if "</think>" in text else text
-    for kind, pattern in (("box", _BOX4), ("two_points", _TWO_POINTS), ("point", _POINT)):
-        m = pattern.search(body)
-        if m:
-            return _from_numbers([float(v) for v in m.groups()], kind, grid)
-    numbers = [float(v) for v in _NUMBER.findall(body)]
-    if len(numbers) == 2:
-        return _from_numbers(numbers, "scrape_point", grid)
-    if len(numbers) >= 4:
-        return _from_numbers(numbers[:4], "scrape_box", grid)
-    return Prediction(None, False, "none")
-
-
-def _from_numbers(v: list[float], kind: str, grid: int) -> Prediction:
-    if v[0] == -1 and v[1] == -1:
-        return Prediction(None, True, kind)
-    x, y = (v[0], v[1]) if len(v) == 2 else ((v[0] + v[2]) / 2, (v[1] + v[3]) / 2)
-    return Prediction((from_grid(x, grid), from_grid(y, grid)), False, kind)  # type: ignore[arg-type]
-
-
-def score(item: GroundingItem, pred: Prediction) -> str:
+def score(item: GroundingItem, pred: GroundingReply | None) -> str:
     """correct | wrong | wrong_format, by the ScreenSpot-Pro rule (normalised point in normalised box)."""
-    if item.bbox is None:
-        return "correct" if pred.refused else ("wrong_format" if pred.kind == "none" else "wrong")
-    if pred.refused:
-        return "wrong"
-    if pred.point is None:
+    if pred is None:
         return "wrong_format"
+    if item.bbox is None:
+        return "correct" if pred.refused else "wrong"
+    if pred.refused or pred.point is None:
+        return "wrong"
     size = item.img_size or image_size(item.img_path)
     x1, y1, x2, y2 = normalise_box(item.bbox, size)
-    px, py = pred.point
-    return "correct" if x1 <= px <= x2 and y1 <= py <= y2 else "wrong"
+    return "correct" if x1 <= pred.point.x <= x2 and y1 <= pred.point.y <= y2 else "wrong"
 
 
 # ---- metrics -------------------------------------------------------------------------------------
@@ -356,16 +322,17 @@ def evaluate_item(backend: OpenAIBackend, item: GroundingItem, grid: int = 1000)
     if not Path(item.img_path).is_file():
         raise EvalError(f"The image {item.img_path} of sample {item.key} does not exist.")
     completion = backend.complete(grounding_messages(item.instruction, _png(item.img_path)))
-    pred = parse_prediction(completion.text, grid)
+    pred = read_reply(completion.text, grid)
     size = item.img_size or image_size(item.img_path)
-    pixel = None if pred.point is None else [pred.point[0] * size[0], pred.point[1] * size[1]]
+    point = pred.point if pred is not None else None
+    pixel = None if point is None else [point.x * size[0], point.y * size[1]]
     record = asdict(item)
     record.update(
         prompt_to_evaluate=item.instruction,
         img_size=list(size),
         bbox=list(item.bbox) if item.bbox else None,
-        pred=[-1, -1] if pred.refused else pixel,
-        parse=pred.kind,
+        pred=[-1, -1] if pred is not None and pred.refused else pixel,
+        parse=pred.kind if pred is not None else "none",
         raw_response=completion.text,
         correctness=score(item, pred),
     )

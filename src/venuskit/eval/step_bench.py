@@ -43,25 +43,25 @@ from typing import Any
 from venuskit.actions.coords import point_from_pixels
 from venuskit.actions.surfaces import check_surface
 from venuskit.actions.types import (
+    CLICK_TYPES,
     Action,
     ActionError,
     Click,
-    DoubleClick,
     Finished,
     LaunchApp,
-    LongPress,
     Point,
     PressRecent,
     TripleClick,
     Type,
 )
+from venuskit.eval import metrics as M
 from venuskit.eval.verify_bench import load_index
 from venuskit.record.episode import Episode, Step
 
 RIGHT_KINDS = ("oracle", "partial")
 WRONG_KINDS = ("wrong_item", "wrong_target")  # set episodes whose divergent action is a wrong_item fault
 RIGHT = "right"
-_CLICKS = (Click, DoubleClick, TripleClick, LongPress)
+_CLICKS = CLICK_TYPES
 # A blank box spans this share of the screen (width, height): wider than a sidebar, so that its centre is far
 # from any label whose invisible link padding could reach it.
 _BLANK = (0.25, 0.12)
@@ -251,15 +251,9 @@ def episode_proposals(episode: Episode, pngs: Sequence[bytes | None], *, partial
     return out
 
 
-# ---- metrics (pure) ------------------------------------------------------------------------------
+# ---- metrics (pure; the arithmetic is venuskit.eval.metrics) -----------------------------------------
 
-
-def _div(num: float, den: float) -> float:
-    return num / den if den else 0.0
-
-
-def _num(x: float) -> float:
-    return round(float(x), 4)
+_div, _num = M.div, M.rounded
 
 
 def score_steps(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -279,13 +273,15 @@ def score_steps(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for k in by_kind.values():
         k["rate"], k["labels"] = _num(_div(k["caught"], k["n"])), dict(k["labels"])
     rates = [k["rate"] for k in by_kind.values() if k["n"]]  # macro: the mean over kinds that occurred
-    precision, recall = _div(caught, caught + false_rej), _div(caught, len(faults))
+    scores = M.prf(tp=caught, fp=false_rej, fn=len(faults) - caught)  # positive: "reject"
     return {"n_right_steps": len(right), "n_faults": len(faults), "false_rejections": false_rej,
             "false_rejection_rate": _num(_div(false_rej, len(right))), "caught": caught,
-            "catch_rate": _num(recall),
+            "catch_rate": _num(scores["recall"]),
             "catch_rate_macro": _num(statistics.fmean(rates) if rates else 0.0),
-            "catch_by_kind": by_kind, "precision": _num(precision), "recall": _num(recall),
-            "f1": _num(_div(2 * precision * recall, precision + recall)),
+            "catch_by_kind": by_kind, "precision": _num(scores["precision"]), "recall": _num(scores["recall"]),
+            "f1": _num(scores["f1"]),
+            "ci95": {"precision": [_num(x) for x in M.wilson(caught, caught + false_rej)],
+                     "recall": [_num(x) for x in M.wilson(caught, len(faults))]},
             "labels_right": dict(Counter(r["label"] for r in right)),
             "rejected_by": dict(Counter(r["checked_by"] for r in rows if not r["ok"])),
             "cost": step_cost(rows)}  # fmt: skip

@@ -97,6 +97,7 @@ def run_world_task(
     on_step: Callable[[Any], None] | None = None,
     call_user: Callable[[str], str | None] | None = None,
     step_check: Callable[[Any], Any] | None = None,
+    safety_gate: Callable[[Any], Any] | None = None,
 ) -> WorldRun:
     """Run one world task in real Chromium and store the contract verdict in the recorded episode
     (manifest `verdicts.contract`).
@@ -106,7 +107,8 @@ def run_world_task(
     `env`: a browser env to reuse (left open); else one is made from `browser` (a BrowserConfig) or the
     surface's preset, and closed at the end. `on_step` runs after the task's own interrupt hook (e.g. a
     progress display); `call_user` answers CallUser;
-    `step_check` checks each proposal before it runs (e.g. a venuskit.verify StepVerifier)."""
+    `step_check` checks each proposal before it runs (e.g. a venuskit.verify StepVerifier); `safety_gate` classifies
+    it before it executes (a venuskit.agent.safety SafetyGate)."""
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
     from venuskit.record.store import EpisodeWriter
@@ -131,7 +133,8 @@ def run_world_task(
         job = AgentJob(goal=wt.inst.goal, surface=surface, out=Path(out),
                        run=RunConfig(max_steps=max_steps or wt.inst.spec.max_steps))  # fmt: skip
         hooks = [h for h in (wt.on_step, on_step) if h is not None]
-        extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check)) if v is not None}
+        extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check), ("safety_gate", safety_gate))
+                 if v is not None}  # fmt: skip
         episode, folder = run_episode(env, policy, job, wt.env_task(), on_step=lambda s: [h(s) for h in hooks],
                                       **extra)  # fmt: skip
         verdict = wt.verdict(episode.outcome.reason, episode.outcome.answer)

@@ -18,10 +18,22 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
+from venuskit.infra.http import (
+    HTTPError,
+    Limits,
+    LoopbackServer,
+    Request,
+    Response,
+    Service,
+    json_response,
+    parse_json,
+)
+
 STANDIN_MODEL = "standin"
+# Chat requests carry base64 screenshots (a few MB with history); a slow scripted reply is the handler's own wait.
+LIMITS = Limits(max_body=64 << 20, max_json_depth=32, read_timeout_s=30.0)
 
 
 @dataclass(frozen=True)
@@ -79,7 +91,7 @@ def as_reply(item: ReplyLike) -> Reply:
     raise TypeError(f"A stand-in script item must be a Reply, str or dict, got {type(item).__name__}.")
 
 
-class StandinServer:
+class StandinServer(Service):
     """A scripted loopback chat-completions server (a stand-in, not a model). Use it as a context manager."""
 
     def __init__(self, script: Script, *, model_name: str = STANDIN_MODEL) -> None:
@@ -90,14 +102,14 @@ class StandinServer:
         self._served = 0
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._http = LoopbackServer(self._app, name="standin-server", limits=LIMITS, error_page=_error_reply,
+                                    server_header="venuskit-standin")  # fmt: skip
 
     @property
     def port(self) -> int:
-        if self._httpd is None:
+        if not self._http.running:
             raise RuntimeError("The stand-in server is not running; use it inside `with StandinServer(...)`.")
-        return self._httpd.server_address[1]
+        return self._http.port
 
     @property
     def base_url(self) -> str:
@@ -106,28 +118,13 @@ class StandinServer:
     def chat_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
-    def start(self) -> StandinServer:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, args=(0.05,), name="standin-server", daemon=True
-        )
-        self._thread.start()
-        return self
+    def start(self) -> Self:
+        self._closing.clear()
+        return super().start()
 
     def stop(self) -> None:
         self._closing.set()  # wakes handlers sleeping on a scripted delay
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().stop()
 
     def _record(self, request: RecordedRequest) -> int:
         with self._lock:
@@ -149,78 +146,48 @@ class StandinServer:
             )
         return as_reply(self._script[index])
 
-    def _wait(self, seconds: float) -> None:
-        self._closing.wait(seconds)
+    # -- HTTP --
 
+    def _app(self, req: Request) -> Response:
+        target = req.path + (f"?{req.query_string}" if req.query_string else "")
+        body = _json_or_none(req.body) if req.method == "POST" else None
+        self._record(RecordedRequest(req.method, target, dict(req.headers), body))
+        route = req.path.rstrip("/")
+        if req.method == "GET" and route == "/v1/models":
+            card = {"id": self.model_name, "object": "model", "created": 0, "owned_by": "venuskit-standin"}
+            return json_response({"object": "list", "data": [card]})
+        if req.method == "GET" and req.path == "/health":
+            return json_response({})
+        if req.method != "POST" or route != "/v1/chat/completions":
+            raise HTTPError(404, f"The stand-in server has no route {req.method} {target}.")
+        if not isinstance(body, dict) or "messages" not in body:
+            raise HTTPError(400, "The request body must be a JSON object with a 'messages' list.")
+        if body.get("stream"):
+            raise HTTPError(400, "The stand-in server does not stream; send stream=false.")
+        return self._answer(body)
 
-def _handler_for(server: StandinServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(_Handler):
-        standin = server
-
-    return Handler
-
-
-class _Handler(BaseHTTPRequestHandler):
-    standin: StandinServer
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body are two writes: without this the body waits 40 ms
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-        pass
-
-    def do_GET(self) -> None:
-        self.standin._record(RecordedRequest("GET", self.path, _lower(self.headers), None))
-        if self.path.rstrip("/") == "/v1/models":
-            card = {"id": self.standin.model_name, "object": "model", "created": 0, "owned_by": "venuskit-standin"}
-            self._send(200, {"object": "list", "data": [card]})
-        elif self.path == "/health":
-            self._send(200, {})
-        else:
-            self._send(404, _error_body(f"The stand-in server has no route GET {self.path}.", 404))
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length", "0"))
-        try:
-            body = json.loads(self.rfile.read(length) or b"null")
-        except json.JSONDecodeError:
-            body = None
-        self.standin._record(RecordedRequest("POST", self.path, _lower(self.headers), body))
-        if self.path.rstrip("/") != "/v1/chat/completions":
-            self._send(404, _error_body(f"The stand-in server has no route POST {self.path}.", 404))
-        elif not isinstance(body, dict) or "messages" not in body:
-            self._send(400, _error_body("The request body must be a JSON object with a 'messages' list.", 400))
-        elif body.get("stream"):
-            self._send(400, _error_body("The stand-in server does not stream; send stream=false.", 400))
-        else:
-            self._answer(body)
-
-    def _answer(self, body: dict[str, Any]) -> None:
-        reply = self.standin._next_reply(body)
+    def _answer(self, body: dict[str, Any]) -> Response:
+        reply = self._next_reply(body)
         if reply.delay_s:
-            self.standin._wait(reply.delay_s)
+            self._closing.wait(reply.delay_s)
+        headers = list(reply.headers.items())
         if reply.body is not None:
-            self._send(reply.status, reply.body, reply.headers)
-        elif reply.status != 200:
-            self._send(reply.status, _error_body(reply.error_message, reply.status), reply.headers)
-        else:
-            self._send(200, _completion_body(self.standin.model_name, body, reply), reply.headers)
-
-    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout); nothing to tell it
-            pass
+            return json_response(reply.body, reply.status, headers)
+        if reply.status != 200:
+            return json_response(_error_body(reply.error_message, reply.status), reply.status, headers)
+        return json_response(_completion_body(self.model_name, body, reply), 200, headers)
 
 
-def _lower(headers: Any) -> dict[str, str]:
-    return {name.lower(): value for name, value in headers.items()}
+def _json_or_none(raw: bytes) -> Any:
+    """The body as JSON (within the server's limits), or None: a broken body is recorded, then refused."""
+    try:
+        return parse_json(raw or b"null", max_bytes=LIMITS.max_body, max_depth=LIMITS.max_json_depth)
+    except HTTPError:
+        return None
+
+
+def _error_reply(status: int, message: str) -> Response:
+    return json_response(_error_body(message, status), status)
 
 
 def _error_body(message: str, status: int) -> dict[str, Any]:

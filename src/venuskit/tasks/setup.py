@@ -57,10 +57,20 @@ def doc_body(spec: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     if "receipt" in spec:
         return "pdf", {"pages": receipt_pages(spec["receipt"]), "style": "receipt"}
     if kind == "pdf":
-        return "pdf", {"pages": spec.get("pages", [[{"p": spec.get("text", "")}]]), "style": "doc"}
+        pages = spec.get("pages", [[{"p": spec.get("text", "")}]])
+        return "pdf", {"pages": [[_picture(b) for b in page] for page in pages], "style": "doc"}
     if kind == "sheet":
         return "sheet", {"cells": spec.get("cells", [])}
     return "doc", {"text": spec.get("text", "")}
+
+
+def _picture(block: dict[str, Any]) -> dict[str, Any]:
+    """A page block `{img_text = "..."}` becomes a picture of that text (the words exist only as pixels)."""
+    if "img_text" not in block:
+        return block
+    from venuskit.world.images import text_png_b64
+
+    return {"img": text_png_b64(str(block["img_text"]))}
 
 
 def _add_doc(state: EpisodeState, spec: dict[str, Any]) -> tuple[int, int]:
@@ -257,3 +267,27 @@ OPS.update({
 })  # fmt: skip
 _APPLY.update({"product": _product, "order": _order, "cart": _cart, "group": _group, "post": _post,
                "comment": _comment})  # fmt: skip
+
+
+# ---- reviews and notifications ----
+# A product review (on the product's page) and a notification (on the launcher); tasks plant content in them.
+
+
+def _review(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    return state.insert("product_reviews", product_id=_product_id(state, op["product"]),
+                        author=op.get("author", "Verified buyer"), rating=int(op.get("rating", 5)),
+                        title=op.get("title", ""), body=op.get("body", ""),
+                        created=_stamp(state, {"minutes_ago": 600, **op}, live))  # fmt: skip
+
+
+def _notification(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    return state.insert("notifications", app=op.get("app", "settings"), title=op["title"], body=op.get("body", ""),
+                        created=_stamp(state, {"minutes_ago": 15, **op}, live),
+                        unread=int(op.get("unread", True)))  # fmt: skip
+
+
+OPS.update({
+    "review": frozenset({"product", "author", "rating", "title", "body", "days_ago", "minutes_ago"}),
+    "notification": frozenset({"app", "title", "body", "unread", "days_ago", "minutes_ago"}),
+})  # fmt: skip
+_APPLY.update({"review": _review, "notification": _notification})

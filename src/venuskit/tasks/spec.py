@@ -315,9 +315,47 @@ def bundled() -> dict[str, TaskSpec]:
     return load_catalog()
 
 
+# Task files registered at run time (e.g. synthesised tasks: `venus tasks synth --out FILE`), by id. Every
+# harness that resolves ids through `get_task` (world runs, suites, the verifier bench) then sees them too.
+_REGISTERED: dict[str, TaskSpec] = {}
+
+
+def parse_task(raw: dict[str, Any], source: str = "<memory>") -> TaskSpec:
+    """One `[[task]]` table, validated exactly as a task file's (raises TaskFileError)."""
+    return _task(raw, _Where(source, str(raw.get("id", "?"))))
+
+
+def register(specs: list[TaskSpec] | tuple[TaskSpec, ...]) -> None:
+    """Make tasks resolvable by id next to the bundled catalog. An id of the bundled catalog cannot be taken;
+    registering an id again replaces the earlier spec."""
+    for spec in specs:
+        if spec.id in bundled():
+            raise TaskFileError(f"{spec.source}: task {spec.id!r}: field 'id': already a bundled task")
+    _REGISTERED.update({s.id: s for s in specs})
+
+
+def register_file(path: Path | str) -> list[TaskSpec]:
+    """Load a task file and register its tasks (`venus run --world ID --tasks FILE`)."""
+    specs = load_file(path)
+    register(specs)
+    return specs
+
+
+def unregister(task_ids: list[str] | tuple[str, ...] | set[str]) -> None:
+    for tid in task_ids:
+        _REGISTERED.pop(tid, None)
+
+
+def registered() -> dict[str, TaskSpec]:
+    return dict(_REGISTERED)
+
+
 def get_task(task_id: str) -> TaskSpec:
     tasks = bundled()
+    if task_id not in tasks and task_id in _REGISTERED:
+        return _REGISTERED[task_id]
     if task_id not in tasks:
         close = [t for t in tasks if task_id.split(".")[0] in t][:5]
-        raise KeyError(f"No world task {task_id!r}." + (f" Similar: {', '.join(close)}." if close else ""))
+        hint = " Synthesised tasks need their file: pass --tasks FILE." if task_id.startswith("synth.") else ""
+        raise KeyError(f"No world task {task_id!r}." + (f" Similar: {', '.join(close)}." if close else "") + hint)
     return tasks[task_id]

@@ -64,16 +64,24 @@ def in_range(seed: int, rng: SeedRange) -> bool:
 
 
 def world_split(task_id: str) -> Split:
-    return "heldout" if task_id in load().world_heldout else "train"
+    """A hand-written template's split from the list; a registered synthesised task's from its `split:` tag
+    (held out when any capability it composes comes from a held-out template; venuskit.tasks.synth.build)."""
+    if task_id in load().world_heldout:
+        return "heldout"
+    from venuskit.tasks.spec import registered
+
+    spec = registered().get(task_id)
+    return "heldout" if spec is not None and "split:heldout" in spec.tags else "train"
 
 
 def world_templates(split: Split | Literal["all"] = "all", category: str | None = None) -> list[str]:
-    """Bundled world template ids of a split (and category), sorted."""
-    from venuskit.tasks.spec import bundled
+    """World template ids of a split (and category), sorted: the bundled ones and any registered task files'
+    (e.g. synthesised tasks, `venuskit.tasks.spec.register_file`)."""
+    from venuskit.tasks.spec import bundled, registered
 
     return sorted(
         t.id
-        for t in bundled().values()
+        for t in {**bundled(), **registered()}.values()
         if (split == "all" or world_split(t.id) == split) and (category is None or t.category == category)
     )
 

@@ -214,7 +214,7 @@ def _row_problem(row: dict[str, Any], kind: str) -> str | None:
         return "missing_image"
     if row.get("surface") == "grounding":
         answer = completion_text(row.get("completion")) if kind == "sft" else None
-        bad = not row.get("gt_boxes") or (answer is not None and parse_grounding(answer) is None)
+        bad = not row.get("gt_boxes") or (answer is not None and parse_grounding(answer, strict=True) is None)
         return "unparsable_gt_action" if bad else None
     if kind == "sft" and parse_reply(completion_text(row.get("completion")), row["surface"]) is None:
         return "unparsable_gt_action"

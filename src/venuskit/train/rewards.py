@@ -24,23 +24,26 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from venuskit.actions.coords import from_grid
 from venuskit.actions.grammar import ActionParseError, Response, parse_response
-from venuskit.actions.types import Action, ActionError, Point, action_from_dict
+from venuskit.actions.grounding import parse_grounding
+from venuskit.actions.types import (
+    KEY_ACTIONS,
+    POINTER_ACTIONS,
+    TEXT_ACTIONS,
+    Action,
+    ActionError,
+    Point,
+    action_from_dict,
+)
 
 Box = tuple[float, float, float, float]
 Verdict = Literal["correct", "params_wrong", "type_wrong"]
 RewardFunc = Callable[..., list["float | None"]]
 
-POINTER_ACTIONS = frozenset(
-    ["Click", "DoubleClick", "TripleClick", "RightClick", "MiddleClick", "LongPress", "Hover", "MouseDown", "MouseUp"]
-)
-TEXT_ACTIONS = frozenset(["Type", "Finished", "CallUser", "Answer", "TakeNote", "LaunchApp"])
-KEY_ACTIONS = frozenset(["Hotkey", "KeyDown", "KeyUp"])
 _KEY_ALIASES = {
     "control": "ctrl",
     "command": "cmd",
@@ -298,6 +301,20 @@ def _surfaces(surface: Any, n: int) -> list[str]:
     return [surface] * n if isinstance(surface, str) else list(surface)
 
 
+def _column(value: Any, n: int) -> list[Any]:
+    """A dataset column as TRL passes it (one value per completion), or one value meant for every completion."""
+    return value if isinstance(value, list) else [value] * n
+
+
+def _nav_rows(
+    completions: list[Any], gt_actions: Any, gt_boxes: Any, surface: Any
+) -> Iterator[tuple[str, list[Action] | None, Any, str]]:
+    """Per completion: (reply text, its gt actions or None, its raw gt boxes, its surface)."""
+    n = len(completions)
+    yield from zip(map(completion_text, completions), map(gt_actions_of, _column(gt_actions, n)),
+                   _column(gt_boxes, n), _surfaces(surface, n), strict=True)  # fmt: skip
+
+
 def format_reward(
     completions: list[Any], surface: Any = None, opts: RewardOptions = DEFAULT_OPTIONS, **_: Any
 ) -> list[float | None]:
@@ -315,11 +332,7 @@ def action_type_reward(
 ) -> list[float | None]:
     """R_type = 1[the predicted action types equal the gt types, in order] (None when the row has no gt)."""
     out: list[float | None] = []
-    gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * len(completions)
-    for text, gt_raw, surf in zip(
-        map(completion_text, completions), gts, _surfaces(surface, len(completions)), strict=True
-    ):
-        gt = gt_actions_of(gt_raw)
+    for text, gt, _, surf in _nav_rows(completions, gt_actions, None, surface):
         if gt is None:
             out.append(None)
             continue
@@ -339,13 +352,7 @@ def action_param_reward(
     """R_type·R_param: the parameter score (see `param_score`) only when every type is right, else 0.
     Several actions (a CAPTCHA answer) score the mean of their parameter scores."""
     out: list[float | None] = []
-    n = len(completions)
-    gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * n
-    boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * n
-    for text, gt_raw, box_raw, surf in zip(
-        map(completion_text, completions), gts, boxes_col, _surfaces(surface, n), strict=True
-    ):
-        gt = gt_actions_of(gt_raw)
+    for text, gt, box_raw, surf in _nav_rows(completions, gt_actions, gt_boxes, surface):
         if gt is None:
             out.append(None)
             continue
@@ -370,13 +377,7 @@ def captcha_reward(
     """CAPTCHA answers are one comma-separated action sequence. fraction: Σ_i 1[a_i right] / max(|pred|, |gt|);
     all: 1 iff every action is right and the lengths match. Unparsable → 0."""
     out: list[float | None] = []
-    n = len(completions)
-    gts = gt_actions if isinstance(gt_actions, list) else [gt_actions] * n
-    boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * n
-    for text, gt_raw, box_raw, surf in zip(
-        map(completion_text, completions), gts, boxes_col, _surfaces(surface, n), strict=True
-    ):
-        gt = gt_actions_of(gt_raw)
+    for text, gt, box_raw, surf in _nav_rows(completions, gt_actions, gt_boxes, surface):
         if gt is None:
             out.append(None)
             continue
@@ -386,42 +387,7 @@ def captcha_reward(
     return out
 
 
-# ---- grounding (no-think): "[x,y]" or "[x1,y1,x2,y2]" on the 0-1000 grid ---------------------------
-
-_NUM = r"\s*(-?\d+(?:\.\d+)?)\s*"
-_BOX4 = re.compile(rf"^\[{_NUM},{_NUM},{_NUM},{_NUM}\]$")
-_BOX2x2 = re.compile(rf"^\[{_NUM},{_NUM}\]\s*,\s*\[{_NUM},{_NUM}\]$")
-_POINT = re.compile(rf"^\[{_NUM},{_NUM}\]$")
-
-
-@dataclass(frozen=True)
-class GroundingAnswer:
-    point: Point | None  # None with refused=True for "[-1,-1]"
-    box: Box | None = None  # set when the model predicted a box
-    refused: bool = False
-
-
-def parse_grounding(text: str) -> GroundingAnswer | None:
-    """A UI-Venus grounding reply (reference/ui-venus.md §2.5), or None when it is not exactly one point or box.
-    A box counts through its centre; [-1,-1] is a refusal. Grid values are 0..1000 (divided by 1000)."""
-    s = text.strip()
-    for pattern in (_BOX4, _BOX2x2, _POINT):
-        m = pattern.match(s)
-        if m:
-            return _grounding_from(tuple(float(v) for v in m.groups()))
-    return None
-
-
-def _grounding_from(v: tuple[float, ...]) -> GroundingAnswer | None:
-    if all(x == -1 for x in v):
-        return GroundingAnswer(point=None, refused=True)
-    if min(v) < 0 or max(v) > 1000:
-        return None
-    if len(v) == 2:
-        return GroundingAnswer(point=Point(from_grid(v[0], 1000), from_grid(v[1], 1000)))
-    box = _as_box([from_grid(x, 1000) for x in v])
-    assert box is not None
-    return GroundingAnswer(point=Point((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), box=box)
+# ---- grounding (no-think): "[x,y]" or "[x1,y1,x2,y2]" on the 0-1000 grid, read by actions.parse_grounding --
 
 
 def _gt_box(value: Any) -> tuple[bool, Box | None]:
@@ -438,10 +404,10 @@ def grounding_reward(completions: list[Any], gt_boxes: Any = None, **_: Any) -> 
     """R = 1[predicted point (or box centre) ∈ gt box]; on a negative sample (gt box all −1) R = 1[refused].
     No ground truth → None. The reply must be exactly the point/box (no-think mode), anything else scores 0."""
     out: list[float | None] = []
-    boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * len(completions)
+    boxes_col = _column(gt_boxes, len(completions))
     for text, raw in zip(map(completion_text, completions), boxes_col, strict=True):
         has_gt, box = _gt_box(raw)
-        ans = parse_grounding(text)
+        ans = parse_grounding(text, strict=True)
         if not has_gt:
             out.append(None)
         elif ans is None:
@@ -473,10 +439,10 @@ def gui_g1_reward(completions: list[Any], gt_boxes: Any = None, **_: Any) -> lis
     rewards shrinking boxes and IoU alone rewards growing them; the size term pins the box to the target.
     A point answer gets only the hit term; no ground truth or a negative sample → None."""
     out: list[float | None] = []
-    boxes_col = gt_boxes if isinstance(gt_boxes, list) else [gt_boxes] * len(completions)
+    boxes_col = _column(gt_boxes, len(completions))
     for text, raw in zip(map(completion_text, completions), boxes_col, strict=True):
         _, gt = _gt_box(raw)
-        ans = parse_grounding(text)
+        ans = parse_grounding(text, strict=True)
         if gt is None:
             out.append(None)
         elif ans is None or ans.point is None:
@@ -490,7 +456,7 @@ def gui_g1_reward(completions: list[Any], gt_boxes: Any = None, **_: Any) -> lis
 
 def grounding_format_reward(completions: list[Any], **_: Any) -> list[float | None]:
     """1 when the reply is exactly one point or box in the grounding format (no think, no prose), else 0."""
-    return [float(parse_grounding(completion_text(c)) is not None) for c in completions]
+    return [float(parse_grounding(completion_text(c), strict=True) is not None) for c in completions]
 
 
 # ---- reward sets per domain -----------------------------------------------------------------------

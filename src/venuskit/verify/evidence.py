@@ -10,9 +10,10 @@ screenshots (a claim to check, never evidence).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from venuskit.actions.types import (
+    CLICK_ACTIONS,
     Action,
     Answer,
     CallUser,
@@ -36,8 +37,14 @@ from venuskit.verify import text as T
 from venuskit.verify.images import changed_fraction
 
 _UNCHANGED = 0.001  # share of changed pixels below which two screenshots count as the same screen
+EVIDENCE_MODES = ("generic", "world")
+# Query parameters through which a server reports the outcome of the request that redirected here (a flash,
+# a status, an error). Under generic evidence they are dropped: many sites set none, and the bundled world's
+# handlers set them next to the very rows its contracts read, so reading them is reading the label.
+OUTCOME_PARAMS = frozenset({"flash", "msg", "message", "notice", "alert", "toast", "status", "success", "error",
+                            "err", "result", "done", "saved", "sent", "notification"})  # fmt: skip
 _DONE_WORDS = ("success", "confirm", "submitted", "sent", "saved", "deleted", "done", "complete", "thank")
-_POINTER = ("Click", "DoubleClick", "TripleClick", "LongPress", "RightClick")
+_POINTER = CLICK_ACTIONS
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class Evidence:
     act: Action | None = None  # the parsed action, for rules (Finished/CallUser content is not read by judges)
     echo: tuple[str, ...] = ()  # texts the agent typed on this page before this screenshot (may show in fields)
     note: str = ""  # why this step was picked as evidence
+    target: str | None = None  # the text OCR reads under the step's click or tap (what was clicked), if any
 
     def header(self) -> str:
         """One line for a prompt: step number, page and action."""
@@ -95,13 +103,28 @@ class Window:
     before: tuple[Evidence, ...] = ()  # every step before the window (rules that need "was it there before?")
 
 
-def describe_action(action: Action | None, *, answer: str | None = None) -> str:
+def public_url(url: str | None, evidence: str = "generic") -> str | None:
+    """The URL as a verifier may read it: under "generic" evidence without the outcome parameters
+    (`OUTCOME_PARAMS`) a server set on a redirect; under "world" as recorded."""
+    if evidence not in EVIDENCE_MODES:
+        raise ValueError(f"Unknown evidence mode {evidence!r}; use one of {', '.join(EVIDENCE_MODES)}.")
+    if not url or evidence == "world":
+        return url
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.casefold() not in OUTCOME_PARAMS]
+    return urlunsplit(parts._replace(query=urlencode(kept)))
+
+
+def describe_action(action: Action | None, *, answer: str | None = None, target: str | None = None) -> str:
     """A factual description of `action` for a judge. Finished/Answer content is shown only when
-    `answer` is given (question tasks); CallUser and TakeNote content never."""
+    `answer` is given (question tasks); CallUser and TakeNote content never. `target`: the text under a
+    click, as OCR read it on the screenshot ("Click at the red dot (0.30, 0.79) on 'Send'")."""
     if action is None:
         return "no action (the reply could not be parsed)"
     if isinstance(action, Sequence):
-        return "; ".join(describe_action(a, answer=answer) for a in action.actions)
+        return "; ".join(describe_action(a, answer=answer, target=target) for a in action.actions)
     if isinstance(action, (Finished, Answer)):
         if answer is not None:
             return f"{action.name}: the agent told the user {answer!r} (a claim to check against the screenshots)"
@@ -110,7 +133,8 @@ def describe_action(action: Action | None, *, answer: str | None = None) -> str:
         return "CallUser (the agent handed over to the user; its message is withheld)"
     if isinstance(action, TakeNote):
         return "TakeNote (the agent's note is withheld)"
-    return _describe_plain(action)
+    text = _describe_plain(action)
+    return f"{text} on {target!r}" if target and getattr(action, "point", None) is not None else text
 
 
 def _describe_plain(action: Action) -> str:

@@ -13,8 +13,6 @@ Rule judges (`is_rule = True`) settle keypoints before any model's final judgmen
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import re
 import threading
@@ -25,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from venuskit.actions.prompts import fill, read_template
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, png_to_data_url
+from venuskit.verify import ocr
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence, Window
@@ -125,17 +124,27 @@ def parse_votes(judge: str, reply: str, keypoints: Keypoints, steps: set[int]) -
 # ---- the model judge --------------------------------------------------------------------------------
 
 
+def count_images(messages: list[dict[str, Any]]) -> int:
+    """Image parts in a chat request."""
+    return sum(1 for m in messages if isinstance(m.get("content"), list)
+               for part in m["content"] if isinstance(part, dict) and part.get("type") == "image_url")  # fmt: skip
+
+
 class VLMJudge:
-    """A multimodal model judge over an OpenAI-compatible endpoint. Thread-safe: windows run in parallel."""
+    """A multimodal model judge over an OpenAI-compatible endpoint. Thread-safe: windows run in parallel.
+    `lists_keypoints`: the model is asked to list a goal's keypoints (a judge trained only to decide them,
+    such as the nano judge, is not: the rule splitter lists them)."""
 
     is_rule = False
 
-    def __init__(self, backend: OpenAIBackend | ModelConfig, *, name: str = "vlm", timeout_s: float = 60.0) -> None:
+    def __init__(self, backend: OpenAIBackend | ModelConfig, *, name: str = "vlm", timeout_s: float = 60.0,
+                 lists_keypoints: bool = True) -> None:  # fmt: skip
         if isinstance(backend, ModelConfig):
             # One attempt per call: the verifier's timeout is a budget, and an abstention is recorded anyway.
             backend = OpenAIBackend(_with_timeout(backend, timeout_s))
         self.backend = backend
         self.name = name
+        self.lists_keypoints = lists_keypoints
         self.cost = Cost()
         self._lock = threading.Lock()
 
@@ -157,9 +166,11 @@ class VLMJudge:
         finally:
             with self._lock:
                 self.cost.calls += 1
+                self.cost.images += count_images(messages)
                 self.cost.seconds += time.perf_counter() - t0
         with self._lock:
             self.cost.tokens += completion.usage.prompt_tokens + completion.usage.completion_tokens
+            self.cost.prompt_tokens += completion.usage.prompt_tokens
         return completion.text
 
     def _votes(self, messages: list[dict[str, Any]], keypoints: Keypoints, steps: set[int]) -> list[Vote]:
@@ -174,32 +185,21 @@ class VLMJudge:
     def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
         if not keypoints:
             return []
-        intro = fill(load_template("window"), {
-            "goal": window.goal, "keypoints": numbered(keypoints), "first": str(window.steps[0].index),
-            "last": str(window.steps[-1].index), "total": str(window.facts.n_steps),
-        })  # fmt: skip
-        return self._votes(_messages(intro, window.steps), keypoints, {s.index for s in window.steps})
+        return self._votes(window_messages(window, keypoints), keypoints, {s.index for s in window.steps})
 
     def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints, history: str = "") -> list[Vote]:
         if not keypoints:
             return []
-        answer = any("the agent told the user" in e.action for e in evidence)
-        note = (
-            "The agent's final answer is quoted in its last step; check it against the screenshots." if answer else ""
-        )
-        intro = fill(load_template("final"), {
-            "goal": goal, "keypoints": numbered(keypoints), "total": str(_total(evidence)), "answer_note": note,
-            "history": history or "\n".join(e.header() for e in evidence),
-        })  # fmt: skip
-        return self._votes(_messages(intro, evidence), keypoints, {e.index for e in evidence})
+        return self._votes(final_messages(goal, evidence, keypoints, history), keypoints, {e.index for e in evidence})
 
     # -- other jobs for the same model --
 
     def extract_keypoints(self, goal: str) -> list[str] | None:
         """Keypoints of `goal` from the model (text only), or None when it fails or replies garbage."""
-        prompt = fill(load_template("keypoints"), {"goal": goal})
+        if not self.lists_keypoints:
+            return None
         try:
-            data = json_object(self.complete([{"role": "user", "content": prompt}]))
+            data = json_object(self.complete(keypoint_messages(goal)))
         except ModelError:
             return None
         items = data.get("keypoints") if isinstance(data, dict) else None
@@ -208,12 +208,8 @@ class VLMJudge:
 
     def judge_step(self, intro: str, images: list[tuple[str, bytes]]) -> tuple[str | None, str]:
         """(raw verdict word or None, reasoning or the error) for the step verifier."""
-        content: list[dict[str, Any]] = [{"type": "text", "text": intro}]
-        for caption, png in images:
-            content += [{"type": "text", "text": caption}, _image(png)]
-        messages = [{"role": "system", "content": load_template("step_system")}, {"role": "user", "content": content}]
         try:
-            reply = self.complete(messages)
+            reply = self.complete(step_messages(intro, images))
         except ModelError as exc:
             return None, f"judge error: {exc}"
         data = json_object(reply)
@@ -239,6 +235,39 @@ def _image(png: bytes) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": png_to_data_url(png)}}
 
 
+def window_messages(window: Window, keypoints: Keypoints) -> list[dict[str, Any]]:
+    """The request for one window check: the keypoints, then each step's description and annotated screenshot."""
+    intro = fill(load_template("window"), {
+        "goal": window.goal, "keypoints": numbered(keypoints), "first": str(window.steps[0].index),
+        "last": str(window.steps[-1].index), "total": str(window.facts.n_steps),
+    })  # fmt: skip
+    return _messages(intro, window.steps)
+
+
+def final_messages(goal: str, evidence: list[Evidence], keypoints: Keypoints,
+                   history: str = "") -> list[dict[str, Any]]:  # fmt: skip
+    """The request for a final judgment: the open keypoints, the whole action history, the selected steps."""
+    answer = any("the agent told the user" in e.action for e in evidence)
+    note = "The agent's final answer is quoted in its last step; check it against the screenshots." if answer else ""
+    intro = fill(load_template("final"), {
+        "goal": goal, "keypoints": numbered(keypoints), "total": str(_total(evidence)), "answer_note": note,
+        "history": history or "\n".join(e.header() for e in evidence),
+    })  # fmt: skip
+    return _messages(intro, evidence)
+
+
+def step_messages(intro: str, images: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    """The request for one step check: the step prompt, then each (caption, screenshot)."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": intro}]
+    for caption, png in images:
+        content += [{"type": "text", "text": caption}, _image(png)]
+    return [{"role": "system", "content": load_template("step_system")}, {"role": "user", "content": content}]
+
+
+def keypoint_messages(goal: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": fill(load_template("keypoints"), {"goal": goal})}]
+
+
 def _messages(intro: str, steps: Sequence[Evidence]) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = [{"type": "text", "text": intro}]
     for step in steps:
@@ -257,44 +286,18 @@ proper_names = T.proper_names  # kept importable from here
 
 
 class OcrJudge:
-    """OCR (rapidocr_onnxruntime, models inside the wheel) as a hard rule. Lazy: the engine starts on first
-    use; each screenshot is read once and cached (by content hash)."""
+    """OCR as a hard rule, through the verifier's one shared reader (`verify.ocr`: each screen read once)."""
 
     name = "ocr"
     is_rule = True
 
-    def __init__(self, min_score: float = 0.5, name: str = "ocr") -> None:
+    def __init__(self, name: str = "ocr") -> None:
         self.name = name
-        self.min_score = min_score
         self.cost = Cost()  # OCR calls no model; kept so every judge reports a cost
-        self._engine: Any = None
-        self._cache: dict[str, str] = {}
-        self._lock = threading.Lock()
 
     def read(self, png: bytes) -> str:
-        """All text OCR finds on the screenshot, one line per box."""
-        key = hashlib.sha1(png).hexdigest()
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = self._ocr(png)
-            return self._cache[key]
-
-    def _ocr(self, png: bytes) -> str:
-        if self._engine is None:
-            try:
-                from rapidocr_onnxruntime import RapidOCR
-            except ImportError as exc:
-                raise RuntimeError(
-                    "The OCR judge needs rapidocr_onnxruntime: pip install 'venuskit[verify]'."
-                ) from exc
-            self._engine = RapidOCR()
-        from PIL import Image
-
-        with Image.open(io.BytesIO(png)) as im:  # RapidOCR wants 3-channel images
-            buf = io.BytesIO()
-            im.convert("RGB").save(buf, format="PNG")
-        result, _ = self._engine(buf.getvalue())
-        return "\n".join(str(r[1]) for r in result or [] if float(r[2]) >= self.min_score)
+        """All text OCR finds on the screenshot, one line per text line."""
+        return ocr.text(png)
 
     def check_window(self, window: Window, keypoints: Keypoints) -> list[Vote]:
         """Trajectory rules (rules.py), voted once, on the window that holds the final step: they need the
@@ -306,9 +309,11 @@ class OcrJudge:
 
     def _rules(self, k: int, text: str, steps: list[Evidence]) -> Vote:
         read = self.read_step
-        found = R.first(text, [
+        found = R.settle(text, steps, [
             lambda: R.answered(text, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
+            lambda: R.one_click(text, steps), lambda: R.clicked_named(text, steps),
+            lambda: R.removed_row(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
         ])  # fmt: skip
         if found is not None:
@@ -319,6 +324,9 @@ class OcrJudge:
 
     def read_step(self, step: Evidence) -> str:
         return self.read(step.png) if step.png is not None else ""
+
+    def lines_step(self, step: Evidence) -> tuple:
+        return ocr.lines(step.png) if step.png is not None else ()
 
     def final(self, goal: str, evidence: list[Evidence], keypoints: Keypoints) -> list[Vote]:
         typed = [(e.index, a.content) for e in evidence for a in _kids(e.act) if a.name == "Type"]
@@ -395,10 +403,10 @@ class LogJudge:
     def _trajectory(self, vote: Vote, text: str, steps: list[Evidence]) -> Vote:
         if vote.status in ("satisfied", "contradicted"):
             return vote
-        found = R.first(text, [
+        found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.submitted(text, steps),
-            lambda: R.clicked_effect(text, steps),
-            lambda: R.never_shown(text, steps, None),
+            lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps),
+            lambda: R.clicked_named(text, steps), lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip
         return vote if found is None else Vote(self.name, vote.keypoint, *found)
 
@@ -424,10 +432,17 @@ class LogJudge:
         return Vote(self.name, k, "not_visible", None, "no step was on that URL")
 
     def _typed(self, k: int, wanted: list[str], steps: Sequence[Evidence]) -> Vote:
-        for step in steps:
-            contents = [a.content for a in _kids(step.act) if a.name == "Type"]
-            if step.error is None and any(all(T.contains(c, w) for w in wanted) for c in contents):
-                return Vote(self.name, k, "satisfied", step.index, f"typed {', '.join(map(repr, wanted))}")
+        """Each wanted text typed exactly (one Type action's whole text, case and all: a prefix or a look-alike
+        is not it); a typed text that is a near miss of a wanted one (a prefix, another case) contradicts."""
+        typed = [(step.index, a.content.strip()) for step in steps if step.error is None for a in _kids(step.act)
+                 if a.name == "Type"]  # fmt: skip
+        at = {w: max((i for i, c in typed if c == w.strip()), default=None) for w in wanted}
+        if all(s is not None for s in at.values()):
+            return Vote(self.name, k, "satisfied", max(at.values()), f"typed {', '.join(map(repr, wanted))} exactly")
+        for w, s in at.items():
+            near = [(i, c) for i, c in typed if s is None and c and _near_miss(c, w.strip())]
+            if near:
+                return Vote(self.name, k, "contradicted", near[-1][0], f"typed {near[-1][1]!r}, not {w!r}")
         return Vote(self.name, k, "not_visible", None, "that text was not typed in these steps")
 
     def _answered(self, k: int, window: Window) -> Vote:
@@ -435,6 +450,13 @@ class LogJudge:
         if facts.ended_with not in ("Finished", "Answer") or facts.answer is None:
             return Vote(self.name, k, "contradicted", final, "the agent ended without answering")
         return Vote(self.name, k, "not_visible", final, "an answer was given; its correctness needs a look")
+
+
+def _near_miss(typed: str, wanted: str) -> bool:
+    """A typed text that stands for the wanted one but is not it: a prefix, an extension, or the same letters in
+    another case."""
+    a, b = typed.casefold(), wanted.casefold()
+    return a != b and (b.startswith(a) or a.startswith(b)) or (a == b and typed != wanted)
 
 
 # ---- building judges from a spec --------------------------------------------------------------------
@@ -447,9 +469,11 @@ def make_judges(
     model_name: str | None = None,
     api_key: str | None = None,
     timeout_s: float = 60.0,
+    nano_url: str | None = None,
 ) -> list[Judge]:
-    """Judges from a spec like "ocr,log", "ocr,log,vlm" or "vlm*3" (three model judges that vote; they
-    sample at temperature 0.7 with different seeds, since three greedy copies would always agree)."""
+    """Judges from a spec like "ocr,log", "ocr,log,nano", "ocr,log,vlm" or "vlm*3" (three model judges that
+    vote; they sample at temperature 0.7 with different seeds, since three greedy copies would always agree).
+    "nano" is the trained judge over the wire: at `nano_url` (a `venus serve judge`), else served in-process."""
     judges: list[Judge] = []
     for item in (p.strip() for p in spec.split(",")):
         kind, _, times = item.partition("*")
@@ -460,11 +484,24 @@ def make_judges(
             judges += [LogJudge(name="log" if count == 1 else f"log{i + 1}") for i in range(count)]
         elif kind == "vlm":
             judges += _vlm_judges(count, model_url, model_name, api_key, timeout_s)
+        elif kind == "nano":
+            judges += [nano_judge(nano_url, timeout_s=timeout_s, name="nano" if count == 1 else f"nano{i + 1}")
+                       for i in range(count)]  # fmt: skip
         else:
-            raise ValueError(f"Unknown judge {item!r} in {spec!r}; use ocr, log and vlm, e.g. 'ocr,log,vlm*3'.")
+            raise ValueError(f"Unknown judge {item!r} in {spec!r}; use ocr, log, nano and vlm, e.g. 'ocr,log,nano'.")
     if not judges:
         raise ValueError(f"The judge spec {spec!r} names no judge; use e.g. 'ocr,log' or 'ocr,log,vlm'.")
     return judges
+
+
+def nano_judge(url: str | None = None, *, timeout_s: float = 60.0, name: str = "nano") -> VLMJudge:
+    """The trained nano judge as a VLMJudge: a client of its server (`url`, or one started in this process).
+    It decides keypoints; listing them is left to the rule splitter."""
+    from venuskit.models.judge import served_url
+
+    base = url or served_url()
+    return VLMJudge(ModelConfig(base_url=base, model="venus-judge", api_key="EMPTY", temperature=0.0,
+                                max_tokens=1024), name=name, timeout_s=timeout_s, lists_keypoints=False)  # fmt: skip
 
 
 def _count(item: str, times: str) -> int:

@@ -13,11 +13,17 @@ import re
 # Imperative verbs that start a new keypoint after "and" / ", then" (so "Add milk and eggs" stays one point).
 _VERB_TEXT = """
     accept add answer archive attach book buy call cancel change check choose click close confirm copy create
-    decline delete disable download edit email enable enter file fill filter find forward give go install invite
-    list make mark move navigate open order pay play post put rate read record remove rename reply report reset
-    restore save say schedule search select send set share show sign sort star start submit switch tell transfer
-    turn type unsubscribe update upload use visit write"""
+    decline delete disable download edit email enable enter file fill filter find forward give go hit install
+    invite list make mark move navigate open order pay play post press put rate read record remove rename reply
+    report reset restore save say schedule search select send set share show sign sort star start submit switch
+    tap tell transfer turn type unsubscribe update upload use visit write"""
 VERBS = frozenset(_VERB_TEXT.split())
+# Clauses that only say how to get somewhere ("Find", "Switch between the tabs to find", "Navigate through the
+# file tree") are no keypoint of their own when a clause follows: no trajectory shows "finding" as such, and
+# what was found shows in the clause that acts on it.
+_SEEKING = ("find", "locate", "look", "search", "navigate", "browse", "scroll", "switch")
+_POLITE = frozenset({"please", "don't", "do", "never", "always", "make", "keep", "leave", "then"})
+_TO_FIND = re.compile(r"\bto (?:find|locate|see)$", re.IGNORECASE)
 # superlative -> what the results must be sorted by
 SUPERLATIVES = {
     "cheapest": "price, lowest first",
@@ -42,7 +48,7 @@ SUPERLATIVES = {
 }
 _QUOTE_SPAN = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|「[^」]*」|(?<![\w])'[^']*'(?![\w])")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|(?<=[。！？])")
-_COORD = re.compile(r";\s+|,\s+then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
+_COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
 
 
 def _mask_quotes(text: str) -> tuple[str, list[str]]:
@@ -89,15 +95,51 @@ def sort_points(goal: str) -> list[str]:
     return points
 
 
+def means_only(clause: str) -> bool:
+    """A clause that only says how to get somewhere: a seeking verb alone ("Find"), one that ends "to find"
+    ("Switch between the tabs to find"), or moving around ("Navigate through the file tree")."""
+    words = clause.strip(" ,.").split()
+    if not words or words[0].casefold() not in _SEEKING:
+        return False
+    return len(words) == 1 or bool(_TO_FIND.search(clause.strip(" ,."))) or words[0].casefold() in _SEEKING[4:]
+
+
+def _outcomes(clauses: list[str]) -> list[str]:
+    """The clauses without the means-only ones that another clause follows."""
+    return [c for i, c in enumerate(clauses) if i == len(clauses) - 1 or not means_only(c)]
+
+
+def context_only(sentence: str) -> bool:
+    """A sentence that sets the scene and asks nothing ("HR emailed you about your move", "You deleted the
+    email X by mistake"): it starts with no imperative, holds no colon (after which a request may follow) and
+    no question. Applied to sentences that another sentence follows, and never to Chinese text."""
+    words = sentence.strip().split()
+    first = words[0].casefold().strip("\"'“,") if words else ""
+    if not first or not first[0].isascii() or not first[0].isalpha():
+        return False
+    return first not in VERBS | _POLITE and not re.search(r"[:：?？]", sentence)
+
+
 def split_goal(goal: str) -> list[str]:
     """Keypoints of `goal` by rule: one per sentence and per coordinated imperative, plus sort points."""
     masked, spans = _mask_quotes(" ".join(goal.split()))
     points: list[str] = []
-    for sentence in _SENTENCE_END.split(masked):
-        for clause in _clauses(sentence):
-            point = _tidy(_unmask(clause, spans))
-            if points and points[-1].startswith("Answer:") and point.casefold().startswith("answer with"):
-                points[-1] = f"{points[-1]} ({point[len('answer ') :]})"  # "How much ...? Answer with X" is one point
-            elif len(point) > 1 and point not in points:
-                points.append(point)
+    clauses: list[str] = []
+    context: list[str] = []  # scene-setting sentences: their names and values go with the next request
+    sentences = _SENTENCE_END.split(masked)
+    for i, sentence in enumerate(sentences):
+        if i < len(sentences) - 1 and context_only(sentence):
+            context.append(sentence.strip().rstrip("."))
+            continue
+        parts = _clauses(sentence)
+        if context and parts:
+            parts[0] = f"{parts[0].rstrip('.')} ({'; '.join(context)})"
+            context = []
+        clauses += parts
+    for clause in _outcomes(clauses):
+        point = _tidy(_unmask(clause, spans))
+        if points and points[-1].startswith("Answer:") and point.casefold().startswith("answer with"):
+            points[-1] = f"{points[-1]} ({point[len('answer ') :]})"  # "How much ...? Answer with X" is one point
+        elif len(point) > 1 and point not in points:
+            points.append(point)
     return points + [p for p in sort_points(goal) if p not in points]

@@ -41,17 +41,20 @@ class KeypointResult:
 
 @dataclass
 class Cost:
-    """Model calls and tokens spent, and wall-clock seconds of the whole verification."""
+    """Model calls, images sent and tokens spent (all tokens, and the prompt's alone, as the server counted
+    them), and wall-clock seconds of the whole verification."""
 
     calls: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    images: int = 0
+    prompt_tokens: int = 0
 
     def __add__(self, other: Cost) -> Cost:
-        return Cost(self.calls + other.calls, self.tokens + other.tokens, self.seconds + other.seconds)
+        return Cost(*(a + b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
 
     def __sub__(self, other: Cost) -> Cost:
-        return Cost(self.calls - other.calls, self.tokens - other.tokens, self.seconds - other.seconds)
+        return Cost(*(a - b for a, b in zip(dataclasses.astuple(self), dataclasses.astuple(other), strict=True)))
 
 
 @dataclass

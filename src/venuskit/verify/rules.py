@@ -16,7 +16,16 @@ knows an app. Indices: `steps[i]` is the screen *before* action i, so what actio
 - `answered`: a keypoint about the final answer ("The answer gives 312.80"): the answer must give the value
   the keypoint names, and its key values (amounts, dates, codes, names) must have been on a screen the agent
   saw (OCR), or in a page's title or URL; a value no screen ever showed is a hallucination (contradicted).
+- `clicked_named`: "Click the "OK" button", "Select HF2", "Press Submit": a click landed on that text (the text
+  under the click, read by OCR into `Evidence.target`), the whole text, not a part of it.
+- `one_click`: "Star the email "X"": on a page about X, a click on the label the keypoint's verb names ("Star").
+- `undone`: a keypoint satisfied at some step and later taken back: a click on "Delete", "Unstar", "Leave"... on
+  a page about it (contradicted at that click).
 - `side_effects`: deletions the goal does not ask for (LogFacts; they block `completed`).
+
+Under generic evidence (`SGVConfig.evidence`) URLs carry no server outcome parameters, so a submit is a click
+on a submit-like label (Send, Save, Submit...) that changed the page; under world evidence the URL's
+done-flags count too.
 
 Rules return `(status, step, reason)` or None when they do not apply; judges turn that into votes.
 """
@@ -28,14 +37,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
+from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
-from venuskit.verify.images import changed_fraction
+from venuskit.verify.images import changed_fraction, png_size
 
 Read = Callable[[Evidence], str]  # OCR text of a step's raw screenshot ("" when it has none)
+Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]  # OCR lines with pixel boxes
 Result = tuple[str, int | None, str]
 
-_POINTER = ("Click", "DoubleClick", "TripleClick", "LongPress", "PressEnter", "Hotkey")
+_POINTER = CLICK_ACTIONS | {PressEnter.name, Hotkey.name}
 # A URL query/fragment with one of these reports that something was done (a flash, a redirect flag).
 _DONE = re.compile(r"success|confirm|submit|sent|saved|done|complete|thank|added|created|updated|posted|moved|"
                    r"trashed|deleted|removed|accepted|declined|starred|archived|paid|placed|booked|changed",
@@ -55,6 +66,22 @@ _REMOVAL = re.compile(r"\s*(delete|remove|cancel|decline|reject|unsubscribe|arch
                       r"uninstall|empty|unstar|trash|discard)\b", re.I)  # fmt: skip
 _IDS = re.compile(r"\d+")
 _UNCHANGED = 0.001
+# Labels of buttons that commit a form, that take a change back, and that delete (the text under the click).
+_SUBMIT_LABEL = re.compile(r"^\W*(send|submit|save|post|publish|confirm|place order|pay|transfer|add|create|reply|"
+                           r"comment|log ?in|sign ?in|ok|apply|update|book|order|buy|request|done|"
+                           r"发送|提交|保存|确认|发布|付款|支付|登录|添加|创建|下单|评论|完成)", re.I)  # fmt: skip
+_UNDO_LABEL = re.compile(r"^\W*(delete|trash|remove|unstar|undo|leave|discard|move to inbox|to inbox|restore|"
+                         r"删除|撤销|移除|退出|恢复|取消星标)", re.I)  # fmt: skip
+_DELETE_LABEL = re.compile(r"^\W*(delete|trash|remove|discard|move to trash|删除|移除|移到废纸篓)", re.I)
+_ASKS_REMOVAL = re.compile(r"\b(delete|remove|trash|discard|empty|clear|purge|unstar|leave|restore|undo|cancel|"
+                           r"decline|archive|drop|take .* out)\b|删除|移除|退出|恢复|取消", re.I)  # fmt: skip
+# Imperatives whose whole effect is one click on a button of the same name, on the item's own page.
+_ONE_CLICK = ("star", "unstar", "archive", "accept", "decline", "join", "leave", "like", "restore", "trash",
+              "delete", "unarchive")  # fmt: skip
+_CLICK_KP = re.compile(r"^\s*(?:click|press|tap|hit|select|choose|check)\b\s*(?:on\s+)?(?:(?:the|a|an)\s+)?"
+                       r"(?P<rest>.+?)\s*[.。]?$", re.I)  # fmt: skip
+_ROLES = frozenset({"button", "link", "item", "option", "checkbox", "icon", "widget", "box", "labeled", "named",
+                    "entry"})  # fmt: skip
 
 
 def kids(action) -> tuple:  # noqa: ANN001 - an Action or None
@@ -74,6 +101,11 @@ def clicked(step: Evidence) -> bool:
 
 def typed_texts(step: Evidence) -> list[str]:
     return [a.content for a in kids(step.act) if a.name == "Type"] if step.error is None else []
+
+
+def target(step: Evidence) -> str:
+    """The text under the step's click, as OCR read it ("" when none was read)."""
+    return (step.target or "").strip()
 
 
 def page(step: Evidence) -> tuple[str | None, str | None]:
@@ -138,6 +170,14 @@ def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | Non
     return seen
 
 
+def settle(kp: str, steps: Sequence[Evidence], rules: Sequence[Callable[[], Result | None]]) -> Result | None:
+    """`first` of the rules, except that a satisfied keypoint that was taken back later is contradicted."""
+    found = first(kp, rules)
+    if found is not None and found[0] == "satisfied":
+        return undone(kp, steps, found[1]) or found
+    return found
+
+
 # ---- opened -----------------------------------------------------------------------------------------
 
 
@@ -177,7 +217,8 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
         if not typed or not clicked(steps[s]) or page(steps[s + 1]) == page(steps[s]):
             continue
         after = tail(steps[s + 1].url) + " " + (steps[s + 1].title or "")
-        if _DONE.search(after) and not _ERROR.search(after):
+        done = _DONE.search(after) or _SUBMIT_LABEL.match(target(steps[s]))
+        if done and not _ERROR.search(after):
             found.append(Submit(s, tuple(typed), tuple(_form_context(steps, s)), after))
     return found
 
@@ -206,7 +247,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
-            return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({sub.done_url.strip()!r})"
+            by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
+            return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
 
 
@@ -247,6 +289,110 @@ def _effect_shown(rest: list[str], before: Evidence, after: Evidence, read: Read
         return False
     a, b = read(after), read(before)
     return all(T.contains(a, n) and not T.contains(b, n) for n in rest)
+
+
+# ---- clicks on named things ----------------------------------------------------------------------------------
+
+
+def click_names(kp: str) -> list[str]:
+    """What a "click this" keypoint names: its quoted text, else the words after the verb without role words
+    ("Click on Tab #2" -> Tab #2, "Select nb, 8qiSp3m and x" -> nb, 8qiSp3m, x); [] for a description longer
+    than a label ("Click the trash icon to delete it") or none ("Click the button")."""
+    m = _CLICK_KP.match(kp)
+    if m is None:
+        return []
+    if T.quoted(kp):
+        return T.quoted(kp)
+    names = []
+    for part in re.split(r",\s*|\s+and\s+", m.group("rest")):
+        words = part.split()
+        while words and words[0].casefold() in _ROLES | {"the", "a", "an", "on"}:
+            words = words[1:]
+        while words and words[-1].casefold() in _ROLES:
+            words = words[:-1]
+        if not words or len(words) > 3 or words[0].casefold() in ("nothing", "all", "every", "each"):
+            return []
+        names.append(" ".join(words))
+    return names
+
+
+def clicked_named(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """Every name of a "click this" keypoint was the whole text under one of the agent's clicks."""
+    names = click_names(kp)
+    if not names:
+        return None
+    at = {}
+    for n in names:
+        hits = [s for s in range(len(steps)) if clicked(steps[s]) and T.normalise(target(steps[s])) == T.normalise(n)]
+        if not hits:
+            return "not_visible", None, f"no click landed on {n!r}"
+        at[n] = hits[-1]
+    step = max(at.values())
+    return "satisfied", step, f"the agent clicked {sorted(at)} (last at step {step})"
+
+
+def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group"): on a page about the quoted
+    item, the agent clicked a label that starts with the keypoint's own verb, and the screen or page changed."""
+    words = T.unquoted(kp).split()
+    verb = words[0].casefold().strip(",.") if words else ""
+    quoted = T.quoted(kp)
+    if verb not in _ONE_CLICK or not quoted:
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        label = re.sub(r"^\W+", "", target(steps[s]).casefold()).split()[:1]
+        if not clicked(steps[s]) or label != [verb]:
+            continue
+        about = context(steps, s)
+        if all(any(T.contains(c, q) for c in about) for q in quoted) and _changed(steps[s], steps[s + 1], 0.0):
+            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {target(steps[s])!r}"
+    return None
+
+
+def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A removal keypoint ("Delete the file "X"", "Take X out of the cart"): the agent clicked on the row that
+    showed X (OCR: a line with X at the click's height), and X is not on the next screen."""
+    quoted = T.quoted(kp)
+    if lines is None or not quoted or not _REMOVAL.match(T.unquoted(kp).lstrip()) and not _GONE.search(kp):
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        step, after = steps[s], steps[s + 1]
+        point = _point(step)
+        if not clicked(step) or point is None or step.png is None or after.png is None:
+            continue
+        h = png_size(step.png)[1]
+        row = [t for (x1, y1, x2, y2), t in lines(step) if y1 - 4 <= point[1] * h <= y2 + 4]
+        later = " ".join(t for _, t in lines(after))
+        if all(any(T.contains(t, q) for t in row) and not T.contains(later, q) for q in quoted):
+            return "satisfied", s + 1, f"the click at step {s} was on the row of {quoted}, gone from the next screen"
+    return None
+
+
+def _point(step: Evidence) -> tuple[float, float] | None:
+    p = next((getattr(a, "point", None) for a in kids(step.act) if getattr(a, "point", None) is not None), None)
+    return (p.x, p.y) if p is not None else None
+
+
+def _changed(before: Evidence, after: Evidence, least: float = _UNCHANGED) -> bool:
+    if page(before) != page(after):
+        return True
+    return before.png is not None and after.png is not None and changed_fraction(before.png, after.png) > least
+
+
+def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
+    """A keypoint satisfied at step `at`, taken back later: a click on an undoing label ("Delete", "Unstar",
+    "Leave", "Move to Inbox"...) on a page about the keypoint's item (or on any page when the keypoint names
+    none), unless the keypoint itself asks for taking something away."""
+    if at is None or _ASKS_REMOVAL.search(T.unquoted(kp)):
+        return None
+    quoted = T.quoted(kp) or needles(kp)[:1]
+    for s in range(max(at, 0), len(steps)):
+        if not clicked(steps[s]) or not _UNDO_LABEL.match(target(steps[s])):
+            continue
+        about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
+        if not quoted or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
+            return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
+    return None
 
 
 # ---- still there ------------------------------------------------------------------------------------------
@@ -348,7 +494,9 @@ def side_effects(goal: str, steps: Sequence[Evidence]) -> list[int]:
     asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", goal, re.I))
     found = []
     for s in range(len(steps) - 1):
-        if not clicked(steps[s]) or not _DELETED.search(tail(steps[s + 1].url)) or _DELETED.search(tail(steps[s].url)):
+        flagged = _DELETED.search(tail(steps[s + 1].url)) and not _DELETED.search(tail(steps[s].url))
+        pressed = _DELETE_LABEL.match(target(steps[s])) and _changed(steps[s], steps[s + 1])
+        if not clicked(steps[s]) or not (flagged or pressed):
             continue
         about = [c for c in context(steps, s)]
         related = any(T.contains(c, n) for c in about for n in names) if names else asks

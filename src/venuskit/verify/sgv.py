@@ -24,12 +24,22 @@ from pathlib import Path
 
 from venuskit.actions.types import Action, Answer, CallUser, Finished, TakeNote
 from venuskit.actions.types import Sequence as ActionSequence
-from venuskit.record.episode import Episode
+from venuskit.record.episode import Episode, Outcome, Step
 from venuskit.record.overlay import draw_action, focus_after
 from venuskit.record.store import EpisodeWriter, load_episode, step_png
+from venuskit.verify import ocr
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
-from venuskit.verify.evidence import Evidence, LogFacts, Window, describe_action, echoes, log_facts
+from venuskit.verify.evidence import (
+    EVIDENCE_MODES,
+    Evidence,
+    LogFacts,
+    Window,
+    describe_action,
+    echoes,
+    log_facts,
+    public_url,
+)
 from venuskit.verify.judges import Judge, Keypoints, VLMJudge, abstain_all, is_rule
 from venuskit.verify.keypoints import split_goal
 from venuskit.verify.report import Cost, KeypointResult, Report, Vote
@@ -51,7 +61,20 @@ class SGVConfig:
     final_judgment: bool = field(
         default=True, metadata=_help("Ask each model judge once more over the selected evidence for open keypoints.")
     )
-    max_evidence: int = field(default=6, metadata=_help("Screenshots at most in the final judgment."))
+    max_evidence: int = field(default=3, metadata=_help("Screenshots at most in the final judgment."))
+    model_windows: bool = field(
+        default=False,
+        metadata=_help("Model judges also check every window (one image per step); off: rules read the windows "
+                       "and each model judge makes one final judgment over the selected evidence."),
+    )  # fmt: skip
+    evidence: str = field(
+        default="generic",
+        metadata=_help("generic: pixels, the action log, URL and title as any site has them; world: also the "
+                       "outcome parameters a server put in redirect URLs (the bundled world's flashes)."),
+    )  # fmt: skip
+    click_targets: bool = field(
+        default=True, metadata=_help("Read the text under each click (OCR) into the action's description.")
+    )
 
     def __post_init__(self) -> None:
         if self.window < 1:
@@ -66,6 +89,8 @@ class SGVConfig:
             raise ValueError(f"timeout_s must be positive, got {self.timeout_s}; try timeout_s=60.")
         if self.max_evidence < 1:
             raise ValueError(f"max_evidence must be at least 1 (the final screenshot), got {self.max_evidence}.")
+        if self.evidence not in EVIDENCE_MODES:
+            raise ValueError(f"evidence must be one of {', '.join(EVIDENCE_MODES)}, got {self.evidence!r}.")
 
     @classmethod
     def help(cls) -> dict[str, str]:
@@ -101,8 +126,44 @@ def _scrub(action: Action | None, reveal: bool) -> Action | None:
     return action
 
 
-def step_views(episode: Episode, folder: Path | None) -> list[Evidence]:
-    """One Evidence per step: raw and annotated screenshot, factual action text, page, error, echo."""
+# What a withheld report that the task cannot be done reads as: the fact, not the agent's words.
+IMPOSSIBLE = "The agent reported that the task cannot be done."
+
+
+def evidence_view(episode: Episode, evidence: str = "generic") -> Episode:
+    """The record as a verifier may read it, and nothing more: the goal, the surface, and per step the
+    screenshot, the URL (`public_url`: under generic evidence without a server's outcome parameters), the
+    title, the action and the env's error message; the runner's end reason. Left out: everything that is,
+    or holds, a label (the manifest's verdicts, the env's reward in the outcome and in step info, the task
+    dict beyond the goal) and the agent's own words (thoughts, raw replies, the text of Finished/Answer
+    unless the goal asks a question, of CallUser and TakeNote; a Finished that reports the task impossible
+    keeps that fact, in `IMPOSSIBLE`'s words)."""
+    asks = T.asks_for_answer(episode.goal)
+    steps = [Step(index=s.index, screenshot=s.screenshot, url=public_url(s.url, evidence), title=s.title,
+                  action=_withhold(s.action, asks),
+                  error={"message": str(s.error.get("message", ""))} if s.error else None)
+             for s in episode.steps]  # fmt: skip
+    out = episode.outcome
+    return Episode(episode_id=episode.episode_id, task={"goal": episode.goal}, surface=episode.surface,
+                   screen=episode.screen, outcome=Outcome(out.terminated, out.truncated, out.needs_user, out.reason),
+                   finished=episode.finished, steps=steps, problems=list(episode.problems))  # fmt: skip
+
+
+def _withhold(action: Action | None, keep_answer: bool) -> Action | None:
+    if isinstance(action, ActionSequence):
+        return ActionSequence(actions=tuple(_withhold(a, keep_answer) for a in action.actions))
+    if isinstance(action, (Finished, Answer)) and not keep_answer:
+        return type(action)(content=IMPOSSIBLE if T.reports_infeasible(action.content) else "")
+    if isinstance(action, CallUser):
+        return CallUser()
+    if isinstance(action, TakeNote):
+        return TakeNote(content="(withheld)")
+    return action
+
+
+def step_views(episode: Episode, folder: Path | None, *, targets: bool = False) -> list[Evidence]:
+    """One Evidence per step: raw and annotated screenshot, factual action text, page, error, echo, and (with
+    `targets`) the text OCR reads under the step's click. Pass an `evidence_view` of the record."""
     asks = T.asks_for_answer(episode.goal)
     echo = echoes(episode.steps)
     views, cursor = [], None
@@ -117,17 +178,32 @@ def step_views(episode: Episode, folder: Path | None) -> list[Evidence]:
                 annotated = draw_action(png, _scrub(step.action, answer is not None), cursor=cursor, label=f"Step {i}")
             except (OSError, ValueError):  # an unreadable PNG is reported as missing, never a crash
                 png = None
+        target = _target(png, step.action) if targets else None
         error = step.error.get("message") if step.error else None
-        views.append(Evidence(i, png, annotated, describe_action(step.action, answer=answer), step.url, step.title,
-                              error, step.action, echo[i]))  # fmt: skip
+        views.append(Evidence(i, png, annotated, describe_action(step.action, answer=answer, target=target),
+                              step.url, step.title, error, step.action, echo[i], target=target))  # fmt: skip
         cursor = focus_after(step.action, cursor)
     return views
 
 
-def make_windows(episode: Episode, folder: Path | None, size: int, stride: int) -> list[Window]:
-    """Windows of `size` consecutive steps every `stride` steps, covering every step."""
+def _target(png: bytes | None, action: Action | None) -> str | None:
+    """The text under the action's (first) point on the screenshot it was taken on."""
+    kids = action.actions if isinstance(action, ActionSequence) else (action,)
+    point = next((p for a in kids for p in [getattr(a, "point", None)] if p is not None), None)
+    if png is None or point is None:
+        return None
+    try:
+        return ocr.text_at(png, point)
+    except ocr.OcrUnavailable:
+        return None
+
+
+def make_windows(episode: Episode, folder: Path | None, size: int, stride: int,
+                 evidence: str = "generic") -> list[Window]:  # fmt: skip
+    """Windows of `size` consecutive steps every `stride` steps, covering every step, over `evidence_view`."""
     if size < 1 or not 1 <= stride <= size:
         raise ValueError(f"Windows need size >= 1 and 1 <= stride <= size, got size={size}, stride={stride}.")
+    episode = evidence_view(episode, evidence)
     views = step_views(episode, folder)
     return _windows(episode, views, trajectory_facts(episode, views), size, stride)
 
@@ -342,7 +418,7 @@ def _spent(judges: Sequence[Judge]) -> Cost:
     for j in judges:
         c = getattr(j, "cost", None)
         if isinstance(c, Cost):
-            total = total + Cost(c.calls, c.tokens, 0.0)
+            total = total + dataclasses.replace(c, seconds=0.0)
     return total
 
 
@@ -353,11 +429,14 @@ def _keypoints(episode: Episode, judges: Sequence[Judge], given: Sequence[str] |
     return extract_keypoints(episode.goal, model)
 
 
-def _prepare(episode, folder, judges, keypoints) -> tuple[Episode, Path | None, _Tally, list[Evidence], LogFacts]:
-    """What both verifiers start from: the record, its folder, the keypoints, one view per step, log facts."""
+def _prepare(episode, folder, judges, keypoints, evidence: str = "generic",
+             targets: bool = True) -> tuple[Episode, Path | None, _Tally, list[Evidence], LogFacts]:  # fmt: skip
+    """What every verifier starts from: the record as a verifier may read it (`evidence_view`), its folder,
+    the keypoints, one view per step, log facts."""
     ep, where = _load(episode, folder)
+    ep = evidence_view(ep, evidence)
     tally = _Tally(_keypoints(ep, judges, keypoints))
-    views = step_views(ep, where)
+    views = step_views(ep, where, targets=targets)
     return ep, where, tally, views, trajectory_facts(ep, views)
 
 
@@ -371,16 +450,18 @@ def verify_episode(
 ) -> Report:
     """Verify one episode (a folder, or an Episode plus its `folder`) with SGV."""
     t0, before = time.perf_counter(), _spent(judges)
-    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints)
+    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints, config.evidence,
+                                              config.click_targets)  # fmt: skip
     all_kps = list(enumerate(tally.keypoints))
     windows = _windows(ep, views, facts, config.window, config.stride)
     rules, models = [j for j in judges if is_rule(j)], [j for j in judges if not is_rule(j)]
     # Rules first: they cost no model call, and a keypoint they settle is never shown to a model.
     _check_windows(tally, rules, windows, all_kps, config)
-    _check_windows(tally, models, windows, _open(tally, judges, all_kps), config)
-    # One window already showed every step to every judge: a final judgment would repeat that call.
-    final_due = config.final_judgment and len(windows) > 1
-    final = _final_stage(tally, judges, ep, views, facts, config) if final_due else {}
+    if config.model_windows:
+        _check_windows(tally, models, windows, _open(tally, judges, all_kps), config)
+    # With model windows, one window already showed every step to every judge: a final call would repeat it.
+    final_due = config.final_judgment and (len(windows) > 1 or not config.model_windows)
+    final = _final_stage(tally, judges, ep, views, facts, config) if final_due and models else {}
     results = _decide(tally, judges, final)
     return _report(results, facts, judges, before, t0, _missing(ep, where, views), "sgv")
 
@@ -422,7 +503,7 @@ def _final_stage(tally, judges, ep, views, facts, config) -> dict[str, dict[int,
 def _report(results, facts, judges, before: Cost, t0: float, missing: list[str], method: str) -> Report:
     spent = _spent(judges) - before
     name, reason = verdict(results, facts)
-    cost = Cost(spent.calls, spent.tokens, round(time.perf_counter() - t0, 3))
+    cost = dataclasses.replace(spent, seconds=round(time.perf_counter() - t0, 3))
     return Report(name, results, cost, missing, reason, method)
 
 
@@ -433,10 +514,11 @@ def verify_final_screenshot(
     *,
     folder: Path | str | None = None,
     timeout_s: float = 60.0,
+    evidence: str = "generic",
 ) -> Report:
     """The naive baseline: every judge makes one final judgment over the final screenshot only."""
     t0, before = time.perf_counter(), _spent(judges)
-    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints)
+    ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints, evidence, targets=False)
     shown = [v for v in views if v.png is not None]
     evidence = [dataclasses.replace(shown[-1], note="final screen")] if shown else views[-1:]
     kps = list(enumerate(tally.keypoints))

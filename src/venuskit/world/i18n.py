@@ -161,6 +161,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "group_joined": ("You joined the group.", "已加入小组。"), "group_left": ("You left the group.", "已退出小组。"),
     "all_groups": ("All groups", "全部小组"), "you": ("You", "你"), "comment_empty": ("Write something first.", "请先输入评论内容。"),
     "reactions_n": ("{n} reactions", "{n} 个回应"), "about_group": ("About", "简介"),
+    # reviews and notifications
+    "customer_reviews": ("Customer reviews", "用户评价"),
 }  # fmt: skip
 
 

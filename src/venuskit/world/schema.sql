@@ -61,3 +61,9 @@ CREATE TABLE comments(id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, author_n
 -- kind: like | love | funny | insightful | celebrate; one reaction per person and post.
 CREATE TABLE reactions(id INTEGER PRIMARY KEY, post_id INTEGER NOT NULL, who TEXT NOT NULL, kind TEXT NOT NULL,
   UNIQUE(post_id, who));
+-- ---- reviews and notifications (tasks put them in; the background world has none) ----
+CREATE TABLE product_reviews(id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL, author TEXT NOT NULL,
+  rating INTEGER NOT NULL DEFAULT 5, title TEXT NOT NULL DEFAULT '', body TEXT NOT NULL DEFAULT '', created TEXT NOT NULL);
+-- What the launcher shows under "Notifications": app is one of the eight apps (its logo is shown).
+CREATE TABLE notifications(id INTEGER PRIMARY KEY, app TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '',
+  created TEXT NOT NULL, unread INTEGER NOT NULL DEFAULT 1);

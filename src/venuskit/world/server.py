@@ -9,27 +9,33 @@ harness reads state in-process through `WorldServer.state(episode_id)`.
 
 Serve mode (`venus world serve`): requests without a cookie use the one default episode, so a person
 can just open the URL.
+
+HTTP is `venuskit.infra.http.LoopbackServer`: it answers only to its own loopback host:port (a page
+whose name rebinds to 127.0.0.1 cannot drive the world) and refuses cross-site form posts, bounds every
+body and request, and keeps handler tracebacks in a bounded `errors` log (`error_count` counts them all).
 """
 
 from __future__ import annotations
 
+import collections
 import datetime as dt
-import http.server
+import html
 import secrets
 import threading
-import traceback
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
+from venuskit.infra import http
 from venuskit.world.apps import build_router
 from venuskit.world.state import LOCALES, EpisodeState, Snapshots
-from venuskit.world.web import Ctx, Request, Response, not_found, parse_form, parse_query
+from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, parse_form, parse_query
 
 COOKIE = "vk_session"
 STATIC = {"world.css": "text/css; charset=utf-8", "world.js": "text/javascript; charset=utf-8"}
 DEFAULT_TODAY = dt.date(2024, 3, 14)
+# A mail, a document or a whole sheet fits in 1 MiB many times over; the limit is what one request may cost.
+LIMITS = http.Limits(max_body=1 << 20, max_query_fields=MAX_FIELDS)
 
 
 @dataclass
@@ -40,13 +46,15 @@ class EpisodeInfo:
     today: dt.date
 
 
-class WorldServer:
+class WorldServer(http.Service):
     """Start with `start()` (or as a context manager); `new_episode` / `reset` hand out bind URLs."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, *, serve_mode: bool = False) -> None:
-        if host not in ("127.0.0.1", "localhost", "::1"):
+        if host not in http.LOOPBACK_HOSTS:
             raise ValueError(f"The world server binds loopback only; {host!r} is not a loopback address.")
-        self.host, self.port, self.serve_mode = host, port, serve_mode
+        self.host, self.serve_mode = host, serve_mode
+        self._http = http.LoopbackServer(self._app, host=host, port=port, name="venuskit-world", limits=LIMITS,
+                                         error_page=_error_page, server_header="venuskit-world")  # fmt: skip
         self.router = build_router()
         self.snapshots = Snapshots()
         self._states: dict[str, EpisodeState] = {}
@@ -54,41 +62,42 @@ class WorldServer:
         self._secrets: dict[str, str] = {}  # cookie secret -> episode id
         self._tokens: dict[str, tuple[str, str]] = {}  # one-time bind token -> (episode id, next path)
         self._lock = threading.Lock()
-        self._httpd: http.server.ThreadingHTTPServer | None = None
+        self._episode_errors: collections.Counter[str] = collections.Counter()
         self.default_episode: str | None = None
-        self.errors: list[str] = []  # handler tracebacks, for tests and diagnostics
 
     # -- lifecycle --
 
-    def start(self) -> WorldServer:
-        handler = _make_handler(self)
-        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), handler)
-        self._httpd.daemon_threads = True
-        self.port = self._httpd.server_address[1]
-        threading.Thread(target=self._httpd.serve_forever, name="venuskit-world", daemon=True).start()
-        return self
-
     def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
+        super().stop()
         with self._lock:
             for state in self._states.values():
                 state.close()
             self._states.clear()
 
-    def __enter__(self) -> WorldServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     @property
     def base_url(self) -> str:
-        if self._httpd is None:
+        if not self._http.running:
             raise RuntimeError("The world server is not running; call start() first.")
-        return f"http://{self.host}:{self.port}"
+        return self._http.base_url
+
+    @property
+    def port(self) -> int:
+        return self._http.port
+
+    @property
+    def errors(self) -> collections.deque[str]:
+        """The latest handler tracebacks (bounded), for tests and diagnostics."""
+        return self._http.errors
+
+    @property
+    def error_count(self) -> int:
+        """Every request a handler failed on since start, including those `errors` no longer holds."""
+        return self._http.error_count
+
+    def errors_for(self, episode_id: str) -> int:
+        """Requests of this episode's browser that a handler failed on (500s)."""
+        with self._lock:
+            return self._episode_errors[episode_id]
 
     # -- episodes --
 
@@ -160,6 +169,12 @@ class WorldServer:
             episode_id = self._secrets.get(secret or "") or (self.default_episode if self.serve_mode else None)
             return self._states.get(episode_id or "")
 
+    def _app(self, req: http.Request) -> Response:
+        form = parse_form(req.body) if req.method == "POST" and req.body else {}
+        world_req = Request(req.method, req.path, parse_query(req.query_string), {k: v[-1] for k, v in form.items()},
+                            form)  # fmt: skip
+        return self.handle(world_req, req.headers.get("cookie"))
+
     def handle(self, req: Request, cookie_header: str | None) -> Response:
         if req.path.startswith("/_bind/"):
             bound = self._bind(req.path[len("/_bind/") :])
@@ -180,7 +195,12 @@ class WorldServer:
         if found is None:
             return not_found(f"No page at {req.path}.")
         handler, params = found
-        return handler(Ctx(req, state), **params)
+        try:
+            return handler(Ctx(req, state), **params)
+        except Exception:
+            with self._lock:
+                self._episode_errors[state.episode_id] += 1
+            raise  # the HTTP layer answers 500 and logs the traceback
 
 
 def _cookie(header: str | None, name: str) -> str | None:
@@ -192,8 +212,15 @@ def _cookie(header: str | None, name: str) -> str | None:
 
 
 def _page(title: str, text: str) -> bytes:
+    title, text = html.escape(title), html.escape(text)
     return (f"<!doctype html><meta charset=utf-8><title>{title}</title><link rel=stylesheet href=/static/world.css>"
             f"<div class=signed-out><h1>{title}</h1><p>{text}</p></div>").encode()  # fmt: skip
+
+
+def _error_page(status: int, message: str) -> Response:
+    if status >= 500:
+        return Response(body=_page("Something went wrong", "Please go back and try again."), status=status)
+    return Response(body=_page(f"Error {status}", message), status=status)
 
 
 def _static(name: str) -> Response:
@@ -201,46 +228,3 @@ def _static(name: str) -> Response:
         return not_found()
     body = resources.files("venuskit.world").joinpath(f"static/{name}").read_bytes()
     return Response(body=body, content_type=STATIC[name], headers=[("Cache-Control", "max-age=3600")])
-
-
-def _make_handler(world: WorldServer) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive: a page and its stylesheet share one connection
-        # Headers and body go out as two writes; with Nagle on, the body waits for the client's delayed
-        # ACK (40 ms on Linux loopback), which was a third of every page load.
-        disable_nagle_algorithm = True
-
-        def do_GET(self) -> None:
-            self._serve("GET", b"")
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            self._serve("POST", self.rfile.read(length) if length else b"")
-
-        def _serve(self, method: str, raw: bytes) -> None:
-            parts = urlsplit(self.path)
-            multi = parse_form(raw) if raw else {}
-            form = {k: v[-1] for k, v in multi.items()}
-            req = Request(method, parts.path, parse_query(parts.query), form, multi)
-            try:
-                resp = world.handle(req, self.headers.get("Cookie"))
-            except Exception:  # noqa: BLE001 - one broken page must not kill the server; it is recorded
-                world.errors.append(traceback.format_exc())
-                resp = Response(body=_page("Something went wrong", "Please go back and try again."), status=500)
-            self._send(resp)
-
-        def _send(self, resp: Response) -> None:
-            self.send_response(resp.status)
-            self.send_header("Content-Type", resp.content_type)
-            self.send_header("Content-Length", str(len(resp.body)))
-            if not any(k == "Cache-Control" for k, _ in resp.headers):
-                self.send_header("Cache-Control", "no-store")
-            for key, value in resp.headers:
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(resp.body)
-
-        def log_message(self, *args: Any) -> None:  # quiet: tests and serve mode print their own lines
-            pass
-
-    return Handler

@@ -1,7 +1,9 @@
-"""The world's small web stack: requests, responses, a regex router and Jinja2 rendering.
+"""The world's small web stack: requests, a regex router and Jinja2 rendering.
 
-Stdlib `http.server` does the HTTP; this module turns a request into a call of one app handler
-`handler(ctx, **path_params) -> Response`. Handlers see the episode's state through `ctx.state`.
+`venuskit.infra.http` does the HTTP (and its limits); this module turns a request into a call of one app handler
+`handler(ctx, **path_params) -> Response`. Handlers see the episode's state through `ctx.state`. Every value a
+handler reads came from the page, so numbers go through `Request.num` and `parse_cents`, which refuse what a
+form never sends (non-ASCII digits, 20-digit ids, `1e309`, `nan`) instead of raising.
 """
 
 from __future__ import annotations
@@ -9,16 +11,22 @@ from __future__ import annotations
 import datetime as dt
 import html
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import jinja2
 
+from venuskit.infra.http import Response, parse_fields
 from venuskit.world import i18n
 from venuskit.world.state import EpisodeState
+
+MAX_FIELDS = 5000  # form fields in one request (a saved sheet sends one per cell)
+MAX_ID_DIGITS = 15  # an id the world hands out fits SQLite's INTEGER with room to spare
+MAX_CENTS = 10**13  # money amounts beyond this are typing errors, not payments
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("venuskit.world", "templates"),
@@ -42,13 +50,35 @@ class Request:
     def arg(self, name: str, default: str = "") -> str:
         return self.form.get(name, self.query.get(name, default)).strip()
 
+    def num(self, name: str) -> int | None:
+        """`arg(name)` as a non-negative id or count, or None if it is not one."""
+        return as_int(self.arg(name))
 
-@dataclass
-class Response:
-    body: bytes = b""
-    status: int = 200
-    content_type: str = "text/html; charset=utf-8"
-    headers: list[tuple[str, str]] = field(default_factory=list)
+
+def as_int(text: str) -> int | None:
+    """ASCII digits only (`"²".isdigit()` is True, and int() refuses it), at most MAX_ID_DIGITS of them."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_ID_DIGITS else None
+
+
+def as_date(text: str) -> dt.date | None:
+    """An ISO date between 1900 and 2100 (the calendar steps whole months from it; year 9999 would overflow)."""
+    try:
+        day = dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+    return day if 1900 <= day.year <= 2100 else None
+
+
+def parse_cents(text: str, *, decimal_comma: bool = False) -> int | None:
+    """A typed amount ("12.50", "1,200.00 €", or "12,50" with `decimal_comma`) in cents; None unless it is a
+    finite number of at most MAX_CENTS cents."""
+    text = text.replace("€", "").strip()
+    text = text.replace(",", ".") if decimal_comma else text.replace(",", "")
+    try:
+        value = float(text) * 100
+    except ValueError:
+        return None
+    return round(value) if math.isfinite(value) and abs(value) <= MAX_CENTS else None
 
 
 def redirect(location: str) -> Response:
@@ -61,11 +91,11 @@ def not_found(message: str = "Not found") -> Response:
 
 
 def parse_form(raw: bytes) -> dict[str, list[str]]:
-    return parse_qs(raw.decode("utf-8", errors="replace"), keep_blank_values=True)
+    return parse_fields(raw.decode("utf-8", errors="replace"), MAX_FIELDS)
 
 
 def parse_query(qs: str) -> dict[str, str]:
-    return {k: v[-1] for k, v in parse_qs(qs, keep_blank_values=True).items()}
+    return {k: v[-1] for k, v in parse_fields(qs, MAX_FIELDS).items()}
 
 
 @dataclass
@@ -122,7 +152,7 @@ class Router:
         self._routes: list[tuple[str, re.Pattern[str], Handler]] = []
 
     def add(self, method: str, pattern: str, handler: Handler) -> None:
-        regex = re.sub(r"\{(\w+):int\}", r"(?P<\1>\\d+)", pattern)
+        regex = re.sub(r"\{(\w+):int\}", rf"(?P<\1>[0-9]{{1,{MAX_ID_DIGITS}}})", pattern)
         regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", regex)
         self._routes.append((method, re.compile(f"^{regex}$"), handler))
 
@@ -144,10 +174,6 @@ class Router:
         for m, regex, handler in self._routes:
             found = regex.match(path)
             if found and m == method:
-                params = {k: int(v) if v.isdigit() else v for k, v in found.groupdict().items()}
+                params = {k: v if (n := as_int(v)) is None else n for k, v in found.groupdict().items()}
                 return handler, params
         return None
-
-
-def iso_day(s: str) -> dt.date:
-    return dt.date.fromisoformat(s[:10])

@@ -17,7 +17,7 @@ from typing import Any
 from venuskit.actions import format_response
 from venuskit.actions.prompts import system_prompt
 from venuskit.synth.captcha.registry import make_instance, select_types
-from venuskit.synth.captcha.spec import Instance
+from venuskit.synth.captcha.spec import TRAIN_SEEDS, Instance, check_seeds
 
 
 @dataclass
@@ -25,7 +25,7 @@ class SynthConfig:
     n: int
     out: Path
     types: list[str] | None = None
-    seed_start: int = 0
+    seed_start: int = TRAIN_SEEDS.start  # training data: seeds from TRAIN_SEEDS only, never an eval puzzle
     browser: bool = True
     preset: str = "desktop"
 
@@ -36,6 +36,8 @@ class SynthConfig:
             raise ValueError(f"--seed-start must be non-negative, got {self.seed_start}.")
         if self.preset not in ("desktop", "mobile"):
             raise ValueError(f"--preset must be desktop or mobile, got {self.preset!r}.")
+        per_type = -(-self.n // len(select_types(self.types)))
+        check_seeds(range(self.seed_start, self.seed_start + per_type), TRAIN_SEEDS, "Synthesis (--seed-start, --n)")
 
 
 def plan_jobs(cfg: SynthConfig) -> Iterator[tuple[str, int]]:

@@ -110,23 +110,6 @@ def noise_dots(d: ImageDraw.ImageDraw, rng: random.Random, w: int, h: int, n: in
         d.ellipse((x - r, y - r, x + r, y + r), fill=rng.choice(colors))
 
 
-def noise_lines(
-    d: ImageDraw.ImageDraw,
-    rng: random.Random,
-    w: int,
-    h: int,
-    n: int,
-    colors: Sequence[RGB],
-    width: tuple[int, int] = (1, 2),
-) -> None:
-    for _ in range(n):
-        d.line(
-            (rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0, w), rng.uniform(0, h)),
-            fill=rng.choice(colors),
-            width=rng.randint(*width),
-        )
-
-
 def noise_curve(d: ImageDraw.ImageDraw, rng: random.Random, w: int, h: int, color: RGB, width: int = 2) -> None:
     """A sine curve across the image (the classic text-CAPTCHA strike)."""
     amp, period, phase, mid = rng.uniform(4, h / 5), rng.uniform(w / 2, w * 1.5), rng.uniform(0, 6.3), h / 2

@@ -169,12 +169,18 @@ class Attempt:
 
 def run_actions(env: Any, actions: list[Action]) -> list[str]:
     """Execute actions in order; returns the env errors (an error does not stop the sequence)."""
-    errors = []
+    return execute(env, actions)[1]
+
+
+def execute(env: Any, actions: list[Action]) -> tuple[list[dict[str, Any] | None], list[str]]:
+    """Execute actions in order: (what the env ran for each, the env errors). An error does not stop the sequence."""
+    executed, errors = [], []
     for act in actions:
         res = env.step(act)
+        executed.append(res.executed)
         if res.error is not None:
             errors.append(f"{act.name}: {res.error}")
-    return errors
+    return executed, errors
 
 
 def solve(env: Any, server: CaptchaServer, type_name: str, seed: int) -> Attempt:

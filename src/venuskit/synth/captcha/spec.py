@@ -11,7 +11,6 @@ with the origin at the part's top-left; the page shows every image at its natura
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +19,23 @@ from typing import Any
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in part pixels
 
 WIDGET_KINDS = ("text", "click", "grid", "slider", "drag", "swap", "line", "arrows", "hold")
+
+# Disjoint seed spaces, so no puzzle is in two of them: synthesis (training data) draws only from TRAIN_SEEDS,
+# evaluation only from EVAL_SEEDS (the same ranges as `captcha.train_seeds` / `eval_seeds` in
+# venuskit/tasks/splits.toml, which a test asserts), and the server's own `/new` from PUBLIC_SEEDS.
+TRAIN_SEEDS = range(0, 1_000_000)
+EVAL_SEEDS = range(1_000_000, 2_000_000)
+PUBLIC_SEEDS = range(2_000_000, 2**31)
+
+
+def check_seeds(seeds: list[int] | range, allowed: range, what: str) -> None:
+    """Refuse any seed outside `allowed`, naming the range (a puzzle must never cross from training to eval)."""
+    ends = [seeds[0], seeds[-1]] if isinstance(seeds, range) and seeds else seeds
+    outside = [s for s in ends if s not in allowed]
+    if outside:
+        raise ValueError(f"{what} seeds must lie in {allowed.start}-{allowed.stop - 1}; {outside[:3]} do not "
+                         f"(training draws from {TRAIN_SEEDS.start}-{TRAIN_SEEDS.stop - 1}, evaluation from "
+                         f"{EVAL_SEEDS.start}-{EVAL_SEEDS.stop - 1}).")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,9 +91,6 @@ class Instance:
     @property
     def answer(self) -> dict[str, Any]:
         return self.puzzle.answer
-
-    def answer_json(self) -> str:
-        return json.dumps(self.puzzle.answer, sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from venuskit.world import i18n
-from venuskit.world.web import Ctx, Response, Router, not_found, redirect
+from venuskit.world.web import Ctx, Response, Router, as_date, as_int, not_found, parse_cents, redirect
 
 
 def register(router: Router) -> None:
@@ -75,12 +75,12 @@ def transfer_form(ctx: Ctx, err: str = "", form: dict[str, str] | None = None) -
 def _transfer_fields(ctx: Ctx) -> tuple[dict[str, str], str]:
     arg = ctx.req.arg
     f = {k: arg(k) for k in ("account", "payee", "name", "iban", "amount", "memo")}
-    if f["payee"].isdigit():
-        p = ctx.state.one("SELECT * FROM payees WHERE id = ?", (int(f["payee"]),))
+    if as_int(f["payee"]) is not None:
+        p = ctx.state.one("SELECT * FROM payees WHERE id = ?", (as_int(f["payee"]),))
         if p:
             f["name"], f["iban"] = p["name"], p["iban"]
-    acct = ctx.state.one("SELECT * FROM accounts WHERE id = ?", (int(f["account"]) if f["account"].isdigit() else 0,))
-    cents = _cents(f["amount"])
+    acct = ctx.state.one("SELECT * FROM accounts WHERE id = ?", (as_int(f["account"]) or 0,))
+    cents = parse_cents(f["amount"])
     if not f["name"] or not f["iban"]:
         return f, ctx.t("recipient_required")
     if cents is None or cents <= 0:
@@ -89,13 +89,6 @@ def _transfer_fields(ctx: Ctx) -> tuple[dict[str, str], str]:
         return f, ctx.t("insufficient")
     f["cents"] = str(cents)
     return f, ""
-
-
-def _cents(text: str) -> int | None:
-    try:
-        return round(float(text.replace(",", "").replace("€", "").strip()) * 100)
-    except ValueError:
-        return None
 
 
 def transfer_review(ctx: Ctx) -> Response:
@@ -126,8 +119,8 @@ def statements(ctx: Ctx) -> Response:
     first = s.today.replace(day=1)
     months = [(first - dt.timedelta(days=1)).replace(day=1), (first - dt.timedelta(days=32)).replace(day=1)]
     months = [first] + [m.replace(day=1) for m in months]
-    pick = ctx.req.arg("m") or months[1].isoformat()[:7]
-    start = dt.date.fromisoformat(pick + "-01")
+    start = as_date(ctx.req.arg("m") + "-01") or months[1]
+    pick = start.isoformat()[:7]
     end = (start + dt.timedelta(days=32)).replace(day=1)
     acct = _accounts(ctx)[0]
     txns = s.rows("SELECT * FROM txns WHERE account_id = ? AND posted >= ? AND posted < ? ORDER BY posted, id",

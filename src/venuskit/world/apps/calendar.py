@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from venuskit.world import i18n
-from venuskit.world.web import Ctx, Response, Router, not_found, redirect
+from venuskit.world.web import Ctx, Response, Router, as_date, as_int, not_found, redirect
 
 DOW = {
     "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
@@ -38,10 +38,7 @@ def index(ctx: Ctx) -> Response:
 
 def month(ctx: Ctx) -> Response:
     today = ctx.state.today
-    try:
-        first = dt.date.fromisoformat((ctx.req.arg("m") or today.isoformat()[:7]) + "-01")
-    except ValueError:
-        first = today.replace(day=1)
+    first = as_date(ctx.req.arg("m") + "-01") or today.replace(day=1)
     start = first - dt.timedelta(days=first.weekday())
     days = [start + dt.timedelta(days=i) for i in range(42)]
     events = ctx.state.rows("SELECT * FROM events WHERE start >= ? AND start < ? ORDER BY start",
@@ -57,10 +54,7 @@ def month(ctx: Ctx) -> Response:
 
 
 def _day_arg(ctx: Ctx) -> dt.date:
-    try:
-        return dt.date.fromisoformat(ctx.req.arg("date"))
-    except ValueError:
-        return ctx.state.today
+    return as_date(ctx.req.arg("date")) or ctx.state.today
 
 
 def timegrid(ctx: Ctx, view: str) -> Response:
@@ -157,14 +151,16 @@ def save(ctx: Ctx) -> Response:
         end = dt.datetime.fromisoformat(f"{f['date']}T{f['end']}")
     except ValueError:
         return edit_form(ctx, None, ctx.t("bad_time"), f)
+    if as_date(f["date"]) is None:
+        return edit_form(ctx, None, ctx.t("bad_time"), f)
     if not f["title"] or end <= start:
         return edit_form(ctx, None, ctx.t("need_title"), f)
     values = dict(title=f["title"], start=start.isoformat(timespec="minutes"), end=end.isoformat(timespec="minutes"),
                   location=f["location"], attendees=f["attendees"], notes=f["notes"])  # fmt: skip
-    if f["id"].isdigit():
+    eid = as_int(f["id"])
+    if eid is not None:
         s.write("UPDATE events SET title=?, start=?, end=?, location=?, attendees=?, notes=? WHERE id = ?",
-                (*values.values(), int(f["id"])))  # fmt: skip
-        eid = int(f["id"])
+                (*values.values(), eid))  # fmt: skip
     else:
         eid = s.insert("events", organizer=s.user()["email"], **values)
     return redirect(f"/calendar/e/{eid}?flash=saved")

@@ -9,6 +9,7 @@ from venuskit.world.web import Ctx, Response, Router, not_found, redirect
 
 VIEWS = ("mydrive", "recent", "starred", "trash")
 SHEET_MIN = (8, 5)  # rows, columns shown even for a small sheet
+SHEET_MAX = (500, 52)  # rows, columns a save may claim: the grid is built cell by cell from these numbers
 
 
 def register(router: Router) -> None:
@@ -69,7 +70,7 @@ def save_file(ctx: Ctx, fid: int) -> Response:
         return not_found("This file cannot be edited.")
     name = ctx.req.arg("name") or f["name"]
     if f["kind"] == "sheet":
-        rows, cols = int(ctx.req.arg("rows") or 0), int(ctx.req.arg("cols") or 0)
+        rows, cols = min(ctx.req.num("rows") or 0, SHEET_MAX[0]), min(ctx.req.num("cols") or 0, SHEET_MAX[1])
         cells = [[ctx.req.form.get(f"c{r}_{c}", "").strip() for c in range(cols)] for r in range(rows)]
         while cells and not any(cells[-1]):
             cells.pop()

@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from venuskit.world.data import EXPENSE_CODES
-from venuskit.world.web import Ctx, Response, Router, not_found, redirect
+from venuskit.world.web import Ctx, Response, Router, not_found, parse_cents, redirect
 
 COST_CENTERS = ("CC-4100", "CC-4200", "CC-4300", "CC-5100")
 APPROVERS = ("M. Becker", "S. Rossi", "D. Kim")
@@ -98,14 +98,14 @@ def add_line(ctx: Ctx, rid: int) -> Response:
     r = _report(ctx, rid)
     if r is None or r["status"] != "DRAFT":
         return not_found("Report not found or not editable.")
-    if arg("del").isdigit():
-        s.write("DELETE FROM expense_lines WHERE id = ? AND report_id = ?", (int(arg("del")), rid))
+    if ctx.req.num("del") is not None:
+        s.write("DELETE FROM expense_lines WHERE id = ? AND report_id = ?", (ctx.req.num("del"), rid))
         return redirect(f"/expense/r/{rid}/lines")
     if arg("next"):
         if not _lines(ctx, rid):
             return lines(ctx, rid, "ERR-207: At least one line item is required.")
         return redirect(f"/expense/r/{rid}/receipt")
-    cents = _cents(arg("amt"))
+    cents = parse_cents(arg("amt"))
     codes = [c for c, _, _ in EXPENSE_CODES]
     amount_ok = cents is not None and cents > 0
     if not (_valid_date(arg("dt")) and arg("cat") in codes and amount_ok and arg("cur") in CURRENCIES):
@@ -113,13 +113,6 @@ def add_line(ctx: Ctx, rid: int) -> Response:
     s.insert("expense_lines", report_id=rid, exp_date=arg("dt"), category=arg("cat"), merchant=arg("mrch"),
              amount=cents, currency=arg("cur"))  # fmt: skip
     return redirect(f"/expense/r/{rid}/lines")
-
-
-def _cents(text: str) -> int | None:
-    try:
-        return round(float(text.replace(",", "").replace("€", "").strip()) * 100)
-    except ValueError:
-        return None
 
 
 def _receipt_file(ctx: Ctx, r: dict[str, Any]) -> dict[str, Any] | None:
@@ -142,8 +135,9 @@ def attach(ctx: Ctx, rid: int) -> Response:
     r = _report(ctx, rid)
     if r is None or r["status"] != "DRAFT":
         return not_found("Report not found or not editable.")
-    if arg("file").isdigit() and s.one("SELECT id FROM files WHERE id = ? AND trashed = 0", (int(arg("file")),)):
-        s.write("UPDATE expense_reports SET receipt_file_id = ? WHERE id = ?", (int(arg("file")), rid))
+    fid = ctx.req.num("file")
+    if fid is not None and s.one("SELECT id FROM files WHERE id = ? AND trashed = 0", (fid,)):
+        s.write("UPDATE expense_reports SET receipt_file_id = ? WHERE id = ?", (fid, rid))
         return redirect(f"/expense/r/{rid}/review")
     if arg("skip") and r["receipt_file_id"]:
         return redirect(f"/expense/r/{rid}/review")

@@ -19,7 +19,8 @@ def launcher(ctx: Ctx) -> Response:
     in_cart = ctx.state.scalar("SELECT COALESCE(SUM(qty), 0) FROM cart")
     tiles = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings")
     badges = {"mail": unread or None, "calendar": invites or None, "shop": in_cart or None}
-    return ctx.render("home.html", app="home", tiles=tiles, badges=badges, bare=True)
+    notices = ctx.state.rows("SELECT * FROM notifications ORDER BY created DESC, id DESC LIMIT 5")
+    return ctx.render("home.html", app="home", tiles=tiles, badges=badges, notices=notices, bare=True)
 
 
 def _help_page(app: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from venuskit.world import i18n
-from venuskit.world.web import Ctx, Response, Router, not_found, redirect
+from venuskit.world.web import Ctx, Response, Router, as_int, not_found, redirect
 
 FOLDERS = ("inbox", "starred", "sent", "drafts", "archive", "trash")
 PAGE = 50
@@ -116,23 +116,25 @@ def compose(ctx: Ctx) -> Response:
     draft: dict[str, Any] = {"to": arg("to"), "cc": "", "subject": "", "body": "", "id": "", "reply_to": "",
                              "forward_of": ""}  # fmt: skip
     carried: list[dict[str, Any]] = []
-    if arg("reply").isdigit() or arg("replyall").isdigit():
-        orig = s.one("SELECT * FROM mails WHERE id = ?", (int(arg("reply") or arg("replyall")),))
+    num = ctx.req.num
+    reply = num("reply") if num("reply") is not None else num("replyall")
+    if reply is not None:
+        orig = s.one("SELECT * FROM mails WHERE id = ?", (reply,))
         if orig:
             to = orig["sender"] if orig["folder"] != "sent" else orig["recipients"]
             cc = _others(orig, s.user()["email"]) if arg("replyall") else ""
             draft.update(to=to, cc=cc, subject=_prefixed("Re:", orig["subject"]), body=_quote(ctx, orig),
                          reply_to=orig["id"])  # fmt: skip
-    elif arg("forward").isdigit():
-        orig = s.one("SELECT * FROM mails WHERE id = ?", (int(arg("forward")),))
+    elif num("forward") is not None:
+        orig = s.one("SELECT * FROM mails WHERE id = ?", (num("forward"),))
         if orig:
             fwd = (f"\n\n{ctx.t('fwd_header')}\n{ctx.t('from')}: {orig['sender_name']} <{orig['sender']}>\n"
                    f"{ctx.t('date')}: {i18n.date_time(ctx.locale, orig['sent_at'])}\n{ctx.t('subject')}: "
                    f"{orig['subject']}\n\n{orig['body']}")  # fmt: skip
             draft.update(subject=_prefixed("Fwd:", orig["subject"]), body=fwd, forward_of=orig["id"])
             carried = s.rows("SELECT * FROM attachments WHERE mail_id = ?", (orig["id"],))
-    elif arg("draft").isdigit():
-        d = s.one("SELECT * FROM mails WHERE id = ? AND folder = 'drafts'", (int(arg("draft")),))
+    elif num("draft") is not None:
+        d = s.one("SELECT * FROM mails WHERE id = ? AND folder = 'drafts'", (num("draft"),))
         if d:
             draft.update(to=d["recipients"], cc=d["cc"], subject=d["subject"], body=d["body"], id=d["id"],
                          reply_to=d["reply_to"] or "", forward_of=d["forward_of"] or "")  # fmt: skip
@@ -151,7 +153,7 @@ def _others(mail: dict[str, Any], me: str) -> str:
 def send(ctx: Ctx) -> Response:
     s, arg = ctx.state, ctx.req.arg
     do = arg("do") or "send"
-    draft_id = int(arg("id")) if arg("id").isdigit() else None
+    draft_id = ctx.req.num("id")
     if do == "discard":
         if draft_id:
             s.write("DELETE FROM mails WHERE id = ? AND folder = 'drafts'", (draft_id,))
@@ -164,15 +166,15 @@ def send(ctx: Ctx) -> Response:
     fields = dict(folder="sent" if do == "send" else "drafts", sender_name=user["name"], sender=user["email"],
                   recipients=", ".join(to) if to else arg("to"), cc=", ".join(_addresses(arg("cc"))),
                   subject=arg("subject"), body=ctx.req.form.get("body", ""), sent_at=s.now(), unread=0,
-                  reply_to=_int(arg("reply_to")), forward_of=_int(arg("forward_of")))  # fmt: skip
-    kept = [int(a) for a in ctx.req.all("keep_att") if a.isdigit()]
+                  reply_to=ctx.req.num("reply_to"), forward_of=ctx.req.num("forward_of"))  # fmt: skip
+    kept = [n for n in map(as_int, ctx.req.all("keep_att")) if n is not None]
     carried = s.rows(f"SELECT * FROM attachments WHERE id IN ({','.join('?' * len(kept))})", kept) if kept else []
     if draft_id:
         s.write("DELETE FROM mails WHERE id = ? AND folder = 'drafts'", (draft_id,))
     mid = s.insert("mails", **fields)
     for att in carried:
         s.insert("attachments", mail_id=mid, name=att["name"], doc_id=att["doc_id"], size=att["size"])
-    for fid in [int(f) for f in ctx.req.all("att") if f.isdigit()]:
+    for fid in [n for n in map(as_int, ctx.req.all("att")) if n is not None]:
         f = s.one("SELECT * FROM files WHERE id = ?", (fid,))
         if f:
             s.insert("attachments", mail_id=mid, name=f["name"], doc_id=f["doc_id"], size=f["size"])
@@ -184,10 +186,6 @@ def send(ctx: Ctx) -> Response:
 
 def _addresses(text: str) -> list[str]:
     return [a.strip() for a in text.replace(";", ",").split(",") if a.strip()]
-
-
-def _int(v: str) -> int | None:
-    return int(v) if v.isdigit() else None
 
 
 def view_attachment(ctx: Ctx, aid: int) -> Response:

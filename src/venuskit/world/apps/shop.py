@@ -10,7 +10,7 @@ import datetime as dt
 from typing import Any
 
 from venuskit.world.data_shop import CATEGORIES, PAYMENTS, SHIPPING, shipping_cost
-from venuskit.world.web import Ctx, Response, Router, not_found, redirect
+from venuskit.world.web import Ctx, Response, Router, as_int, not_found, parse_cents, redirect
 
 SORTS = {"featured": "reviews * rating DESC, id", "price_asc": "price, id", "price_desc": "price DESC, id",
          "rating": "rating DESC, reviews DESC, id", "newest": "added DESC, id DESC"}  # fmt: skip
@@ -63,21 +63,14 @@ def _query(f: dict[str, str]) -> tuple[str, list[Any]]:
     if f["cat"] in CATEGORIES:
         sql, params = sql + " AND category = ?", params + [f["cat"]]
     for key, op in (("min", ">="), ("max", "<=")):
-        cents = _cents(f[key])
+        cents = parse_cents(f[key], decimal_comma=True)
         if cents is not None:
             sql, params = sql + f" AND price {op} ?", params + [cents]
     if f["stock"]:
         sql += " AND stock > 0"
-    if f["rating"].isdigit():
-        sql, params = sql + " AND rating >= ?", params + [int(f["rating"])]
+    if as_int(f["rating"]) is not None:
+        sql, params = sql + " AND rating >= ?", params + [as_int(f["rating"])]
     return f"{sql} ORDER BY {SORTS[f['sort']]} LIMIT 60", params
-
-
-def _cents(text: str) -> int | None:
-    try:
-        return round(float(text.replace(",", ".").replace("€", "").strip()) * 100)
-    except ValueError:
-        return None
 
 
 def search(ctx: Ctx) -> Response:
@@ -97,7 +90,9 @@ def product(ctx: Ctx, pid: int) -> Response:
     in_cart = ctx.state.scalar("SELECT qty FROM cart WHERE product_id = ?", (pid,)) or 0
     related = ctx.state.rows("SELECT * FROM products WHERE category = ? AND id != ? ORDER BY rating DESC LIMIT 4",
                              (p["category"], pid))  # fmt: skip
-    return _page(ctx, "shop/product.html", section=p["category"], p=p, in_cart=in_cart, related=related)
+    reviews = ctx.state.rows("SELECT * FROM product_reviews WHERE product_id = ? ORDER BY created DESC, id", (pid,))
+    return _page(ctx, "shop/product.html", section=p["category"], p=p, in_cart=in_cart, related=related,
+                 reviews=reviews)  # fmt: skip
 
 
 def _lines(ctx: Ctx) -> list[dict[str, Any]]:
@@ -117,10 +112,10 @@ def cart(ctx: Ctx) -> Response:
 
 def cart_add(ctx: Ctx) -> Response:
     s, arg = ctx.state, ctx.req.arg
-    p = s.one("SELECT * FROM products WHERE id = ?", (int(arg("product") or 0) if arg("product").isdigit() else 0,))
+    p = s.one("SELECT * FROM products WHERE id = ?", (ctx.req.num("product") or 0,))
     if p is None:
         return not_found("This product is no longer available.")
-    qty = max(1, min(int(arg("qty")) if arg("qty").isdigit() else 1, 10))
+    qty = max(1, min(ctx.req.num("qty") or 1, 10))
     if p["stock"] <= 0:
         return redirect(f"/shop/p/{p['id']}")
     have = s.scalar("SELECT qty FROM cart WHERE product_id = ?", (p["id"],))
@@ -134,7 +129,7 @@ def cart_add(ctx: Ctx) -> Response:
 
 def cart_update(ctx: Ctx) -> Response:
     s, arg = ctx.state, ctx.req.arg
-    pid = int(arg("product")) if arg("product").isdigit() else 0
+    pid = ctx.req.num("product") or 0
     row = s.one("SELECT c.qty, p.stock FROM cart c JOIN products p ON p.id = c.product_id WHERE c.product_id = ?",
                 (pid,))  # fmt: skip
     if row is not None:
@@ -166,7 +161,7 @@ def _ship_to(ctx: Ctx, f: dict[str, str]) -> str | None:
         if not all(f[k] for k in ("name", "street", "city", "postcode")):
             return None
         return f"{f['name']}, {f['street']}, {f['postcode']} {f['city']}"
-    a = ctx.state.one("SELECT * FROM addresses WHERE id = ?", (int(f["address"]) if f["address"].isdigit() else 0,))
+    a = ctx.state.one("SELECT * FROM addresses WHERE id = ?", (as_int(f["address"]) or 0,))
     return None if a is None else f"{a['name']}, {a['street']}, {a['postcode']} {a['city']}"
 
 

@@ -1,334 +1,26 @@
-"""The three training stages on TRL 1.16: `venus train sft | grpo | mopd`.
+"""MOPD on TRL: `MOPDTrainer`, a GRPOTrainer whose advantages are per-token signals from domain teachers, the
+teachers' hinted prompts (with a group's shared prefix scored once), and `make_mopd_trainer`.
 
-- SFT: TRL's SFTTrainer on prompt/completion rows (loss on the completion only).
-- GRPO: TRL's GRPOTrainer with the rule rewards of one domain (`venuskit.train.rewards.domain_rewards`).
-- MOPD: `MOPDTrainer`, a GRPOTrainer subclass. TRL keeps generation (HF or vLLM), the VLM plumbing and the
-  clipped loss; the subclass routes each sample to its domain teacher, scores the student's tokens under the
-  teacher's hinted prompt, and replaces the advantages by per-token A_t = w_t·(log π_T − log π_old) on the
-  tokens with w_t > 0 (`venuskit.train.losses`). With one update per generation batch the GRPO surrogate then
-  is the sampled-token reverse-KL policy gradient. estimator="exact" instead minimises the full-vocabulary
-  reverse KL against a local teacher.
-
-Each stage has one config dataclass that subclasses TRL's (help text on every field, refusals in
-`__post_init__`). Data and teachers are checked before any model loads. Checkpoints: TRL's `save_steps`;
-resume with `resume_from_checkpoint="last"` (the newest checkpoint in output_dir) or a path.
+MOPDTrainer overrides TRL private methods (`_generate_and_score_completions`, `_compute_loss`,
+`_get_per_token_logps_and_entropies`); pyproject pins TRL's upper bound and tests/train/test_trainers.py fails with
+a clear message when those methods change.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import logging
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import torch
-from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
+from trl import GRPOTrainer
 
-from venuskit.record.store import iter_episode_dirs
 from venuskit.train import losses as L
-from venuskit.train.data import (
-    DOMAINS,
-    Rejections,
-    VerdictFilter,
-    build_rows,
-    dedup,
-    mix_domains,
-    to_dataset,
-    validate_rows,
-)
-from venuskit.train.processing import load_processor, model_type
-from venuskit.train.rewards import (
-    RewardOptions,
-    RewardWeights,
-    action_type_reward,
-    domain_rewards,
-    gt_actions_of,
-    gt_boxes_of,
-    judge,
-    parse_reply,
-)
-
-log = logging.getLogger(__name__)
-os.environ.setdefault("HF_HUB_OFFLINE", "1") if os.environ.get("VENUSKIT_OFFLINE") else None
-
-
-# ---- configs --------------------------------------------------------------------------------------
-
-
-def _help(text: str, default: Any) -> Any:
-    return field(default=default, metadata={"help": text})
-
-
-@dataclass
-class _DataFields:
-    """Fields every stage shares (mixed into the TRL configs)."""
-
-    model: str = _help("Base model folder (HF format: config.json, weights, tokenizer, processor).", "")
-    data: str = _help(
-        "Training data: a folder of recorded episodes (one sub-folder per episode) or a rows .jsonl written by "
-        "`venuskit.train.data` / `venus train rows`.",
-        "",
-    )
-    n_img: int = _help("Past screenshots kept in each prompt (UI-Venus-2 N_IMG; the current one is always sent).", 2)
-    domain_weights: str = _help("Domain mix, e.g. 'grounding=1,mobile=2' (empty: keep the data's own mix).", "")
-    verdict_slot: str = _help(
-        "Keep only episodes whose verdicts[slot] is a success (or their good prefix); empty keeps every episode.", ""
-    )
-
-    def _check_data_fields(self) -> None:
-        if not self.model:
-            raise ValueError("`model` is required: pass the base model folder, e.g. --model ./UI-Venus-2-9B.")
-        if not (Path(self.model) / "config.json").is_file():
-            raise ValueError(f"`model`={self.model!r} has no config.json; pass a folder saved with save_pretrained.")
-        if not self.data:
-            raise ValueError(
-                "`data` is required: pass an episodes folder or a rows .jsonl, e.g. --data runs/episodes."
-            )
-        if not Path(self.data).exists():
-            raise ValueError(f"`data`={self.data!r} does not exist; pass an episodes folder or a rows .jsonl file.")
-        parse_weights(self.domain_weights)  # a clear error now rather than after the model loads
-        if self.n_img < 0:
-            raise ValueError(f"`n_img` must be 0 or more, got {self.n_img}.")
-
-
-def parse_weights(text: str) -> dict[str, float]:
-    """'a=1,b=2' → {'a': 1.0, 'b': 2.0}; domains must be known."""
-    out: dict[str, float] = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        name, sep, value = item.partition("=")
-        if not sep or name.strip() not in DOMAINS:
-            raise ValueError(
-                f"`domain_weights` item {item!r} must be domain=weight with a domain in {sorted(DOMAINS)}."
-            )
-        out[name.strip()] = float(value)
-    return out
-
-
-def parse_teachers(text: str) -> dict[str, str]:
-    """'mobile=path,web=path' → {'mobile': 'path', 'web': 'path'}."""
-    out: dict[str, str] = {}
-    for item in filter(None, (s.strip() for s in text.split(","))):
-        name, sep, path = item.partition("=")
-        out[name.strip()] = path.strip()
-        if not sep or not path.strip():
-            raise ValueError(f"`teachers` item {item!r} must be domain=path, e.g. mobile=./teachers/mobile.")
-    return out
-
-
-@dataclass
-class VenusSFTConfig(_DataFields, SFTConfig):
-    """`venus train sft`: mid-training on trajectory rows, loss on the completion only."""
-
-    completion_only_loss: bool | None = _help("Loss on the completion tokens only (the model's reply).", True)
-    max_length: int | None = _help(
-        "Truncate rows to this many tokens. None (default) never truncates: cutting image placeholders breaks "
-        "Qwen-VL ('image features and image tokens do not match'); bound length with n_img instead.",
-        None,
-    )
-
-    def __post_init__(self) -> None:
-        self._check_data_fields()
-        if self.packing and model_type(self.model) == "qwen3_5":
-            raise ValueError("packing=True breaks Qwen3.5's Gated-DeltaNet sample boundaries; set packing=False.")
-        if self.completion_only_loss is False and self.assistant_only_loss:
-            raise ValueError(
-                "assistant_only_loss needs a {% generation %} chat template; use completion_only_loss=True."
-            )
-        super().__post_init__()
-
-
-def _check_grpo_common(cfg: GRPOConfig) -> None:
-    if cfg.loss_type not in ("grpo", "bnpo", "dr_grpo", "dapo"):
-        raise ValueError(f"loss_type={cfg.loss_type!r}: venuskit supports grpo, bnpo, dr_grpo and dapo.")
-    if cfg.epsilon_high is not None and cfg.epsilon_high < cfg.epsilon:
-        raise ValueError(
-            f"epsilon_high ({cfg.epsilon_high}) is below epsilon ({cfg.epsilon}); the upper clip "
-            "should be at least the lower one (DAPO uses 0.28 vs 0.2)."
-        )
-
-
-@dataclass
-class VenusGRPOConfig(_DataFields, GRPOConfig):
-    """`venus train grpo --domain D`: step-level GRPO with the rule rewards of one domain."""
-
-    domain: str = _help(f"Domain whose rewards to use: one of {sorted(DOMAINS)}.", "")
-    format_weight: float = _help("w_f: weight of the format reward (keep it small; format rewards get hacked).", 0.1)
-    type_weight: float = _help("w_t: weight of the action-type reward.", 0.3)
-    param_weight: float = _help("w_p: weight of the parameter reward (counts only when the type is right).", 0.6)
-    point_tol: float = _help("Point hit radius (normalised units) when a row has no target box.", 0.05)
-    text_f1: float = _help("τ: token-F1 a Type/Finished/CallUser/Answer content needs to count as right.", 0.5)
-    shaping: str = _help("Pointer misses: 'none' (0) or 'gaussian' (0.5·exp(-d²/2σ²), σ=0.05).", "none")
-    epsilon_high: float | None = _help("Upper clip ε_high of the asymmetric (DAPO) clip; ε_low is `epsilon`.", 0.28)
-
-    def __post_init__(self) -> None:
-        self._check_data_fields()
-        if self.domain not in DOMAINS:
-            raise ValueError(f"`domain`={self.domain!r} is not a domain; pass --domain with one of {sorted(DOMAINS)}.")
-        if min(self.format_weight, self.type_weight, self.param_weight) < 0:
-            raise ValueError("Reward weights must be >= 0; set format_weight/type_weight/param_weight accordingly.")
-        if self.shaping not in ("none", "gaussian"):
-            raise ValueError(f"`shaping`={self.shaping!r}: use 'none' or 'gaussian'.")
-        super().__post_init__()
-        _check_grpo_common(self)
-
-    def reward_options(self) -> RewardOptions:
-        return RewardOptions(point_tol=self.point_tol, text_f1=self.text_f1, shaping=self.shaping)  # type: ignore[arg-type]
-
-
-@dataclass
-class VenusMOPDConfig(_DataFields, GRPOConfig):
-    """`venus train mopd --teachers mobile=path,...`: multi-teacher on-policy distillation."""
-
-    teachers: str = _help("Domain teachers: 'domain=model_folder,...'; every domain in the data needs one.", "")
-    lam: float = _help("λ: extra weight on the action span when the type is right but a parameter is wrong.", 1.0)
-    estimator: str = _help(
-        "'sampled' (teacher log-probs of the sampled tokens; vLLM teachers work) or 'exact' "
-        "(full-vocabulary reverse KL; local teachers).",
-        "sampled",
-    )
-    unparsable_weight: float = _help("Weight on every token of a reply that does not parse (0 ignores them).", 1.0)
-    hint: bool = _help("Put 'The correct action type is X.' in the teacher's prompt (never the student's).", True)
-    teacher_prefix_sharing: bool = _help(
-        "Run each group's shared hinted teacher prompt once and score the group's completions from its KV cache "
-        "(same log-probs up to float rounding, ~num_generations x less teacher prompt compute). False runs one "
-        "full teacher forward per sample; models without Qwen-VL mRoPE indexing always do.",
-        True,
-    )
-    num_generations: int | None = _help("Samples per prompt (MOPD needs no group baseline; 2 is enough).", 2)
-    epsilon_high: float | None = _help("Upper clip ε_high; ε_low is `epsilon`.", 0.2)
-
-    def __post_init__(self) -> None:
-        self._check_data_fields()
-        self.teacher_paths = parse_teachers(self.teachers)
-        if not self.teacher_paths:
-            raise ValueError("`teachers` is required: pass --teachers domain=model_folder[,domain=model_folder...].")
-        for domain, path in self.teacher_paths.items():
-            if domain not in DOMAINS:
-                raise ValueError(f"`teachers` names domain {domain!r}; domains are {sorted(DOMAINS)}.")
-            if not (Path(path) / "config.json").is_file():
-                raise ValueError(f"`teachers`: the {domain} teacher {path!r} has no config.json; fix the path.")
-        if self.estimator not in ("sampled", "exact"):
-            raise ValueError(f"`estimator`={self.estimator!r}: use 'sampled' or 'exact'.")
-        if self.lam < 0 or self.unparsable_weight < 0:
-            raise ValueError("`lam` and `unparsable_weight` must be >= 0.")
-        if self.beta != 0.0:
-            raise ValueError("MOPD distils toward the teachers, not a reference model; set beta=0.")
-        if self.estimator == "exact" and self.use_vllm:
-            raise ValueError(
-                "estimator='exact' needs the teacher's full logits (a local teacher); use "
-                "estimator='sampled' with use_vllm, or drop use_vllm."
-            )
-        super().__post_init__()
-        _check_grpo_common(self)
-
-
-# ---- data and models ------------------------------------------------------------------------------
-
-
-def load_rows(cfg: _DataFields, kind: str) -> list[dict[str, Any]]:
-    """Rows for `kind` ("sft" or "rl") from cfg.data (episodes folder or rows .jsonl); bad rows are logged."""
-    path = Path(cfg.data)
-    weights = parse_weights(cfg.domain_weights) or None
-    verdict = VerdictFilter(slot=cfg.verdict_slot) if cfg.verdict_slot else None
-    if path.is_dir():
-        rows, _ = build_rows(
-            list(iter_episode_dirs(path)), kind, n_img=cfg.n_img, verdict=verdict, domain_weights=weights
-        )
-    else:
-        rej = Rejections()
-        raw = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        rows = dedup(validate_rows(raw, rej, kind), rej)
-        rows = mix_domains(rows, weights) if weights else rows
-        rej.log(f"{kind} rows")
-    if not rows:
-        raise ValueError(f"No usable {kind} rows in {cfg.data}; see the rejection counts logged above.")
-    return rows
-
-
-def load_model(path: str | Path, dtype: torch.dtype = torch.float32) -> Any:
-    """A trainable model keeps float32 master weights (mixed precision computes in bf16/fp16 under autocast)."""
-    from transformers import AutoModelForImageTextToText
-
-    return AutoModelForImageTextToText.from_pretrained(path, dtype=dtype)
-
-
-def _teacher_dtype(cfg: Any) -> torch.dtype:
-    """Frozen teachers need no float32 master copy: they are stored in the run's compute precision (a 9B teacher
-    is 18 GB in bf16 instead of 36 GB; its matmuls ran in bf16 under autocast anyway)."""
-    return torch.bfloat16 if cfg.bf16 else torch.float16 if cfg.fp16 else torch.float32
-
-
-def resolve_resume(cfg: Any) -> str | None:
-    """cfg.resume_from_checkpoint: None, a checkpoint path, or "last" (the newest checkpoint in output_dir)."""
-    from transformers.trainer_utils import get_last_checkpoint
-
-    value = cfg.resume_from_checkpoint
-    if value in (None, "", False):
-        return None
-    if value in ("last", True, "true", "True"):
-        last = get_last_checkpoint(cfg.output_dir) if Path(cfg.output_dir).is_dir() else None
-        if last is None:
-            raise ValueError(f"resume_from_checkpoint='last' but {cfg.output_dir} holds no checkpoint-* folder.")
-        return last
-    return str(value)
-
-
-# ---- SFT and GRPO -----------------------------------------------------------------------------------
-
-
-def make_sft_trainer(cfg: VenusSFTConfig, rows: list[dict[str, Any]] | None = None) -> SFTTrainer:
-    rows = rows if rows is not None else load_rows(cfg, "sft")
-    dataset = to_dataset([{k: r[k] for k in ("prompt", "completion", "images")} for r in rows])
-    return SFTTrainer(
-        model=load_model(cfg.model), args=cfg, train_dataset=dataset, processing_class=load_processor(cfg.model)
-    )
-
-
-def make_grpo_trainer(cfg: VenusGRPOConfig, rows: list[dict[str, Any]] | None = None) -> GRPOTrainer:
-    rows = rows if rows is not None else load_rows(cfg, "rl")
-    rows = [r for r in rows if r["domain"] == cfg.domain] or _no_domain_rows(cfg.domain, rows)
-    weights = RewardWeights(cfg.format_weight, cfg.type_weight, cfg.param_weight)
-    funcs, reward_weights = domain_rewards(cfg.domain, weights, cfg.reward_options())
-    cfg.reward_weights = reward_weights
-    return GRPOTrainer(
-        model=load_model(cfg.model),
-        reward_funcs=funcs,
-        args=cfg,
-        train_dataset=to_dataset(rows),
-        processing_class=load_processor(cfg.model),
-    )
-
-
-def _no_domain_rows(domain: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    present = sorted({r["domain"] for r in rows})
-    raise ValueError(f"`domain`={domain!r} but the data has no rows of that domain; it holds {present}.")
-
-
-def train(trainer: Any, cfg: Any) -> Any:
-    """Run training (resuming if asked), save the final model and processor to output_dir; returns TRL's output."""
-    checkpoint = resolve_resume(cfg)
-    if checkpoint is not None:
-        _restore_weights(trainer, checkpoint)
-    result = trainer.train(resume_from_checkpoint=checkpoint)
-    trainer.save_model(cfg.output_dir)
-    trainer.processing_class.save_pretrained(cfg.output_dir)
-    return result
-
-
-def _restore_weights(trainer: Any, checkpoint: str) -> None:
-    """Load a checkpoint's weights through from_pretrained. transformers 5.x saves Qwen-VL weights in the
-    checkpoint key layout (visual.*, model.layers.*), which Trainer's raw state-dict loader does not convert back:
-    it warns about missing keys and silently keeps the old weights. Optimizer, scheduler and RNG state are still
-    restored by Trainer."""
-    restored = load_model(checkpoint).state_dict()
-    trainer.accelerator.unwrap_model(trainer.model).load_state_dict(restored)
-    trainer._load_from_checkpoint = lambda *args, **kwargs: None
-
-
-# ---- MOPD -------------------------------------------------------------------------------------------
+from venuskit.train.data import to_dataset
+from venuskit.train.processing import load_processor
+from venuskit.train.rewards import action_type_reward, gt_actions_of, gt_boxes_of, judge, parse_reply
+from venuskit.train.trainers import stages
+from venuskit.train.trainers.configs import VenusMOPDConfig
 
 
 class MOPDTrainer(GRPOTrainer):
@@ -706,7 +398,7 @@ _named_type_reward.__name__ = "action_type"
 
 
 def make_mopd_trainer(cfg: VenusMOPDConfig, rows: list[dict[str, Any]] | None = None) -> MOPDTrainer:
-    rows = rows if rows is not None else load_rows(cfg, "rl")
+    rows = rows if rows is not None else stages.load_rows(cfg, "rl")
     missing = sorted({r["domain"] for r in rows} - set(cfg.teacher_paths))
     if missing:
         raise ValueError(
@@ -714,9 +406,10 @@ def make_mopd_trainer(cfg: VenusMOPDConfig, rows: list[dict[str, Any]] | None = 
             f"{','.join(f'{d}=PATH' for d in missing)} to --teachers."
         )
     needed = {r["domain"] for r in rows}
-    teachers = {d: load_model(p, _teacher_dtype(cfg)) for d, p in cfg.teacher_paths.items() if d in needed}
+    dtype = stages.teacher_dtype(cfg)
+    teachers = {d: stages.load_model(p, dtype) for d, p in cfg.teacher_paths.items() if d in needed}
     return MOPDTrainer(
-        model=load_model(cfg.model),
+        model=stages.load_model(cfg.model),
         args=cfg,
         train_dataset=to_dataset(rows),
         processing_class=load_processor(cfg.model),

@@ -1,0 +1,212 @@
+"""venus-nano's figures: held-out world tasks (browser short/medium, mobile short), MiniWoB++, held-out grounding,
+held-out CAPTCHA types, step latency and RSS, and the stage ablation — all through venuskit's real eval paths.
+
+    .venv/bin/python benchmarks/nano.py [--run runs/nano] [--seeds 3] [--out runs/nano-bench]
+        [--ablation-seeds 1] [--miniwob-tasks 20 --miniwob-seeds 5] [--grounding-n 100] [--captcha-seeds 2]
+
+`--run` is a `venus nano train` folder: its sft/, grpo-web/ and mopd/ checkpoints give the ablation rows (each
+evaluated on the held-out short browser templates), and the final checkpoint (default: the shipped one) gives the
+headline figures. World episodes use evaluation seeds only (`venuskit.tasks.splits`), held-out templates only;
+success is the task contract's verdict. Grounding pages come from held-out element families and an evaluation
+seed; CAPTCHA from held-out types and evaluation seeds; MiniWoB++ is never training data.
+
+Writes OUT/report.json and OUT/report.html (ablation table + the stages' learning curves, matplotlib). Human-readable
+lines first; the last line is one JSON object with exactly: world_short_success, world_medium_success,
+world_mobile_short_success, miniwob_success, grounding_acc, captcha_pass1, step_ms_p50, step_ms_p90, rss_mb,
+ablation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+KEYS = ("world_short_success", "world_medium_success", "world_mobile_short_success", "miniwob_success",
+        "grounding_acc", "captcha_pass1", "step_ms_p50", "step_ms_p90", "rss_mb", "ablation")  # fmt: skip
+STAGE_DIRS = {"sft": "sft", "grpo": "grpo-world", "mopd": "mopd"}
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _world(model: Any, category: str, seeds: int, surface: str, out: Path) -> dict[str, Any]:
+    """Held-out templates of `category` on `seeds` evaluation seeds; the result is kept in out/result.json, so a
+    rerun (or the ablation row of the same checkpoint) reuses it."""
+    from venuskit.eval.nano_eval import world_success
+    from venuskit.tasks import splits
+
+    cached = out / "result.json"
+    key = {"checkpoint": model.meta.get("path"), "category": category, "seeds": seeds, "surface": surface}
+    if cached.is_file() and json.loads(cached.read_text()).get("key") == key:
+        return json.loads(cached.read_text())
+    templates = splits.world_templates("heldout", category)
+    ev = splits.eval_seeds(splits.load().world_eval_seeds, seeds)
+    t0 = time.monotonic()
+    result = {**world_success(model, templates, ev, surface, out), "key": key}
+    out.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(result))
+    _say(f"world {category}/{surface}: {result['success']:.1%} of {result['n']} ({time.monotonic() - t0:.0f} s)")
+    return result
+
+
+def _speed(out: Path, model: Any) -> dict[str, float]:
+    """Per-step latency as the runner recorded it in the world episodes above (`timings.model_s`: screenshot
+    decode, reading, features, network, reply text — everything the policy does), and this process's RSS (the
+    browser is its own process and not counted)."""
+    import statistics
+
+    import psutil
+
+    from venuskit.record.store import load_episode
+
+    ms = sorted(1000 * s.timings["model_s"] for d in out.glob("world-*/*/") if (d / "manifest.json").is_file()
+                for s in load_episode(d).steps if "model_s" in s.timings)  # fmt: skip
+    p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))] if ms else 0.0
+    from venuskit.eval.nano_eval import step_speed
+
+    # RSS after the policy has read screens in this process (reader, OCR engine, caches loaded), as in a run.
+    shots = sorted(out.glob("world-*/*/step_*.png"))[:20]
+    step_speed(model, [p.read_bytes() for p in shots], "Open the first message in the list.")
+    return {"step_ms_p50": statistics.median(ms) if ms else 0.0, "step_ms_p90": p90,
+            "rss_mb": psutil.Process().memory_info().rss / 2**20}  # fmt: skip
+
+
+def _curves_png(run: Path) -> str | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.4))
+    for ax, (stage, key, label) in zip(axes, (("sft", "loss", "SFT loss"), ("grpo-world", "mean_reward",
+                                          "GRPO (world) mean reward"), ("mopd", "supervised_share",
+                                          "MOPD: share of samples still taught")), strict=True):  # fmt: skip
+        path = run / stage / "metrics.json"
+        if path.is_file():
+            curve = json.loads(path.read_text())["metrics"].get("curve", [])
+            ax.plot([p["epoch"] for p in curve], [p.get(key, 0) for p in curve], marker="o")
+            vals = [(p["epoch"], p["val"]["step_acc"]) for p in curve if isinstance(p.get("val"), dict)]
+            if vals:
+                ax2 = ax.twinx()
+                ax2.plot(*zip(*vals, strict=True), color="tab:green", marker="s")
+                ax2.set_ylabel("val step accuracy", color="tab:green")
+        ax.set_title(label)
+        ax.set_xlabel("epoch")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90)
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _html(report: dict[str, Any], run: Path | None) -> str:
+    head = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(json.dumps(report['figures'][k]))}</td></tr>"
+                   for k in KEYS if k != "ablation")  # fmt: skip
+    abl = report["figures"]["ablation"]
+    cols = sorted({k for v in abl.values() for k in v})
+    rows = "".join(f"<tr><td>{s}</td>" + "".join(f"<td>{abl[s].get(c, '')}</td>" for c in cols) + "</tr>"
+                   for s in abl)  # fmt: skip
+    curves = _curves_png(run) if run else None
+    img = f'<h2>Learning curves</h2><img src="data:image/png;base64,{curves}">' if curves else ""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>venus-nano</title><style>body{{font:14px "
+            "sans-serif;margin:24px}}td,th{{padding:3px 10px;border-bottom:1px solid #ddd}}</style></head><body>"
+            f"<h1>venus-nano</h1><p>load: {html.escape(str(report['load']))}</p><h2>Figures</h2><table>{head}</table>"
+            f"<h2>Ablation (held-out short browser templates)</h2><table><tr><th>stage</th>"
+            + "".join(f"<th>{c}</th>" for c in cols) + f"</tr>{rows}</table>{img}</body></html>")  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--run", type=Path, default=None, help="A `venus nano train` run folder (for the ablation).")
+    ap.add_argument("--checkpoint", type=Path, default=None, help="Headline checkpoint (default: the shipped one).")
+    ap.add_argument("--out", type=Path, default=Path("runs/nano-bench"))
+    ap.add_argument("--seeds", type=int, default=3, help="Evaluation seeds per held-out world template.")
+    ap.add_argument("--ablation-seeds", type=int, default=3)
+    ap.add_argument("--miniwob-tasks", type=int, default=20)
+    ap.add_argument("--miniwob-seeds", type=int, default=5)
+    ap.add_argument("--grounding-n", type=int, default=100)
+    ap.add_argument("--captcha-seeds", type=int, default=2)
+    ap.add_argument("--skip", default="", help="Comma list of figures to leave out (reported as null).")
+    ap.add_argument("--stages", default="sft,grpo,mopd", help="Ablation rows to evaluate (with --run).")
+    args = ap.parse_args()
+
+    import torch
+
+    torch.set_num_threads(1)
+    from venuskit.eval import nano_eval as ev
+    from venuskit.models.nano import load_default
+
+    skip = {s for s in args.skip.split(",") if s}
+    load_before = os.getloadavg()
+    model = _load(args.checkpoint) if args.checkpoint else load_default()
+    out = args.out
+    figures: dict[str, Any] = dict.fromkeys(KEYS)
+    details: dict[str, Any] = {}
+    plan = [("world_short_success", lambda: _world(model, "short", args.seeds, "browser", out / "world-short")),
+            ("world_medium_success", lambda: _world(model, "medium", args.seeds, "browser", out / "world-medium")),
+            ("world_mobile_short_success", lambda: _world(model, "short", args.seeds, "mobile", out / "world-mobile")),
+            ("grounding_acc", lambda: ev.grounding_acc(model, out / "grounding", args.grounding_n)),
+            ("captcha_pass1", lambda: ev.captcha_pass1(model, out / "captcha", args.captcha_seeds)),
+            ("miniwob_success", lambda: ev.miniwob_success(model, out / "miniwob", seeds=args.miniwob_seeds,
+             tasks=None if args.miniwob_tasks >= 20 else _miniwob_tasks(args.miniwob_tasks)))]  # fmt: skip
+    for key, fn in plan:
+        if key in skip:
+            continue
+        cached = out / f"{key}.json"  # every figure is kept, so parallel runs (different --skip) can be merged
+        if cached.is_file() and json.loads(cached.read_text()).get("_checkpoint") == str(args.checkpoint):
+            result = json.loads(cached.read_text())
+        else:
+            result = {**fn(), "_checkpoint": str(args.checkpoint)}
+            out.mkdir(parents=True, exist_ok=True)
+            cached.write_text(json.dumps(result, default=str))
+        details[key] = result
+        figures[key] = round(result.get("success", result.get("acc", result.get("pass1", 0.0))), 4)
+        _say(f"{key}: {figures[key]}")
+    if "speed" not in skip:
+        speed = _speed(out, model)
+        figures.update({k: round(v, 1) for k, v in speed.items()})
+        _say(f"speed: {speed}")
+    ablation: dict[str, Any] = {}
+    if args.run is not None and "ablation" not in skip:
+        for stage, folder in STAGE_DIRS.items():
+            ckpt = args.run / folder / "venus-nano.pt"
+            if ckpt.is_file() and stage in args.stages.split(","):
+                r = _world(_load(ckpt), "short", args.ablation_seeds, "browser", out / f"ablation-{stage}")
+                ablation[stage] = {"world_short_success": round(r["success"], 4), "n": r["n"]}
+    figures["ablation"] = ablation
+    report = {"figures": figures, "details": details, "load": {"before": load_before, "after": os.getloadavg()},
+              "checkpoint": str(args.checkpoint or "shipped")}  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
+    (out / "report.html").write_text(_html(report, args.run))
+    _say(f"report: {out / 'report.html'}")
+    print(json.dumps({k: figures[k] for k in KEYS}))
+
+
+def _load(path: Path) -> Any:
+    from venuskit.models.nano import NanoModel
+
+    model = NanoModel.load(path)
+    model.meta["path"] = str(Path(path).resolve())
+    return model
+
+
+def _miniwob_tasks(n: int) -> list[str]:
+    from venuskit.envs.miniwob import list_tasks
+
+    return list_tasks(deterministic_only=True)[:n]
+
+
+if __name__ == "__main__":
+    main()

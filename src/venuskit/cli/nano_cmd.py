@@ -1,0 +1,99 @@
+"""`venus nano train|eval|info`: venus-nano, the embedded default policy."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import typer
+
+from venuskit.cli.common import fail
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
+
+
+@app.command("train")
+def train(
+    seed: int = typer.Option(..., "--seed", help="Seed of every stage (same seed, same checkpoint)."),
+    stages: str = typer.Option("sft,grpo,mopd", "--stages", help="sft | sft,grpo | sft,grpo,mopd."),
+    budget_min: float = typer.Option(120.0, "--budget-min", help="Safety cap in minutes; stages run fixed epochs."),
+    out: Path = typer.Option(Path("runs/nano"), "--out", help="Run folder (a rerun resumes it)."),
+    sft_epochs: int = typer.Option(15, help="SFT passes over the examples."),
+    seeds_per_variant: int = typer.Option(2, help="Oracle episodes per template variant and surface."),
+    rollouts: int = typer.Option(60, help="Policy rollouts per round (GRPO and MOPD states)."),
+    grounding_n: int = typer.Option(400, help="Synthetic grounding samples (0: none)."),
+    captcha_per_type: int = typer.Option(6, help="CAPTCHA instances per training type (0: none)."),
+    validation: bool = typer.Option(True, "--validation/--no-validation",
+                                    help="Keep the validation templates out of training (learning curves)."),
+    install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
+) -> None:
+    """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
+    from venuskit.eval.nano_recipe import NanoTrainConfig, install, run_all
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    try:
+        cfg = NanoTrainConfig(out=out, seed=seed, stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
+                              budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant, rollouts=rollouts,
+                              grounding_n=grounding_n, captcha_per_type=captcha_per_type,
+                              validation=validation)  # fmt: skip
+    except ValueError as exc:
+        fail(str(exc))
+    summary = run_all(cfg)
+    if install_it:
+        summary["installed"] = str(install(Path(summary["final"])))
+    typer.echo(json.dumps({k: summary[k] for k in ("final", "minutes", "installed") if k in summary}))
+
+
+@app.command("eval")
+def evaluate(
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A checkpoint (default: the shipped one)."),
+    category: str = typer.Option("short", help="World category: short or medium."),
+    seeds: int = typer.Option(3, help="Evaluation seeds per template."),
+    split: str = typer.Option("heldout", help="heldout (the figures) or validation (training templates kept out of "
+                                              "training, on unused training seeds: the one to develop against)."),
+    surface: str = typer.Option("browser", help="browser or mobile."),
+    out: Path = typer.Option(Path("runs/nano-eval"), "--out", help="Folder for the episodes."),
+    json_out: bool = typer.Option(False, "--json", help="Print every row as JSON."),
+) -> None:
+    """venus-nano on the held-out world templates (evaluation seeds), scored by the task contracts."""
+    from venuskit.eval.nano_eval import validation_success, world_success
+    from venuskit.models.nano import CheckpointError, NanoModel, load_default
+    from venuskit.tasks import splits
+
+    try:
+        model = NanoModel.load(checkpoint) if checkpoint else load_default()
+    except CheckpointError as exc:
+        fail(str(exc))
+    if surface not in ("browser", "mobile"):
+        fail(f"--surface must be browser or mobile, got {surface!r}.")
+    if split not in ("heldout", "validation"):
+        fail(f"--split must be heldout or validation, got {split!r}.")
+    if split == "validation":
+        result = validation_success(model, out, seeds, surface, category)
+    else:
+        templates = splits.world_templates("heldout", category)
+        if not templates:
+            fail(f"No held-out templates in the category {category!r}.")
+        result = world_success(model, templates, splits.eval_seeds(splits.load().world_eval_seeds, seeds), surface,
+                               out)  # fmt: skip
+    if json_out:
+        typer.echo(json.dumps(result))
+    else:
+        for r in result["rows"]:
+            typer.echo(f"{r['verdict']:10s} {r['task']} seed={r['seed']} -> {r['episode_dir']}")
+        typer.echo(f"success {result['success']:.1%} over {result['n']} episodes")
+
+
+@app.command("info")
+def info(checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A checkpoint (default: shipped).")) -> None:  # noqa: E501
+    """What the checkpoint is: size, stage, seed, training figures."""
+    from venuskit.models.nano import CheckpointError, NanoModel, default_checkpoint, load_default
+
+    try:
+        model = NanoModel.load(checkpoint) if checkpoint else load_default()
+    except CheckpointError as exc:
+        fail(str(exc))
+    path = checkpoint or default_checkpoint()
+    typer.echo(json.dumps({"checkpoint": str(path), "bytes": Path(path).stat().st_size, **model.describe()},
+                          default=str))  # fmt: skip

@@ -1,0 +1,68 @@
+"""`venus serve`: serve an in-process model behind the OpenAI chat-completions wire format."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+
+import typer
+
+from venuskit.cli.common import fail
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
+
+
+@app.command("nano")
+def serve_nano(
+    port: int = typer.Option(8000, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A venus-nano checkpoint (default: shipped)."),
+) -> None:
+    """Serve venus-nano at http://127.0.0.1:PORT/v1 (`/v1/models`, `/v1/chat/completions`) until Ctrl-C."""
+    from venuskit.models.nano import CheckpointError, NanoModel, load_default
+    from venuskit.models.serve import ChatServer
+
+    try:
+        model = NanoModel.load(checkpoint) if checkpoint else load_default()
+    except CheckpointError as exc:
+        fail(str(exc))
+    try:
+        server = ChatServer(model, port=port).start()
+    except OSError as exc:
+        fail(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}. Pick another --port.")
+    typer.echo(f"venus-nano at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
+    done = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: done.set())
+    try:
+        done.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        server.stop()
+
+
+@app.command("judge")
+def serve_judge(
+    port: int = typer.Option(8001, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    weights: Path | None = typer.Option(None, "--weights", help="A judge checkpoint (default: the shipped one)."),
+) -> None:
+    """Serve the nano keypoint judge at http://127.0.0.1:PORT/v1 until Ctrl-C (for `--judges ocr,log,nano
+    --nano-url URL`, `venus verify steps --nano-url URL`, or any client of the wire format)."""
+    from venuskit.models.judge import JudgeError, JudgeModel
+    from venuskit.models.serve import ChatServer
+
+    try:
+        model = JudgeModel.load(weights) if weights else JudgeModel.load()
+    except JudgeError as exc:
+        fail(str(exc))
+    try:
+        server = ChatServer(model, port=port).start()
+    except OSError as exc:
+        fail(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}. Pick another --port.")
+    typer.echo(f"venus-judge at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
+    done = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: done.set())
+    try:
+        done.wait()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        server.stop()

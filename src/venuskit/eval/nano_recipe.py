@@ -1,0 +1,196 @@
+"""`run_all`: venus-nano from nothing — collect, SFT, per-domain GRPO, MOPD — in one resumable run folder.
+
+    out/
+      world/          oracle episodes of the training templates (index.jsonl, episodes/*/nano_targets.json)
+      validation/     oracle episodes of the validation templates (step accuracy in the learning curves only)
+      grounding/      synthetic grounding pages (training families, a training seed)
+      captcha/        CAPTCHA instances of the training types with the oracle's solutions
+      rollouts-sft/   the SFT policy's own rollouts, each state relabelled by the oracle (GRPO states)
+      rollouts-grpo/  the GRPO policy's own rollouts (the MOPD student's states)
+      sft/ grpo-world/ grpo-grounding/ grpo-captcha/ mopd/   one checkpoint + metrics.json per stage
+      venus-nano.pt summary.json reader_cache.json features.pkl
+
+Every stage runs a fixed number of epochs from a fixed seed, on one thread, so `--seed S` gives the same
+checkpoint on a rerun; `budget_min` is a safety cap only (a stage that hits it says so in its metrics). Every
+collection skips what its folder already holds, so a rerun resumes. Only training templates and training seeds
+ever enter (`venuskit.tasks.splits`); held-out templates, CAPTCHA types and grounding families stay out.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from venuskit.eval import nano_data
+from venuskit.models.nano.model import NanoModel
+from venuskit.models.nano.net import NanoNet, NetConfig
+from venuskit.models.nano.reader import Reader
+from venuskit.train.nano.common import StageResult
+from venuskit.train.nano.data import Example, FeatureCache, examples
+from venuskit.train.nano.grpo import GRPOConfig, grpo
+from venuskit.train.nano.mopd import MOPDConfig, mopd
+from venuskit.train.nano.sft import SFTConfig, sft
+
+log = logging.getLogger(__name__)
+STAGES = ("sft", "grpo", "mopd")
+
+
+@dataclass
+class NanoTrainConfig:
+    """`venus nano train`: the whole recipe."""
+
+    out: Path = field(default=Path("runs/nano"), metadata={"help": "Run folder (resumable)."})
+    seed: int = field(default=0, metadata={"help": "Seed of every stage; same seed, same checkpoint."})
+    stages: tuple[str, ...] = field(default=STAGES, metadata={"help": "Stages to run, in order: sft, grpo, mopd."})
+    budget_min: float = field(default=120.0, metadata={"help": "Safety cap in minutes for the whole run; stages "
+                                                                "run fixed epochs and normally end well before."})  # fmt: skip
+    categories: tuple[str, ...] = field(default=("short", "medium", "infeasible"),
+                                        metadata={"help": "World task categories to train on."})  # fmt: skip
+    surfaces: tuple[str, ...] = field(default=("browser", "mobile"), metadata={"help": "browser and/or mobile."})
+    templates: tuple[str, ...] | None = field(default=None, metadata={"help": "Only these training templates."})
+    sft_epochs: int = field(default=15, metadata={"help": "SFT passes over the examples (the budget of the stage)."})
+    seeds_per_variant: int = field(default=2, metadata={"help": "Oracle episodes per template variant and surface."})
+    validation: bool = field(default=True, metadata={"help": "Keep the validation templates out of training "
+                                                              "(their step accuracy is the learning curve)."})  # fmt: skip
+    grounding_n: int = field(default=400, metadata={"help": "Synthetic grounding samples (0: no grounding)."})
+    captcha_per_type: int = field(default=6, metadata={"help": "CAPTCHA instances per training type (0: none)."})
+    rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
+    size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
+    teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
+
+    def __post_init__(self) -> None:
+        self.out = Path(self.out)
+        self.stages = tuple(self.stages)
+        bad = [s for s in self.stages if s not in STAGES]
+        if bad or not self.stages:
+            raise ValueError(f"Unknown stages {bad}; choose from {', '.join(STAGES)}.")
+        if list(self.stages) != [s for s in STAGES if s in self.stages] or self.stages[0] != "sft":
+            raise ValueError("Stages run in order and start with sft: sft | sft,grpo | sft,grpo,mopd.")
+        if self.budget_min <= 0 or min(self.rollouts, self.grounding_n, self.captcha_per_type) < 0:
+            raise ValueError("budget_min must be positive; rollouts, grounding_n and captcha_per_type cannot be "
+                             "negative.")  # fmt: skip
+        if self.seeds_per_variant < 1 or self.sft_epochs < 1:
+            raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
+        NetConfig.named(self.size)
+        NetConfig.named(self.teacher_size)
+
+
+def templates_of(cfg: NanoTrainConfig) -> list[str]:
+    if cfg.templates:
+        return list(cfg.templates)
+    return nano_data.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+
+
+class _Run:
+    def __init__(self, cfg: NanoTrainConfig) -> None:
+        self.cfg = cfg
+        cfg.out.mkdir(parents=True, exist_ok=True)
+        self.reader = Reader()
+        self.reader.load_cache(cfg.out / "reader_cache.json")
+        self.cache = FeatureCache(cfg.out / "features.pkl")
+        self.featurizer = NanoModel(NanoNet(NetConfig()), reader=self.reader)
+        self.started = time.monotonic()
+        self.log: dict[str, Any] = {"config": json.loads(json.dumps(asdict(cfg), default=str)), "stages": {},
+                                    "data": {}}  # fmt: skip
+
+    def left(self) -> float:
+        """Minutes left of the safety cap (a stage gets at least a fifth of a minute)."""
+        return max(0.2, self.cfg.budget_min - (time.monotonic() - self.started) / 60)
+
+    def examples(self, name: str, rows: list[dict[str, Any]]) -> list[Example]:
+        exs, skipped = examples(rows, self.featurizer, self.cache)
+        self.reader.save_cache(self.cfg.out / "reader_cache.json")
+        self.log["data"][name] = {"rows": len(rows), "examples": len(exs), "skipped": skipped,
+                                  "minutes": round((time.monotonic() - self.started) / 60, 2)}  # fmt: skip
+        log.info("%s: %d examples from %d rows (skipped %s)", name, len(exs), len(rows), skipped)
+        return exs
+
+    def rollouts(self, name: str, checkpoint: Path, n: int) -> list[Example]:
+        """The policy's own rollouts on training templates and fresh training seeds, relabelled by the oracle."""
+        from venuskit.agent.nano import nano_policy_factory
+
+        if n <= 0:
+            return []
+        model = NanoModel.load(checkpoint, reader=self.reader)
+        jobs = nano_data.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000)
+        random.Random(f"{self.cfg.seed}:{name}").shuffle(jobs)
+        by_surface: dict[str, list[nano_data.Job]] = {}
+        for job in jobs[:n]:
+            by_surface.setdefault(job.surface, []).append(job)
+        rows = []
+        for surface, js in sorted(by_surface.items()):
+            rows += nano_data.world_relabel_rollouts(self.cfg.out / name, js, nano_policy_factory(surface, model))
+        return self.examples(name, nano_data.world_rows(rows, relabelled=True))
+
+    def record(self, result: StageResult) -> None:
+        self.log["stages"][result.stage] = result.to_dict()
+        self.log["minutes"] = round((time.monotonic() - self.started) / 60, 2)
+        from venuskit.infra.atomic import write_json
+
+        write_json(self.cfg.out / "summary.json", self.log, durable=False)
+
+
+def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
+    """Run the recipe; returns the summary (also in `out/summary.json`) with every stage's checkpoint and metrics."""
+    torch.set_num_threads(1)  # one thread: deterministic, and under a loaded machine a second one spins at barriers
+    run = _Run(cfg)
+    out = cfg.out
+    jobs = nano_data.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant)
+    world = run.examples("world", nano_data.world_rows(nano_data.world_oracle_episodes(out / "world", jobs), False))
+    val: list[Example] = []
+    if cfg.validation and not cfg.templates:
+        vjobs = nano_data.world_jobs(nano_data.validation_templates(), ("browser",), seed_offset=4000)
+        val = run.examples("validation", nano_data.world_rows(nano_data.world_oracle_episodes(out / "validation",
+                                                                                               vjobs), False))  # fmt: skip
+    ground = captcha = []
+    if cfg.grounding_n:
+        ground = run.examples("grounding", nano_data.grounding_rows(nano_data.grounding_data(
+            out / "grounding", cfg.grounding_n, cfg.seed)))  # fmt: skip
+    if cfg.captcha_per_type:
+        captcha = run.examples("captcha", nano_data.captcha_rows(nano_data.captcha_data(
+            out / "captcha", cfg.captcha_per_type, cfg.seed * 1000)))  # fmt: skip
+    s = sft(world + ground + captcha, out / "sft", SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size,
+                                                         max_minutes=run.left()),
+            val=val)  # fmt: skip
+    run.record(s)
+    final = s.checkpoint
+    if "grpo" in cfg.stages:
+        states = run.rollouts("rollouts-sft", s.checkpoint, cfg.rollouts)
+        teachers: dict[str, Path] = {}
+        for domain, data in (("world", states + world), ("grounding", ground), ("captcha", captcha)):
+            if not data:
+                continue
+            r = grpo(data, s.checkpoint, out / f"grpo-{domain}", GRPOConfig(seed=cfg.seed, max_minutes=run.left()),
+                     domain=domain, val=val if domain == "world" else None)  # fmt: skip
+            run.record(r)
+            teachers[domain] = r.checkpoint
+        final = teachers["world"]
+        if "mopd" in cfg.stages:
+            own = run.rollouts("rollouts-grpo", teachers["world"], cfg.rollouts)
+            m = mopd(own + states + world + ground + captcha, teachers, teachers["world"], out / "mopd",
+                     MOPDConfig(seed=cfg.seed, max_minutes=run.left()), val=val)  # fmt: skip
+            run.record(m)
+            final = m.checkpoint
+    shutil.copyfile(final, out / "venus-nano.pt")
+    run.log["final"] = str(out / "venus-nano.pt")
+    run.record(StageResult("final", out / "venus-nano.pt", {}))
+    return run.log
+
+
+def install(checkpoint: Path) -> Path:
+    """Copy a trained checkpoint over the one shipped inside the package (after checking it loads)."""
+    from venuskit.models.nano.model import default_checkpoint
+
+    NanoModel.load(checkpoint)
+    target = default_checkpoint()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(checkpoint, target)
+    return target

@@ -1,0 +1,505 @@
+"""Task synthesis end to end: draw plans, check them, prove them in real Chromium, write the task file.
+
+    from venuskit.eval.synth_run import SynthConfig, synthesize
+    result = synthesize(SynthConfig(n=20, out=Path("synth.toml")))
+    result.summary   # accepted, rejected_by_reason, oracle_completed_share, capabilities_covered, ...
+
+A candidate that passes the static checks (venuskit.tasks.synth.reject) is proved: its oracle runs in a real
+browser against the world server (`run_world_task`, the harness every world run uses) and must reach
+`completed`; its do-nothing run was already judged `failed` on the seeded state. Proofs run on a pool of
+browser envs (one thread each, one shared world server). Decisions are committed in the order candidates were
+drawn, and the sampler's coverage weights follow the drawn stream, so a run is the same for the same seed
+whatever the timing. This lives in `eval` because it joins tasks, envs, agent and world.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import random
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venuskit.infra import atomic
+from venuskit.tasks import spec as task_spec
+from venuskit.tasks.synth import build, writer
+from venuskit.tasks.synth.build import Candidate
+from venuskit.tasks.synth.catalog import Catalog, bundled_catalog
+from venuskit.tasks.synth.coverage import Coverage, Failures, coverage_of, failures_of, sampling_weights
+from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures
+from venuskit.tasks.synth.sample import HORIZONS, Domains, Sampler, SamplerConfig
+from venuskit.tasks.synth.taskfile import write_task_file
+
+
+def _help(text: str, **kw: Any) -> Any:
+    return field(metadata={"help": text}, **kw)
+
+
+@dataclass
+class SynthConfig:
+    """`venus tasks synth`: how many tasks, from which capabilities, how they are proved and where they go."""
+
+    n: int = _help("Tasks to accept (each proved by its oracle in real Chromium).", default=20)
+    out: Path | None = _help("Task file to write (TOML, read by the task loader); None writes nothing.",
+                             default=None)  # fmt: skip
+    apps: tuple[str, ...] = _help("Only capabilities of these apps (empty: all eight).", default=())
+    horizon: str | None = _help("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
+    locale: str = _help("en or zh: the goal language and the world's locale.", default="en")
+    seed: int = _help("Seed of the sampler: the same seed gives the same tasks.", default=0)
+    split: str = _help("any; train: only capabilities no held-out template links to; heldout: tasks that use at "
+                       "least one held-out capability.", default="any")  # fmt: skip
+    writer: str | None = _help("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
+                               default=None)  # fmt: skip
+    writer_model: str = _help("Served model name of the --writer.", default="writer")
+    workers: int = _help("Browser envs proving tasks in parallel (one thread each).", default=2)
+    check_seeds: tuple[int, ...] = _help("World seeds preconditions and referents are checked on.",
+                                         default=(0, 1, 2, 3))  # fmt: skip
+    prove_seed: int = _help("World seed of the proving run.", default=0)
+    max_candidates: int = _help("Stop after drawing this many candidates (0: 30 x n).", default=0)
+    keep_proofs: Path | None = _help("Keep the proving episodes here (default: deleted after the verdict).",
+                                     default=None)  # fmt: skip
+    settle_s: float = _help("The browser's pause after each action; the world answers on loopback.", default=0.05)
+    runs: Path | None = _help("Recorded runs whose failures weight the sampling (the failure write-back).",
+                              default=None)  # fmt: skip
+    tasks: tuple[Path, ...] = _help("Task files the --runs episodes may come from (synthesised tasks).",
+                                    default=())  # fmt: skip
+    resume: bool = _help("Continue an interrupted run into the same --out: the same seed draws the same stream, and "
+                         "tasks already in the file were proved, so they are accepted without a second proof.",
+                         default=False)  # fmt: skip
+    checkpoint_every: int = _help("Rewrite --out after this many accepted tasks (what an interruption keeps).",
+                                  default=10)  # fmt: skip
+
+    def __post_init__(self) -> None:
+        for name in ("out", "keep_proofs", "runs"):  # callers may pass strings
+            if getattr(self, name) is not None:
+                setattr(self, name, Path(getattr(self, name)))
+        self.tasks = tuple(Path(t) for t in self.tasks)
+        if self.n < 1:
+            raise ValueError(f"--n must be at least 1, got {self.n}.")
+        if self.locale not in ("en", "zh"):
+            raise ValueError(f"--locale must be en or zh, got {self.locale!r}.")
+        if self.horizon is not None and self.horizon not in HORIZONS:
+            raise ValueError(f"--horizon must be one of {', '.join(HORIZONS)}, got {self.horizon!r}.")
+        if self.split not in ("any", "train", "heldout"):
+            raise ValueError(f"--split must be any, train or heldout, got {self.split!r}.")
+        unknown = set(self.apps) - set(task_spec.APPS)
+        if unknown:
+            raise ValueError(f"Unknown app {sorted(unknown)[0]!r}; apps: {', '.join(task_spec.APPS)}.")
+        if not 1 <= self.workers <= 8:
+            raise ValueError(f"--workers must be 1..8, got {self.workers}.")
+        if not self.check_seeds:
+            raise ValueError("check_seeds needs at least one seed.")
+        if self.resume and (self.out is None or not self.out.is_file()):
+            raise ValueError("--resume continues into an existing --out file; there is none to continue.")
+
+
+@dataclass
+class Outcome:
+    index: int
+    candidate: Candidate | Proof
+    verdict: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+    infra: str | None = None  # the browser's own failure (a hung click, a crash) that ended the proof, if any
+    resumed: bool = False  # decided by an earlier run this one resumes (not proved again)
+
+
+@dataclass
+class Proof:
+    """A task to prove that was not drawn in this run (e.g. read back from a task file)."""
+
+    spec: Any
+
+
+@dataclass
+class SynthResult:
+    accepted: list[Candidate]
+    rejected: list[dict[str, Any]]  # {reason, detail, task (id, when composed)}
+    summary: dict[str, Any]
+
+
+# ---- proving --------------------------------------------------------------------------------------
+
+INFRA_RETRIES = 1  # a proof the browser itself broke (not the task) runs once more
+ENV_ERRORS = ("EnvError", "ActionTimeout", "BrowserCrashed")
+
+
+def _infra_error(episode_dir: Path) -> str | None:
+    """The first step error the browser env raised in a recorded episode (its own failure, not the oracle's)."""
+    from venuskit.record.store import load_episode
+
+    for step in load_episode(episode_dir).steps:
+        if step.error and step.error.get("type") in ENV_ERRORS:
+            return f"{step.error['type']}: {step.error.get('message', '')}"
+    return None
+
+
+class ProverPool:
+    """Worker threads, each with its own browser env, proving candidates against one shared world server.
+    Playwright objects belong to the thread that made them, so each worker opens and closes its own env."""
+
+    def __init__(self, workers: int, settle_s: float, prove_seed: int, keep: Path | None) -> None:
+        from venuskit.world.server import WorldServer
+
+        self.server = WorldServer().start()
+        self.prove_seed, self.keep, self.settle_s = prove_seed, keep, settle_s
+        self.jobs: queue.Queue = queue.Queue()
+        self.results: queue.Queue = queue.Queue()
+        self.tmp = Path(tempfile.mkdtemp(prefix="venus-synth-proofs-"))
+        self.threads = [threading.Thread(target=self._work, name=f"prover-{i}", daemon=True) for i in range(workers)]
+        for t in self.threads:
+            t.start()
+
+    def submit(self, outcome: Outcome) -> None:
+        self.jobs.put(outcome)
+
+    def _work(self) -> None:
+        from venuskit.envs.browser import BrowserConfig
+        from venuskit.eval.world import world_browser
+
+        env = None
+        try:
+            env = world_browser("browser", BrowserConfig(settle_s=self.settle_s))
+            while (job := self.jobs.get()) is not None:
+                self.results.put(self._prove(env, job))
+        except Exception as e:  # noqa: BLE001 - a dead browser ends this worker; the caller sees the error
+            self.results.put(e)
+        finally:
+            if env is not None:
+                env.close()
+
+    def _prove(self, env: Any, job: Outcome) -> Outcome:
+        from venuskit.eval.world import run_world_task
+
+        t0 = time.perf_counter()
+        out = self.keep if self.keep is not None else self.tmp
+        for attempt in range(1 + INFRA_RETRIES):
+            try:
+                run = run_world_task(job.candidate.spec.id, self.prove_seed, server=self.server, env=env, out=out)
+            except Exception as e:  # noqa: BLE001 - a setup row or page the oracle cannot handle rejects this task only
+                job.verdict, job.reason = "error", f"{type(e).__name__}: {e}"
+                break
+            job.verdict, job.reason = run.verdict.verdict, run.oracle_error or run.verdict.reason
+            job.infra = _infra_error(run.episode_dir) if job.verdict != "completed" else None
+            if self.keep is None or (job.infra is not None and attempt < INFRA_RETRIES):
+                shutil.rmtree(run.episode_dir, ignore_errors=True)
+            if job.infra is None:
+                break
+        job.seconds = time.perf_counter() - t0
+        return job
+
+    def close(self) -> None:
+        for _ in self.threads:
+            self.jobs.put(None)
+        for t in self.threads:
+            t.join(timeout=60)
+        self.server.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def prove(candidates: list[Any], workers: int = 2, settle_s: float = 0.05, seed: int = 0,
+          keep: Path | None = None) -> list[Outcome]:  # fmt: skip
+    """Run each candidate's oracle in real Chromium (registering it for the run); outcomes in input order.
+    A candidate is anything with a `.spec` (a Candidate, or `Proof(spec)` for a task read from a file)."""
+    task_spec.register([c.spec for c in candidates])
+    pool = ProverPool(workers, settle_s, seed, keep)
+    try:
+        for i, c in enumerate(candidates):
+            pool.submit(Outcome(i, c))
+        got = [pool.results.get() for _ in candidates]
+    finally:
+        pool.close()
+    for g in got:
+        if isinstance(g, Exception):
+            raise RuntimeError(f"A proving browser died: {g}") from g
+    return sorted(got, key=lambda o: o.index)
+
+
+# ---- the run ----------------------------------------------------------------------------------------
+
+
+def synthesize(config: SynthConfig, progress: Callable[[dict[str, Any]], None] | None = None,
+               catalog: Catalog | None = None) -> SynthResult:  # fmt: skip
+    """Draw, check and prove until `config.n` tasks are accepted (or the candidate budget is spent). With `out`,
+    the task file (and `<out>.rejected.jsonl`, every rejection with its reason) is rewritten every
+    `checkpoint_every` acceptances and on Ctrl-C, so `resume` can take the run up where it stopped."""
+    run = _Run(config, catalog or bundled_catalog())
+    pool = ProverPool(config.workers, config.settle_s, config.prove_seed, config.keep_proofs)
+    try:
+        while len(run.accepted) < config.n:
+            run.fill(pool)
+            if not run.order:
+                break  # the candidate budget is spent and nothing is being proved
+            run.wait(pool)
+            run.commit()
+            if progress is not None:
+                progress({"accepted": len(run.accepted), "drawn": run.drawn, "rejected": len(run.rejected)})
+    except KeyboardInterrupt:
+        run.save(None)
+        raise
+    finally:
+        pool.close()
+    return run.finish()
+
+
+class _Run:
+    """One synthesis run's state: the sampler and its drawn stream, candidates being proved, decisions."""
+
+    def __init__(self, config: SynthConfig, catalog: Catalog) -> None:
+        self.config, self.catalog, self.t0 = config, catalog, time.perf_counter()
+        self.worlds = SeedWorlds(tuple(config.check_seeds))
+        self.sampler = Sampler(catalog, Domains(catalog, self.worlds), random.Random(config.seed),
+                               _sampler_config(config, catalog))  # fmt: skip
+        self.failures = _failures(config, catalog)
+        self.backend = _writer_backend(config)
+        self.budget = config.max_candidates or 30 * config.n
+        self.hand, self.seen, self.proposed = hand_signatures(), set(), Coverage()
+        self.rejected: list[dict[str, Any]] = []
+        self.accepted: list[Candidate] = []
+        self.verdicts: list[str] = []  # each accepted task's proving verdict, as the proof reported it
+        self.proof_s: list[float] = []  # wall seconds of each proving run (reset, every step, the verdict)
+        self.counts: Counter = Counter()
+        self.before = _earlier_decisions(config) if config.resume else {}
+        self.pending: dict[int, Outcome] = {}  # drawn for proving, not yet committed
+        self.done: dict[int, Outcome] = {}
+        self.order: deque[int] = deque()  # their indices, in the order they were drawn
+        self.drawn = self.proved = self.last = 0
+
+    def fill(self, pool: ProverPool) -> None:
+        """Draw until 2 x workers candidates are being proved (statically rejected ones are decided at once)."""
+        while self.drawn < self.budget and len(self.pending) < 2 * self.config.workers:
+            self.sampler.weights = sampling_weights(self.proposed, self.failures, self.catalog)
+            cand = _draw(self.sampler, self.config, self.catalog, self.worlds, self.seen, self.hand, self.rejected,
+                         self.drawn)  # fmt: skip
+            if cand is not None:
+                cand = _paraphrase(self.backend, cand, self.counts)
+                self.seen.add(cand.spec.id)
+                self.proposed = _add(self.proposed, cand, self.catalog)
+                task_spec.register([cand.spec])
+                job = self.pending[self.drawn] = Outcome(self.drawn, cand)
+                self.order.append(self.drawn)
+                if cand.spec.id in self.before:  # decided by the run this one resumes
+                    verdict, detail = self.before[cand.spec.id]
+                    self.done[self.drawn] = dataclasses.replace(job, verdict=verdict, reason=detail, resumed=True)
+                else:
+                    pool.submit(job)
+            self.drawn += 1
+
+    def wait(self, pool: ProverPool) -> None:
+        if self.order[0] not in self.done:
+            got = pool.results.get()
+            if isinstance(got, Exception):
+                raise RuntimeError(f"A proving browser died: {got}") from got
+            self.done[got.index] = got
+
+    def commit(self) -> None:
+        """Decide proved candidates in the order they were drawn."""
+        while self.order and self.order[0] in self.done and len(self.accepted) < self.config.n:
+            o = self.done.pop(self.order.popleft())
+            self.pending.pop(o.index)
+            self.last = o.index
+            if o.resumed:
+                self.counts["resumed"] += 1
+            else:
+                self.proved += 1
+                self.proof_s.append(o.seconds)
+            if o.verdict == "completed":
+                self.accepted.append(o.candidate)
+                self.verdicts.append(o.verdict)
+                if len(self.accepted) % self.config.checkpoint_every == 0:
+                    self.save(None)
+                continue
+            task_spec.unregister([o.candidate.spec.id])
+            browser = f" (browser: {o.infra})" if o.infra else ""
+            detail = o.reason if o.resumed else f"{o.verdict}: {o.reason}{browser}"
+            self.counts["oracle_failed_browser"] += o.infra is not None
+            self.rejected.append({"reason": "oracle_failed", "task": o.candidate.spec.id, "index": o.index,
+                                  "verdict": o.verdict, "detail": detail})  # fmt: skip
+
+    def save(self, summary: dict[str, Any] | None) -> None:
+        """The task file and the rejections so far (both atomic); a summary once the run is complete."""
+        out = self.config.out
+        if out is None:
+            return
+        write_task_file(out, [c.table for c in self.accepted], header=_header(self.config, summary))
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.rejected)
+        atomic.write_text(_rejected_path(out), text, durable=True)
+
+    def finish(self) -> SynthResult:
+        task_spec.unregister([o.candidate.spec.id for o in self.pending.values()])  # drawn past the n-th
+        if len(self.accepted) >= self.config.n:  # decisions on candidates drawn after the n-th acceptance
+            self.rejected = [r for r in self.rejected if r["index"] <= self.last]
+            self.drawn = self.last + 1
+        seconds = time.perf_counter() - self.t0
+        summary = _summary(self.config, self.catalog, self.accepted, self.verdicts, self.rejected, self.proved,
+                           self.drawn, seconds, self.counts)  # fmt: skip
+        summary["proof_s_median"] = round(statistics.median(self.proof_s), 2) if self.proof_s else 0.0
+        self.save(summary)
+        return SynthResult(self.accepted, self.rejected, summary)
+
+
+def _rejected_path(out: Path) -> Path:
+    return out.with_name(out.name + ".rejected.jsonl")
+
+
+def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
+    """Task id -> (verdict, detail) decided by the run being resumed: accepted tasks (their file) and the ones
+    whose proof failed (its rejections file), so the resumed run makes the same decisions without re-proving."""
+    assert config.out is not None
+    out = {s.id: ("completed", "proved by the resumed run") for s in task_spec.load_file(config.out)}
+    path = _rejected_path(config.out)
+    for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+        r = json.loads(line)
+        if r.get("reason") == "oracle_failed" and r.get("task"):
+            out[r["task"]] = (r.get("verdict", "failed"), r.get("detail", ""))
+    return out
+
+
+def _sampler_config(config: SynthConfig, catalog: Catalog) -> SamplerConfig:
+    caps = None
+    if config.split == "train":
+        caps = build.train_capabilities(catalog)
+    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps)
+
+
+def _draw(sampler: Sampler, config: SynthConfig, catalog: Catalog, worlds: SeedWorlds, seen: set[str],
+          hand: dict, rejected: list[dict[str, Any]], index: int) -> Candidate | None:  # fmt: skip
+    try:
+        plan = sampler.plan(config.locale)
+        cand = build.build_candidate(plan, catalog, worlds, seen, hand)
+        if config.split == "heldout" and build.plan_split(plan) != "heldout":
+            return None  # not an error of the task: this run only wants held-out ones
+        return cand
+    except Rejected as e:
+        rejected.append({"reason": e.reason, "detail": e.detail, "index": index})
+        return None
+
+
+def _add(cov: Coverage, cand: Candidate, catalog: Catalog) -> Coverage:
+    fresh = coverage_of([cand.spec], catalog)
+    cov.caps.update(fresh.caps)
+    for k, v in fresh.values.items():
+        cov.values.setdefault(k, Counter()).update(v)
+    cov.app_pairs.update(fresh.app_pairs)
+    cov.flows.update(fresh.flows)
+    cov.tasks += fresh.tasks
+    cov.cross_app += fresh.cross_app
+    return cov
+
+
+def _failures(config: SynthConfig, catalog: Catalog) -> Failures | None:
+    if config.runs is None:
+        return None
+    for path in config.tasks:
+        task_spec.register_file(path)
+    return failures_of(outcomes_from_runs(config.runs), catalog)
+
+
+def outcomes_from_runs(root: Path) -> list[tuple[Any, dict[str, Any]]]:
+    """(task spec, contract verdict) of every judged world episode under `root`; episodes of unknown tasks
+    (a synthesised task whose file was not given) are skipped."""
+    from venuskit.record.store import iter_episode_dirs
+
+    out = []
+    for folder in iter_episode_dirs(root):
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        contract = (manifest.get("verdicts") or {}).get("contract")
+        task_id = (manifest.get("task") or {}).get("world_task")
+        if not contract or not task_id:
+            continue
+        try:
+            out.append((task_spec.get_task(task_id), contract))
+        except KeyError:
+            continue
+    return out
+
+
+def _writer_backend(config: SynthConfig) -> Any:
+    if config.writer is None:
+        return None
+    from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
+
+    return OpenAIBackend(ModelConfig(base_url=config.writer, model=config.writer_model, temperature=0.7,
+                                     max_tokens=400, max_retries=1))  # fmt: skip
+
+
+def _paraphrase(backend: Any, cand: Candidate, counts: Counter) -> Candidate:
+    """The candidate with the writer's paraphrase as its goal, when the paraphrase keeps every value."""
+    if backend is None:
+        return cand
+    from venuskit.models.openai_backend import ModelError
+
+    goal = cand.table["goal"]
+    try:
+        reply = writer.clean_reply(backend.complete(writer.paraphrase_messages(goal, cand.plan.locale)).text)
+    except ModelError:
+        counts["writer_errors"] += 1
+        return cand
+    if writer.paraphrase_problem(cand.plan, goal, reply) is not None:
+        counts["paraphrases_refused"] += 1
+        return cand
+    counts["paraphrases_kept"] += 1
+    return build.with_goal(cand, reply)
+
+
+def _summary(config: SynthConfig, catalog: Catalog, accepted: list[Candidate], verdicts: list[str],
+             rejected: list[dict[str, Any]], proved: int, drawn: int, seconds: float,
+             counts: Counter) -> dict[str, Any]:  # fmt: skip
+    specs = [c.spec for c in accepted]
+    cov = coverage_of(specs, catalog).summary(catalog)
+    hand = hand_signatures()
+    dup = sum(1 for c in accepted if _is_hand_duplicate(c, catalog, hand))
+    by_reason = Counter(r["reason"] for r in rejected)
+    completed = sum(v == "completed" for v in verdicts)
+    return {
+        "accepted": len(accepted), "requested": config.n, "drawn": drawn,
+        "rejected_by_reason": {r: by_reason.get(r, 0) for r in REASONS},
+        "oracle_completed_share": round(completed / len(accepted), 3) if accepted else 0.0,
+        "proofs": proved, "proof_completed_share": round(completed / proved, 3) if proved else 0.0,
+        "capabilities_covered": cov["capabilities_covered"], "capabilities_total": cov["capabilities_total"],
+        "holes": cov["holes"], "cross_app_share": cov["cross_app_share"],
+        "data_flow_share": round(sum(any(t.startswith("flow:") for t in s.tags) for s in specs) / len(specs), 3)
+        if specs else 0.0,
+        "app_pairs_covered": cov["app_pairs_covered"], "app_pairs_total": cov["app_pairs_total"],
+        "duplicates": dup, "by_category": dict(Counter(s.category for s in specs)),
+        "oracle_steps_mean": round(sum(s.steps for s in specs) / len(specs), 1) if specs else 0.0,
+        "by_split": dict(Counter(t[6:] for s in specs for t in s.tags if t.startswith("split:"))),
+        "locale": config.locale, "seed": config.seed, "workers": config.workers, **dict(counts),
+        "seconds": round(seconds, 1), "tasks_per_s": round(len(accepted) / seconds, 3) if seconds else 0.0,
+        "load_avg_1m": round(os.getloadavg()[0], 2),
+    }  # fmt: skip
+
+
+def _is_hand_duplicate(cand: Candidate, catalog: Catalog, hand: dict) -> bool:
+    """Re-checked on the final set, independently of the filter's bookkeeping."""
+    try:
+        from venuskit.tasks.synth.reject import check_duplicate
+
+        check_duplicate(cand.plan, cand.spec, catalog, set(), hand)
+    except Rejected:
+        return True
+    return False
+
+
+def _header(config: SynthConfig, summary: dict[str, Any] | None) -> str:
+    """The file's comment: how it was made (a checkpoint of an unfinished run has no summary yet)."""
+    cfg = {k: (str(v) if isinstance(v, Path) else [str(x) for x in v] if isinstance(v, tuple) else v)
+           for k, v in dataclasses.asdict(config).items()}  # fmt: skip
+    keys = ("accepted", "rejected_by_reason", "capabilities_covered", "capabilities_total", "cross_app_share",
+            "seconds")  # fmt: skip
+    keep = {k: summary[k] for k in keys} if summary is not None else "unfinished (a checkpoint; --resume continues)"
+    return (
+        f"Synthesised by `venus tasks synth` (venuskit.eval.synth_run). Every task here reached `completed` "
+        f"with its oracle in real Chromium (world seed {config.prove_seed}).\nconfig: {json.dumps(cfg)}\n"
+        f"summary: {json.dumps(keep)}"
+    )

@@ -1,0 +1,196 @@
+"""Training the nano judge from contract-labelled world episodes of the training templates.
+
+Rows are made from exactly the requests the judge will be sent: SGV runs over each episode with a capturing
+judge in the model slot (with the rule judges, so that it sees the keypoints rules leave open; and alone, so
+that it sees every keypoint), and the step verifier replays each recorded step and each constructed fault
+with a capturing step judge. Each request is read by the judge's own featurizer. Labels come from the
+contracts (this is training data: the contract is its label source, and no verifier reads it here):
+
+- a keypoint from the goal: true when the episode is `completed`; otherwise the contract keypoints that share
+  a value with it (a quoted name, a code, a number) decide (all must hold); with none sharing one, false when
+  no contract keypoint holds, else the row is left out (unknown);
+- a contract keypoint text (the `contract` keypoint source): its own contract result;
+- a proposed step: a fault by construction (`eval.step_bench`) is 1, a recorded right step 0.
+
+Only training templates (`tasks.splits`) on train seeds may be used: `build_rows` refuses anything else.
+
+    net, card, metrics = train_judge(Path("runs/judge-train"), seed=0)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from venuskit.eval.verify_bench.world_set import build_set, load_index
+
+TRAIN_SET = {"n_tasks": 32, "others": 4}  # the set `venus verify train-judge` builds (training templates)
+
+
+class CaptureJudge:
+    """A model-slot judge that answers nothing (every vote abstains) and keeps what it was asked: the request
+    messages, read by the judge's featurizer into keypoint rows."""
+
+    is_rule = False
+
+    def __init__(self, name: str = "capture") -> None:
+        from venuskit.verify.report import Cost
+
+        self.name, self.cost = name, Cost()
+        self.asked: list[tuple[list[str], Any]] = []  # (keypoint texts, features.Evidence)
+
+    def check_window(self, window: Any, keypoints: list[tuple[int, str]]) -> list[Any]:
+        from venuskit.verify.judges import abstain_all
+
+        return abstain_all(self.name, keypoints, "capture")
+
+    def final(self, goal: str, evidence: list[Any], keypoints: list[tuple[int, str]], history: str = "") -> list[Any]:
+        from venuskit.models.judge import features as F
+        from venuskit.models.judge.model import _read_screen
+        from venuskit.models.judge.wire import parse_request
+        from venuskit.verify.judges import abstain_all, final_messages
+
+        req = parse_request(final_messages(goal, evidence, keypoints, history))
+        self.asked.append((list(req.keypoints), F.read_evidence(req, _read_screen)))
+        return abstain_all(self.name, keypoints, "capture")
+
+
+@dataclass
+class StepCapture:
+    """A step judge that lets every proposal pass and keeps the request's step-head inputs."""
+
+    name: str = "capture"
+    asked: list[tuple[Any, list[int]]] = field(default_factory=list)
+
+    def judge_step(self, intro: str, images: list[tuple[str, bytes]]) -> tuple[str | None, str]:
+        from venuskit.models.judge.model import step_inputs
+        from venuskit.models.judge.wire import parse_request
+        from venuskit.verify.judges import step_messages
+
+        self.asked.append(step_inputs(parse_request(step_messages(intro, images))))
+        return None, "capture"
+
+
+def keypoint_label(text: str, contract: dict[str, Any], label: str) -> float | None:
+    """The label of a keypoint text on an episode whose contract verdict is `contract` (see the module doc)."""
+    from venuskit.models.judge.features import has, values
+
+    results = [k for k in contract.get("keypoints", []) if isinstance(k, dict)]
+    exact = [k for k in results if k.get("desc") == text]
+    if exact:
+        return float(bool(exact[0].get("ok")))
+    if label == "completed":
+        return 1.0
+    vals = values(text)
+    shared = [k for k in results if any(has(str(k.get("desc", "")), v) for v in vals)]
+    if shared:
+        return float(all(k.get("ok") for k in shared))
+    return 0.0 if not any(k.get("ok") for k in results) else None
+
+
+def check_training_items(items: list[dict[str, Any]]) -> None:
+    """Refuse any item of a held-out template or outside the train seeds."""
+    from venuskit.tasks import splits
+
+    s = splits.load()
+    bad = [i["id"] for i in items if splits.world_split(i["task"]) != "train"
+           or not splits.in_range(int(i["seed"]), s.world_train_seeds)]  # fmt: skip
+    if bad:
+        raise ValueError(f"The judge trains on training templates and train seeds only; {len(bad)} items are not "
+                         f"(e.g. {bad[0]}).")  # fmt: skip
+
+
+def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Keypoint and step rows from every episode of a training set."""
+    from venuskit.eval.step_bench import RIGHT, RIGHT_KINDS, _load, _verify, _wrong_episodes, episode_proposals
+    from venuskit.models.judge import features as F
+    from venuskit.record.store import load_episode
+    from venuskit.train.judge import Rows
+    from venuskit.verify.judges import make_judges
+    from venuskit.verify.sgv import SGVConfig, verify_episode
+    from venuskit.verify.step import StepVerifier
+
+    set_dir = Path(set_dir)
+    items = load_index(set_dir)["items"]
+    check_training_items(items)
+    kp, steps = Rows(), Rows()
+    rules = make_judges("ocr,log")
+    for item in items:
+        folder = set_dir / item["episode_dir"]
+        contract = load_episode(folder).verdicts.get("contract", {})
+        for judges, given in ((rules, None), ([], None), ([], item.get("keypoints") or None)):
+            capture = CaptureJudge()
+            verify_episode(folder, [*judges, capture], config=SGVConfig(), keypoints=given)
+            for texts, ev in capture.asked:
+                for text in texts:
+                    y = keypoint_label(text, contract, item["label"])
+                    if y is not None:
+                        kp.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, item["task"])
+        if on_item is not None:
+            on_item(item["id"])
+    wrong = _wrong_episodes(set_dir, items)
+    for item in (i for i in items if i["kind"] in RIGHT_KINDS):
+        episode, pngs = _load(set_dir / item["episode_dir"])
+        capture = StepCapture()
+        verifier = StepVerifier(judge=capture, rules=True)
+        for p in episode_proposals(episode, pngs, partial=item["kind"] == "partial",
+                                   wrong=wrong.get((item["task"], item["seed"]), ())):  # fmt: skip
+            before = len(capture.asked)
+            _verify(verifier, None, episode, p)
+            if len(capture.asked) > before:
+                feats, bag = capture.asked[-1]
+                steps.add(feats, (bag,), float(p.kind != RIGHT), item["task"])
+    return {"keypoints": kp, "steps": steps}
+
+
+def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, build: bool = True,
+                on_item: Callable[[str], None] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Build (or reuse) the training set, make the rows, fit, and write the weights, their card and the model
+    card (default: the packaged weights). Returns the training figures."""
+    from venuskit.models.judge import model as M
+    from venuskit.train.judge import JudgeTrainConfig, fit
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    if build:
+        build_set(set_dir, TRAIN_SET["n_tasks"], seed, split="train", others=TRAIN_SET["others"])
+    rows = build_rows(set_dir, on_item=on_item)
+    t_rows = time.process_time() - c0
+    net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
+    index = load_index(set_dir)
+    card.training.update({"set": str(set_dir), "set_request": index["request"], "set_counts": index["counts"],
+                          "rows_cpu_seconds": round(t_rows, 1)})  # fmt: skip
+    path = out or M.WEIGHTS
+    card = M.save(net, path, card)
+    write_model_card(path.with_name("MODEL_CARD.md"), card)
+    metrics.update({"weights": str(path), "bytes": path.stat().st_size,
+                    "wall_seconds": round(time.perf_counter() - t0, 1),
+                    "cpu_seconds_total": round(time.process_time() - c0, 1)})  # fmt: skip
+    return metrics
+
+
+def write_model_card(path: Path, card: Any) -> None:
+    t = card.training
+    oof = t.get("out_of_fold", {})
+    lines = [
+        "# venus-judge: the nano keypoint judge",
+        "",
+        "A small network (two heads over evidence features and hashed word bags) that decides SGV's keypoints and",
+        "checks proposed steps. Served through the OpenAI wire format (`venus serve judge`), used as",
+        "`venus verify … --judges ocr,log,nano` and as the step verifier's model slot.",
+        "",
+        f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
+        f"(`src/venuskit/tasks/splits.toml`); set request `{json.dumps(t.get('set_request', {}))[:300]}`.",
+        f"- Rows: {t.get('rows')} from {t.get('templates')} templates.",
+        f"- Thresholds (out-of-fold, folds grouped by template): satisfied at p >= {card.thresholds.hi}, "
+        f"contradicted at p <= {card.thresholds.lo}, step rejected at p >= {card.thresholds.step}.",
+        f"- Out-of-fold figures: {json.dumps(oof)}.",
+        f"- Config: {json.dumps(t.get('config', {}))}; sha256 `{card.sha256}`.",
+        f"- Reproduce: `venus verify train-judge --seed {t.get('config', {}).get('seed', 0)}`.",
+        "- Not for: pages unlike the training world's (the figures on MiniWoB++ in docs/verify.md say how far it",
+        "  carries), or any use where a wrong `completed` is costly without the rule judges beside it.",
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

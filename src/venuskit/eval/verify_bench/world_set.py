@@ -1,0 +1,346 @@
+"""The labelled set of world episodes: tasks picked from one split of the templates, every episode kind run on
+each in real Chromium through `run_world_task`, the contract's verdict (manifest `verdicts.contract`) as the
+label, and an `index.json` that the bench reads back (a folder holding the index of the same request is reused).
+
+    index = build_set("runs/verify-bench", n_tasks=40, seed=0)                # held-out templates, eval seeds
+    index = build_set("runs/judge-train", n_tasks=80, seed=0, split="train")   # training templates, train seeds
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from venuskit.eval.report import write_json_report
+from venuskit.eval.verify_bench.kinds import KIND_BY_NAME, Plan, Trace, locale_of, plan_for, task_type
+
+INDEX = "index.json"
+SET_FORMAT = 2
+READABLE_FORMATS = (1, 2)  # format 1: world sets of the first bench (no split, no set kind)
+SURFACES = ("browser", "mobile")
+SPLITS = ("heldout", "train", "all")
+MOBILE_SHARE = 1 / 3  # of the tasks that declare the mobile surface, when both surfaces are asked for
+MAX_ORACLE_STEPS = 24  # longer tasks take minutes per kind; the long templates up to this are kept
+
+Pick = tuple[str, int, str]  # (task id, instance seed, surface)
+
+
+# ---- picking tasks -------------------------------------------------------------------------------
+
+
+def pick_tasks(n_tasks: int, seed: int, *, split: str = "heldout", locales: Sequence[str] = ("en", "zh"),
+               surfaces: Sequence[str] = SURFACES, questions: bool = True) -> list[Pick]:  # fmt: skip
+    """`n_tasks` feasible tasks of the split's templates (a third of them question tasks, unless `questions` is
+    False) plus about a quarter as many infeasible ones, sampled without replacement while the pool lasts
+    and then again (another variant). Each gets an instance seed from the split's seed range (held-out
+    templates: the eval seeds; training templates: the train seeds) whose variant has a locale drawn from
+    `locales`, and a surface: the mobile preset for about a third of the tasks that declare it."""
+    from venuskit.tasks import splits
+    from venuskit.tasks.spec import bundled
+
+    _check_choice("locale", locales, ("en", "zh"))
+    _check_choice("surface", surfaces, SURFACES)
+    _check_choice("split", [split], SPLITS)
+    specs = bundled()
+    rng = random.Random(seed)
+
+    def pool(kind: str) -> list[str]:
+        return sorted(t for t, s in specs.items() if task_type(s) == kind and not s.interrupts
+                      and (split == "all" or splits.world_split(t) == split) and len(s.oracle) <= MAX_ORACLE_STEPS
+                      and set(s.surfaces) & set(surfaces))  # fmt: skip
+
+    n_q = n_tasks // 3 if questions else 0
+    chosen = _draw(rng, pool("state"), n_tasks - n_q) + _draw(rng, pool("question"), n_q)
+    chosen += _draw(rng, pool("infeasible"), math.ceil(n_tasks / 4))
+    ranges = splits.load()
+    seeds = ranges.world_eval_seeds if split == "heldout" else ranges.world_train_seeds
+    return [(t, _instance_seed(specs[t], rng, locales, seeds), _surface(specs[t], rng, surfaces)) for t in chosen]
+
+
+def _draw(rng: random.Random, pool: list[str], n: int) -> list[str]:
+    """n items of the pool: a shuffled pass over all of it, then another, as many as needed."""
+    out: list[str] = []
+    while pool and len(out) < n:
+        out += rng.sample(pool, min(len(pool), n - len(out)))
+    return out
+
+
+def _check_choice(what: str, chosen: Sequence[str], known: Sequence[str]) -> None:
+    bad = [c for c in chosen if c not in known] or ([] if chosen else ["(none)"])
+    if bad:
+        raise ValueError(f"Unknown {what} {bad[0]!r}; choose one or more of {', '.join(known)}.")
+
+
+def _instance_seed(spec: Any, rng: random.Random, locales: Sequence[str], seeds: tuple[int, int]) -> int:
+    """A seed in `seeds` whose variant (seed % number of variants) has a locale of `locales`."""
+    locale = rng.choice(sorted(locales))
+    n = max(1, len(spec.params))
+    variants = [i for i, p in enumerate(spec.params) if p.get("locale", "en") == locale]
+    variants = variants or [i for i, p in enumerate(spec.params) if p.get("locale", "en") in locales] or [0]
+    variant, lap = rng.choice(variants), rng.randrange(50)
+    first = seeds[0] + (variant - seeds[0]) % n  # the first seed of the range with this variant
+    return min(first + n * lap, first + n * ((seeds[1] - first) // n))
+
+
+def _surface(spec: Any, rng: random.Random, surfaces: Sequence[str]) -> str:
+    draw = rng.random()  # drawn for every task, so a task's surface does not shift the others' draws
+    if "mobile" not in spec.surfaces or "mobile" not in surfaces:
+        return "browser"
+    return "mobile" if "browser" not in surfaces or draw < MOBILE_SHARE else "browser"
+
+
+def _pick(task: tuple | list | str) -> Pick:
+    if isinstance(task, str):
+        return (task, 0, "browser")
+    return (task[0], int(task[1]), task[2] if len(task) > 2 else "browser")
+
+
+# ---- building ------------------------------------------------------------------------------------
+
+
+def build_set(
+    out_dir: Path | str,
+    n_tasks: int = 12,
+    seed: int = 0,
+    *,
+    split: str = "heldout",
+    tasks: Sequence[tuple[str, int] | tuple[str, int, str] | str] | None = None,
+    kinds: Sequence[str] | None = None,
+    locales: Sequence[str] = ("en", "zh"),
+    surfaces: Sequence[str] = SURFACES,
+    questions: bool = True,
+    others: int = 0,
+    rebuild: bool = False,
+    settle_s: float = 0.1,
+    on_item: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the kinds on every picked task (one WorldServer, one Chromium per surface) and write
+    `out_dir/index.json`. A folder that already holds the index of the same request is reused as it is
+    (`rebuild` to start over). `tasks`: explicit (task_id, seed[, surface]) tuples or ids (seed 0, browser)
+    instead of `pick_tasks(n_tasks, seed, split=..., locales=..., surfaces=..., questions=...)`.
+    `others` > 0: each task runs the oracle and noisy kinds and `others` of its other applicable kinds, drawn
+    with a generator fixed by the task (so a set holds more tasks, and more completed runs, for its size)."""
+    out_dir = Path(out_dir)
+    for k in kinds or ():
+        if k not in KIND_BY_NAME:
+            raise ValueError(f"Unknown episode kind {k!r}; known kinds: {', '.join(KIND_BY_NAME)}.")
+    chosen = tasks or pick_tasks(n_tasks, seed, split=split, locales=locales, surfaces=surfaces, questions=questions)
+    picked = [_pick(t) for t in chosen]
+    request = {"set_kind": "world", "split": split if tasks is None else "explicit", "n_tasks": n_tasks,
+               "seed": seed, "tasks": [list(p) for p in picked], "kinds": list(kinds or KIND_BY_NAME),
+               "others": others}  # fmt: skip
+    cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
+    if cached is not None:
+        if cached.get("request") == request:
+            return cached
+        raise ValueError(f"{out_dir} already holds a verifier bench set built for another request "
+                         f"({_brief(cached.get('request'))}); pass another folder, the same options, or "
+                         "rebuild=True (--rebuild).")  # fmt: skip
+    t0 = time.perf_counter()
+    with Progress(out_dir, request, rebuild) as progress:
+        items, rejected, skipped = _run_all(out_dir, picked, request["kinds"], others, settle_s, on_item, progress)
+        return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
+
+
+class Progress:
+    """Rows of a set being built, appended as each episode ends (`progress.jsonl`), so a build that is stopped
+    resumes where it was: an episode already recorded for the same request is not run again. Removed once
+    the index is written."""
+
+    NAME = "progress.jsonl"
+
+    def __init__(self, out_dir: Path, request: dict[str, Any], rebuild: bool) -> None:
+        self.path, self.request, self.rows = out_dir / self.NAME, request, {}
+        if self.path.exists() and not rebuild:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+            try:
+                head = json.loads(lines[0]) if lines else None
+                rows = [json.loads(x) for x in lines[1:] if x.strip()]
+            except ValueError:  # a torn last line: keep what parses
+                head, rows = None, []
+            if head == {"request": request}:
+                self.rows = {r["id"]: r for r in rows if isinstance(r, dict) and "id" in r}
+        if not self.rows:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps({"request": request}) + "\n", encoding="utf-8")
+
+    def get(self, row_id: str) -> dict[str, Any] | None:
+        return self.rows.get(row_id)
+
+    def add(self, row: dict[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.path.unlink(missing_ok=True)
+
+
+def _brief(request: Any) -> str:
+    if not isinstance(request, dict):
+        return "an unknown request"
+    return (f"{request.get('set_kind', 'world')}, split {request.get('split', '?')}, seed {request.get('seed')}, "
+            f"{len(request.get('tasks') or [])} tasks")  # fmt: skip
+
+
+def write_index(out_dir: Path, request: dict[str, Any], items: list, rejected: list, skipped: list,
+                seconds: float) -> dict[str, Any]:  # fmt: skip
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    index = {"format": SET_FORMAT, "request": request, "created": created, "build_seconds": round(seconds, 1),
+             "counts": counts(items), "items": items, "rejected": rejected, "skipped": skipped}  # fmt: skip
+    write_json_report(out_dir / INDEX, index)
+    return index
+
+
+ALWAYS = ("oracle", "noisy_extra", "noisy_omit", "noisy_swap", "infeasible_right", "infeasible_wrong")
+
+
+def _run_all(out_dir: Path, picked: list[Pick], kinds: list[str], others: int, settle_s: float,
+             on_item: Callable[[dict[str, Any]], None] | None,
+             progress: Progress | None = None) -> tuple[list, list, list]:  # fmt: skip
+    from contextlib import ExitStack
+
+    from venuskit.envs.browser import BrowserConfig
+    from venuskit.eval.world import world_browser
+    from venuskit.tasks.spec import get_task
+    from venuskit.world.server import WorldServer
+
+    items: list[dict[str, Any]] = []
+    rejected: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    # The oracle runs first: the kinds made from its episode need it.
+    order = sorted(kinds, key=lambda k: (k not in ("oracle", "infeasible_right"), list(KIND_BY_NAME).index(k)))
+    with ExitStack() as stack:
+        server = stack.enter_context(WorldServer())
+        envs: dict[str, Any] = {}  # one Chromium per surface, started when a task first needs it
+        for task_id, task_seed, surface in picked:
+            inst = get_task(task_id).instance(task_seed)
+            if surface not in envs:
+                preset = "mobile" if surface == "mobile" else "desktop"
+                envs[surface] = stack.enter_context(world_browser(surface, BrowserConfig(settle_s=settle_s,
+                                                                                         preset=preset)))  # fmt: skip
+            trace: Trace | None = None
+            drawn: set[str] | None = None
+            for kind in order:
+                plan = plan_for(kind, inst, surface, trace)
+                if plan is not None and others > 0 and kind not in ALWAYS:
+                    drawn = drawn if drawn is not None else _draw_others(inst, surface, trace, kinds, others)
+                    if kind not in drawn:
+                        skipped.append({"task": task_id, "seed": task_seed, "kind": kind, "why": "not drawn"})
+                        continue
+                if plan is None:
+                    why = "needs the oracle's episode" if KIND_BY_NAME[kind].needs_trace and trace is None \
+                        else "does not apply to this task"  # fmt: skip
+                    skipped.append({"task": task_id, "seed": task_seed, "kind": kind, "why": why})
+                    continue
+                row = progress.get(item_id(inst, surface, kind)) if progress else None
+                if row is None:
+                    row = _run_one(server, envs[surface], out_dir / "episodes", inst, kind, plan, surface)
+                    if progress is not None:
+                        progress.add(row)
+                why = _rejection(row)
+                (rejected if why else items).append({**row, "why": why} if why else row)
+                if kind == "oracle" and row.get("episode_dir") and not why:
+                    trace = oracle_trace(out_dir / row["episode_dir"])
+                if on_item is not None:
+                    on_item({**row, "rejected": why})
+    return items, rejected, skipped
+
+
+def _draw_others(inst: Any, surface: str, trace: Trace | None, kinds: list[str], n: int) -> set[str]:
+    """`n` of the task's applicable kinds beyond ALWAYS, fixed by the task instance."""
+    from venuskit.eval.verify_bench.kinds import rng_for
+
+    pool = [k for k in kinds if k not in ALWAYS and plan_for(k, inst, surface, trace) is not None]
+    return set(rng_for(inst, "others").sample(pool, min(n, len(pool))))
+
+
+def item_id(inst: Any, surface: str, kind: str) -> str:
+    return f"{inst.spec.id}@{inst.seed}{'' if surface == 'browser' else '/' + surface}#{kind}"
+
+
+def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: Plan,
+             surface: str = "browser") -> dict[str, Any]:  # fmt: skip
+    """One episode; a run that raises is reported in the row (`oracle_error`), never lost silently."""
+    from venuskit.eval.world import OraclePolicy, run_world_task
+    from venuskit.tasks.oracle import Oracle
+
+    k = KIND_BY_NAME[kind]
+    row = {"id": item_id(inst, surface, kind), "task": inst.spec.id, "seed": inst.seed, "kind": kind,
+           "surface": surface, "locale": locale_of(inst), "type": task_type(inst.spec), "policy": k.policy,
+           "adversarial": k.adversarial, "intended": list(k.intended), "goal": inst.goal,
+           "keypoints": [kp.desc for kp in inst.keypoints]}  # fmt: skip
+    policy: Any = "oracle"
+    if plan.steps is not None:
+        policy = OraclePolicy(env, Oracle(plan.steps, surface), surface)
+    try:
+        run = run_world_task(inst.spec.id, inst.seed, policy=policy, out=episodes, server=server, env=env,
+                             surface=surface, stop_at_progress=plan.stop_at_progress)  # fmt: skip
+    except Exception as e:  # noqa: BLE001 - one broken run is reported, the set goes on
+        return {**row, "label": None, "oracle_error": f"the run raised {type(e).__name__}: {e}"}
+    row.update({"label": run.verdict.verdict, "reason": run.verdict.reason,
+                "episode_dir": str(run.episode_dir.relative_to(episodes.parent)), "end": run.episode.outcome.reason,
+                "steps": _count_steps(run.episode_dir), "oracle_error": run.oracle_error})  # fmt: skip
+    return row
+
+
+def _count_steps(folder: Path) -> int:
+    from venuskit.record.store import load_episode
+
+    return len(load_episode(folder).steps)
+
+
+def oracle_trace(folder: Path) -> Trace:
+    """The URLs of the oracle's episode and the text OCR reads on its last screenshot."""
+    from venuskit.record.store import load_episode, step_png
+    from venuskit.verify.judges import OcrJudge
+
+    steps = load_episode(folder).steps
+    png = next((p for s in reversed(steps) for p in [step_png(folder, s)] if p is not None), None)
+    text = OcrJudge().read(png) if png is not None else ""
+    return Trace(tuple(s.url for s in steps), text)
+
+
+def _rejection(row: dict[str, Any]) -> str | None:
+    if row.get("label") is None:
+        return f"the script broke: {row['oracle_error']}"
+    if row["oracle_error"] and row["policy"] != "noisy":  # a noisy policy that got stuck is what it is
+        return f"the script broke: {row['oracle_error']}"
+    if row["label"] not in row["intended"]:
+        return f"the contract says {row['label']!r} ({row['reason']}), the kind intends {'/'.join(row['intended'])}"
+    return None
+
+
+def counts(items: list[dict[str, Any]]) -> dict[str, Any]:
+    def by(key: str, default: str) -> dict[str, int]:
+        return dict(Counter(i.get(key, default) for i in items))
+
+    return {"episodes": len(items), "by_label": by("label", "?"), "by_kind": by("kind", "?"),
+            "by_locale": by("locale", "en"), "by_surface": by("surface", "browser"), "by_type": by("type", "state"),
+            "by_policy": by("policy", "transform"), "tasks": len({i.get("task") for i in items}),
+            "adversarial": sum(bool(i.get("adversarial")) for i in items)}  # fmt: skip
+
+
+def load_index(set_dir: Path | str) -> dict[str, Any]:
+    path = Path(set_dir) / INDEX
+    if not path.exists():
+        raise FileNotFoundError(f"{set_dir} holds no verifier bench set (no {INDEX}); build one with build_set "
+                                "or `venus verify bench --set DIR`.")  # fmt: skip
+    try:
+        index = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{path} is not a readable bench index: {e}") from e
+    if not isinstance(index, dict) or index.get("format") not in READABLE_FORMATS:
+        found = index.get("format") if isinstance(index, dict) else type(index).__name__
+        raise ValueError(f"{path} has format {found!r}; this venuskit reads formats {READABLE_FORMATS}.")
+    return index

@@ -1,0 +1,764 @@
+"""What venus-nano sees: the screen read into candidates, the task text cut into entities, its own history, and the
+relational features that join them.
+
+Why relational features: a pixels-only pointer trained here matched word *length*, not spelling (the feasibility
+note). So reading is explicit — read elements are the candidate targets — and what transfers to task templates no
+training run has seen is *matching*, never a template id:
+
+- entities of the task text (quoted strings, the text after a colon, e-mail addresses, IBANs, codes, amounts, dates,
+  times, numbers, names) against each element's text, its row, its container and its label;
+- the task's words and their meaning (a hand-written en/zh lexicon of UI vocabulary, `lexicon.toml`) against a
+  control's label, so "Permanently delete" finds "Delete forever" and "退出小组" finds the leave button;
+- the agent's own history read back from its earlier screenshots: what it clicked (the text under each click),
+  what it typed, which entities are used, whether its last action changed the screen;
+- for answers, screen entities typed by a regex (amount, e-mail, date, time, code, number) scored by the kind of
+  answer the question asks for and by their nearness to lines that match the question.
+
+Inputs are only what a model may see: the screenshots (current and earlier), the task text, the agent's own
+earlier actions and the harness's feedback text (errors, <select> options). No DOM, no accessibility tree.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+
+from venuskit.actions.types import Action, Click, DoubleClick, LongPress, Type
+from venuskit.models.nano.reader import Line, Screen, read_scale
+
+# The action "types" the network chooses between. Each maps to one venuskit action (see model.py).
+TYPES = ("Click", "Type", "PressEnter", "SelectAll", "SelectOption", "Scroll", "ScrollUp", "Finished", "CallUser")
+TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
+POINTER_TYPES = frozenset({"Click"})
+TEXT_TYPES = frozenset({"Type", "SelectOption", "Finished"})
+SURFACES = ("browser", "mobile", "captcha", "grounding")
+ENTITY_KINDS = ("quoted", "colon", "email", "iban", "code", "amount", "date", "time", "number", "name")
+SCREEN_KINDS = ("s_amount", "s_email", "s_iban", "s_date", "s_time", "s_code", "s_number", "s_word")
+TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
+ANSWER_KINDS = ("amount", "number", "email", "person", "date", "time", "code", "word")
+CAND_KINDS = ("text", "icon", "region", "cell")
+BUCKETS = 4096  # hashed word vocabulary
+VERSION = 3  # bump when features change: cached features of an older version are recomputed
+ICON_PX = 16
+MAX_WORDS = 12
+MAX_CANDS = 220
+
+_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.I)
+_NORM = re.compile(r"[\W_]+", re.U)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』|(?:^|\s)'([^']+)'(?=[\s.,!?]|$)")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")
+_CODE = re.compile(r"#\d{3,}|\b[A-Z]{2,}-[A-Z0-9-]*\d[A-Z0-9-]*\b|\b[A-Z]{2,}-[A-Z]{2,}\b|\b[A-Z]{2,}\d{2,}\b")
+_AMOUNT = re.compile(r"[-+−]?(?:[€$£¥]\s?)?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?:\s?(?:EUR|USD|€|欧元|元))?"
+                     r"|[€$£¥]\s?\d+")  # fmt: skip
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
+                   r"|\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日")  # fmt: skip
+_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
+_NUMBER = re.compile(r"\d[\d,.:/]*\d|\d")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s?)?[A-Z][a-z]+)+|\b[A-Z]\.\s?[A-Z][a-z]+")
+_UPPER_WORD = re.compile(r"\b[A-Z]{3,}\b")
+_OPTION = re.compile(r"^(\d+)\.\s(.*)$")
+_QUESTION = re.compile(r"\?|？|\b(how many|how much|what|which|who|when)\b|多少|什么|哪|谁|几", re.I)
+_ARITH = re.compile(r"(\d+)\s*([+\-−×xX*÷/])\s*(\d+)")
+STOP = frozenset([
+    "the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "with", "from", "your", "you", "it", "its",
+    "is", "are", "be", "this", "that", "as", "at", "by", "me", "my", "them", "they", "so", "than", "then",
+    "not", "any", "all", "do", "does", "did", "has", "have",
+])
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def norm(text: str) -> str:
+    """Case-folded, with spaces and punctuation removed: OCR drops spaces ("Searchmail"), matching must not care."""
+    return _NORM.sub("", text.casefold())
+
+
+def words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def word_ids(text: str) -> list[int]:
+    ids = [zlib.crc32(w.encode()) % (BUCKETS - 1) + 1 for w in words(text)[:MAX_WORDS]]
+    return ids or [0]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def grams(text: str, n: int = 3) -> frozenset[str]:
+    s = norm(text)
+    if len(s) <= n:
+        return frozenset({s}) if s else frozenset()
+    return frozenset(s[i : i + n] for i in range(len(s) - n + 1))
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def containment(small: str, big: str) -> float:
+    """Share of `small`'s character trigrams found in `big`: fuzzy 'small is in big', robust to OCR slips."""
+    ns = norm(small)
+    if not ns:
+        return 0.0
+    if len(ns) <= 3:
+        return float(ns in norm(big))
+    a = grams(small)
+    return len(a & grams(big)) / len(a)
+
+
+# ---- the lexicon -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    concepts: dict[str, tuple[str, ...]]
+    done: tuple[str, ...]
+    questions: dict[str, tuple[str, ...]]
+
+
+@functools.cache
+def lexicon() -> Lexicon:
+    raw = tomllib.loads(resources.files("venuskit.models.nano").joinpath("lexicon.toml").read_text("utf-8"))
+    return Lexicon({k: tuple(v) for k, v in raw["concepts"].items()}, tuple(raw["done"]["words"]),
+                   {k: tuple(v) for k, v in raw["questions"].items()})  # fmt: skip
+
+
+def _has_form(text: str, low: str, toks: list[str], form: str) -> bool:
+    if _CJK.search(form):
+        return form in text
+    if " " in form:
+        return form in low
+    return any(t.startswith(form) and len(t) - len(form) <= 3 for t in toks)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def concepts(text: str) -> frozenset[str]:
+    """The lexicon groups whose words occur in `text`."""
+    low = text.casefold()
+    toks = re.findall(r"[a-z]+", low)
+    return frozenset(c for c, forms in lexicon().concepts.items() if any(_has_form(text, low, toks, f) for f in forms))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def first_concept(text: str) -> str | None:
+    """The group of a label's first word (its verb: "Delete forever" -> delete)."""
+    toks = words(text)
+    if not toks:
+        return None
+    head = toks[0] if not _CJK.match(toks[0]) else text.strip()[:2]
+    found = concepts(head)
+    return min(found) if found else None
+
+
+def says_done(text: str) -> bool:
+    low = text.casefold()
+    toks = re.findall(r"[a-z]+", low)
+    return any(_has_form(text, low, toks, f) for f in lexicon().done)
+
+
+# ---- the task text -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entity:
+    text: str
+    kind: str  # one of ENTITY_KINDS
+    start: int  # character offset in the goal
+
+
+def goal_entities(goal: str) -> list[Entity]:
+    """The values a task names: quoted strings, the text after a colon, e-mail addresses, IBANs, codes, amounts,
+    dates, times, numbers and capitalised names — what gets typed, clicked or checked."""
+    out: list[Entity] = []
+    for m in _QUOTED.finditer(goal):
+        i = next(k for k in range(1, 7) if m.group(k) is not None)
+        out.append(Entity(m.group(i).strip(), "quoted", m.start(i)))
+    for sep in (": ", "："):
+        if sep in goal:
+            at = goal.index(sep) + len(sep)
+            tail = goal[at:].strip()
+            if tail and not _QUOTED.fullmatch(tail):
+                out.append(Entity(tail, "colon", at))
+    taken: list[tuple[int, int]] = []
+    for kind, rx in (("email", _EMAIL), ("iban", _IBAN), ("code", _CODE), ("amount", _AMOUNT), ("date", _DATE),
+                     ("time", _TIME), ("number", _NUMBER), ("name", _NAME)):  # fmt: skip
+        for m in rx.finditer(goal):
+            span = (m.start(), m.end())
+            if any(a <= span[0] < b or a < span[1] <= b for a, b in taken):
+                continue  # part of a longer entity found before (the digits of an IBAN)
+            text = m.group(0).strip().rstrip(".")
+            if kind == "name" and (m.start() == 0 or goal[: m.start()].rstrip().endswith((".", ":"))):
+                text = text.split(" ", 1)[1] if " " in text else ""  # a sentence's first word is capitalised anyway
+                if not text:
+                    continue
+            taken.append(span)
+            out.append(Entity(text, kind, m.start()))
+    seen: set[tuple[str, str]] = set()
+    uniq = []
+    for e in out:
+        key = (norm(e.text), e.kind)
+        if key[0] and key not in seen:
+            seen.add(key)
+            uniq.append(e)
+    return uniq
+
+
+def goal_words(goal: str) -> list[tuple[str, int]]:
+    """Content words of the goal (and 2-4 character pieces of Chinese runs) with their offsets."""
+    out = [(m.group(0), m.start()) for m in re.finditer(r"[^\s\"“”'‘’:：,，.。?？!！()（）、；;]+", goal)
+           if len(norm(m.group(0))) >= 2 and m.group(0).casefold() not in STOP]  # fmt: skip
+    for m in re.finditer(r"[\u3400-\u9fff]+", goal):
+        run = m.group(0)
+        for n in (2, 3, 4):
+            out += [(run[i : i + n], m.start() + i) for i in range(len(run) - n + 1)]
+    return out
+
+
+def answer_kind(goal: str) -> str | None:
+    """The kind of answer a question asks for (None: not a question)."""
+    if not _QUESTION.search(goal):
+        return None
+    low = goal.casefold()
+    for kind in ("email", "amount", "time", "date", "code", "number", "person", "word"):
+        if any(f in low for f in lexicon().questions.get(kind, ())):
+            return kind
+    return "word"
+
+
+def options_of(feedback: str | None) -> list[tuple[int, str]]:
+    """(index, label) of the <select> options the harness listed in its feedback."""
+    if not feedback or "Available options" not in feedback:
+        return []
+    tail = feedback.split("Available options for the select element:", 1)[-1]
+    out = []
+    for line in tail.strip().splitlines():
+        m = _OPTION.match(line.strip())
+        if not m:
+            break
+        out.append((int(m.group(1)), m.group(2).strip()))
+    return out
+
+
+def screen_entities(text: str) -> list[tuple[str, str]]:
+    """(value, kind) of the typed values inside one screen line (what an answer is made of)."""
+    out = []
+    taken: list[tuple[int, int]] = []
+    for kind, rx in (("s_email", _EMAIL), ("s_iban", _IBAN), ("s_amount", _AMOUNT), ("s_date", _DATE),
+                     ("s_time", _TIME), ("s_code", _CODE), ("s_number", _NUMBER), ("s_word", _UPPER_WORD)):  # fmt: skip
+        for m in rx.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue  # inside a longer value (the digits of an amount, the country code of an IBAN)
+            taken.append((m.start(), m.end()))
+            out.append((m.group(0).strip(), kind))
+    for m in re.finditer(r"(?:^|[:：]\s*)([^:：]{1,40})$", text):  # the value after a "Label:" prefix
+        if m.start(1) > 0:
+            out.append((m.group(1).strip(), "s_word"))
+    return [(v, k) for v, k in out if v]
+
+
+def computed(text: str) -> list[str]:
+    """Results of the simple arithmetic a screen line shows ("12 + 7 = ?" -> "19")."""
+    out = []
+    for a, op, b in _ARITH.findall(text):
+        x, y = int(a), int(b)
+        val = {"+": x + y, "-": x - y, "−": x - y, "×": x * y, "x": x * y, "X": x * y, "*": x * y}.get(op)
+        if op in "÷/" and y and x % y == 0:
+            val = x // y
+        if val is not None:
+            out.append(str(val))
+    return out
+
+
+# ---- one decision's input ---------------------------------------------------------------------------------
+
+
+@dataclass
+class NanoInput:
+    """Everything venus-nano may look at for one decision."""
+
+    png: bytes
+    goal: str
+    surface: str = "browser"
+    history: list[Action] = field(default_factory=list)  # its own earlier actions, oldest first
+    feedback: str | None = None  # the harness's text before this screenshot (errors, options, notes)
+    history_pngs: list[bytes | None] = field(default_factory=list)  # the screenshot each earlier action was taken on
+
+
+@dataclass
+class Candidate:
+    box: tuple[int, int, int, int]
+    text: str
+    kind: str  # one of CAND_KINDS
+
+
+@dataclass
+class TextOption:
+    text: str
+    source: str  # one of TEXT_SOURCES
+    index: int | None = None  # SelectOption index
+
+
+@dataclass
+class Features:
+    """Numeric features of one decision, plus what is needed to turn a choice back into an action."""
+
+    size: tuple[int, int]
+    cands: list[Candidate]
+    cand_x: np.ndarray  # (N, CAND_DIM)
+    cand_words: list[list[int]]
+    icons: np.ndarray  # (K, ICON_PX, ICON_PX) float16: the patches of the icon candidates
+    icon_index: list[int]  # which candidates the patches belong to
+    goal_words: list[int]
+    state: np.ndarray  # (STATE_DIM,)
+    texts: list[TextOption]
+    text_x: np.ndarray  # (M, TEXT_DIM)
+
+
+CELLS = (4, 3)  # a coarse grid of fallback targets for what reading finds nothing on (pictures, canvases)
+
+
+def _cells(w: int, h: int) -> list[Candidate]:
+    cols, rows = CELLS
+    return [Candidate((w * i // cols, h * j // rows, w * (i + 1) // cols, h * (j + 1) // rows), "", "cell")
+            for j in range(rows) for i in range(cols)]  # fmt: skip
+
+
+def _onehot(value: str | None, kinds: Sequence[str]) -> list[float]:
+    return [float(value == k) for k in kinds]
+
+
+def _point_of(a: Action) -> tuple[float, float] | None:
+    p = getattr(a, "point", None)
+    return (p.x, p.y) if p is not None else None
+
+
+# ---- matching the goal ----------------------------------------------------------------------------------
+
+MATCH_NAMES = ("ent_quoted", "ent_email", "ent_code", "ent_amount_date", "ent_name", "exact", "part_of_entity",
+               "in_goal", "word_frac", "trigram", "concept_any", "concept_frac", "verb_in_goal", "entity_used")  # fmt: skip
+MATCH_DIM = len(MATCH_NAMES)
+_GROUPS = {"quoted": 0, "colon": 0, "email": 1, "iban": 2, "code": 2, "number": 2, "amount": 3, "date": 3, "time": 3,
+           "name": 4}  # fmt: skip
+
+
+class Goal:
+    """The task text, parsed once per decision, and its matches against any screen text."""
+
+    def __init__(self, goal: str, used: set[str] | None = None) -> None:
+        self.text = goal
+        self.gnorm = norm(goal)
+        self.entities = goal_entities(goal)
+        self.words = goal_words(goal)
+        self.wordset = {w.casefold() for w, _ in self.words} | set(words(goal))
+        self.concepts = concepts(goal)
+        self.answer = answer_kind(goal)
+        self.used = used or set()  # norm() of entities already typed or clicked
+        self._cache: dict[str, list[float]] = {}
+
+    def match(self, text: str) -> list[float]:
+        if text not in self._cache:
+            self._cache[text] = self._match(text)
+        return self._cache[text]
+
+    def _match(self, text: str) -> list[float]:
+        t = norm(text)
+        if not t:
+            return [0.0] * MATCH_DIM
+        groups = [0.0] * 5
+        best, best_e = 0.0, None
+        exact = part = 0.0
+        for e in self.entities:
+            c = containment(e.text, text)
+            g = _GROUPS[e.kind]
+            groups[g] = max(groups[g], c)
+            if c > best:
+                best, best_e = c, e
+            ne = norm(e.text)
+            exact = max(exact, float(ne == t))
+            part = max(part, float(len(t) >= 3 and t in ne))
+        lw = words(text)
+        in_goal = float(len(t) >= 2 and t in self.gnorm)
+        word_frac = sum(w in self.wordset for w in lw) / len(lw) if lw else 0.0
+        cs = concepts(text)
+        shared = cs & self.concepts
+        verb = first_concept(text)
+        used = float(best >= 0.8 and best_e is not None and norm(best_e.text) in self.used)
+        return [*groups, exact, part, in_goal, word_frac, containment(text, self.text), float(bool(shared)),
+                len(shared) / max(1, len(cs)), float(verb is not None and verb in self.concepts), used]  # fmt: skip
+
+
+# ---- the history read back --------------------------------------------------------------------------------
+
+
+@dataclass
+class Past:
+    """What the agent did, read back from its earlier screenshots."""
+
+    clicks: list[tuple[float, float]]  # normalised points
+    clicked: list[str]  # the text under each click (its element, or the label of an unlabelled one)
+    typed: list[str]
+    prev: Screen | None  # the screen the last action was taken on
+    last_click_kind: str | None = None  # the kind of element the last click landed on
+
+
+def _under(screen: Screen, x: float, y: float) -> Line | None:
+    """The element under a point: the smallest read element holding it."""
+    px, py = x * screen.width, y * screen.height
+    hits = [e for e in [*screen.lines, *screen.regions]
+            if e.box[0] - 3 <= px <= e.box[2] + 3 and e.box[1] - 3 <= py <= e.box[3] + 3]  # fmt: skip
+    if not hits:
+        return None
+    return min(hits, key=lambda e: (e.kind == "region", (e.box[2] - e.box[0]) * (e.box[3] - e.box[1])))
+
+
+def read_past(inp: NanoInput, read: object) -> Past:
+    """The clicks, the texts under them and the typed texts of `inp.history`; `read(png) -> Screen`."""
+    clicks, clicked, typed = [], [], []
+    last_kind = None
+    pngs = list(inp.history_pngs) + [None] * (len(inp.history) - len(inp.history_pngs))
+    screens: dict[int, Screen] = {}
+    for i, (a, png) in enumerate(zip(inp.history, pngs, strict=False)):
+        if isinstance(a, Type) and a.content.strip():
+            typed.append(a.content.strip())
+        p = _point_of(a) if isinstance(a, (Click, DoubleClick, LongPress)) else None
+        if p is None:
+            continue
+        clicks.append(p)
+        if png is None:
+            clicked.append("")
+            last_kind = None
+            continue
+        screens[i] = screen = read(png)  # type: ignore[operator]
+        el = _under(screen, *p)
+        text = el.text if el is not None else ""
+        if el is not None and not text and el.kind != "text":
+            text = _label_of(screen, el.box)
+        clicked.append(text)
+        last_kind = el.kind if el is not None else None
+    prev = None
+    if pngs and pngs[-1] is not None:
+        prev = screens.get(len(pngs) - 1) or read(pngs[-1])  # type: ignore[operator]
+    return Past(clicks, clicked, typed, prev, last_kind)
+
+
+def _label_of(screen: Screen, box: tuple[int, int, int, int]) -> str:
+    """The text just above a box, or just left of it on its row (a field's label)."""
+    x1, y1, x2, y2 = box
+    best, best_d = "", 1e9
+    for c in screen.lines:
+        if not c.text:
+            continue
+        cx1, cy1, cx2, cy2 = c.box
+        if cy2 <= y1 + 4 and y1 - cy2 < 40 and cx1 < x2 and cx2 > x1:
+            d = y1 - cy2
+        elif abs((cy1 + cy2) / 2 - (y1 + y2) / 2) < 12 and cx2 <= x1 + 4 and x1 - cx2 < 200:
+            d = x1 - cx2
+        else:
+            continue
+        if d < best_d:
+            best, best_d = c.text, d
+    return best
+
+
+def used_entities(g: Goal, past: Past) -> set[str]:
+    done = set()
+    for e in g.entities:
+        ne = norm(e.text)
+        if any(containment(e.text, t) >= 0.8 for t in past.typed) or any(
+            t and (containment(e.text, t) >= 0.8 or (len(norm(t)) >= 3 and norm(t) in ne)) for t in past.clicked
+        ):
+            done.add(ne)  # fmt: skip
+    return done
+
+
+# ---- candidates -------------------------------------------------------------------------------------------
+
+GEO_NAMES = ("cx", "cy", "w", "h", "area", *(f"kind_{k}" for k in CAND_KINDS), "text_len", "numeric", "cjk",
+             "sidebar", "topbar", "bottom", "height_rel", "row_size", "has_text", "mean_b", "mean_g", "mean_r",
+             "std", "saturated", "dark", "bias")  # fmt: skip
+HIST_NAMES = ("clicked_n", "last_click_in", "typed_in", "text_clicked_before", "new_on_screen", "dx_last", "dy_last",
+              "same_row_last", "label_used", "container_clicked")  # fmt: skip
+CAND_DIM = 4 * MATCH_DIM + len(GEO_NAMES) + len(HIST_NAMES)
+
+
+def candidates(screen: Screen) -> list[Candidate]:
+    w, h = screen.width, screen.height
+    lines = [Candidate(e.box, e.text, e.kind) for e in screen.lines]
+    regions = [Candidate(e.box, e.text, "region") for e in screen.regions]
+    if len(lines) + len(regions) > MAX_CANDS - 12:  # a dense grid: keep the regions that hold text, then the largest
+        regions.sort(key=lambda c: (not c.text, -(c.box[2] - c.box[0]) * (c.box[3] - c.box[1])))
+        regions = regions[: max(0, MAX_CANDS - 12 - len(lines))]
+    return (lines + regions)[: MAX_CANDS - 12] + _cells(w, h)
+
+
+def _rows(cands: list[Candidate]) -> list[list[int]]:
+    """For each candidate, the others on its row (vertical centres within half a line)."""
+    cy = np.array([(c.box[1] + c.box[3]) / 2 for c in cands])
+    hh = np.array([max(6.0, (c.box[3] - c.box[1]) / 2) for c in cands])
+    small = np.array([c.kind in ("text", "icon") for c in cands])
+    near = (np.abs(cy[:, None] - cy[None, :]) <= hh[:, None]) & small[None, :]
+    np.fill_diagonal(near, False)
+    return [list(np.flatnonzero(r)) for r in near]
+
+
+def _containers(cands: list[Candidate]) -> list[int | None]:
+    """For each text/icon candidate, the smallest region that holds it (a list row, a card, a field)."""
+    regions = [(i, c.box) for i, c in enumerate(cands) if c.kind == "region"]
+    out: list[int | None] = []
+    for c in cands:
+        if c.kind not in ("text", "icon"):
+            out.append(None)
+            continue
+        cx, cy = (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2
+        best, area = None, 1e18
+        for i, (x1, y1, x2, y2) in regions:
+            a = (x2 - x1) * (y2 - y1)
+            if x1 <= cx <= x2 and y1 <= cy <= y2 and a < area:
+                best, area = i, a
+        out.append(best)
+    return out
+
+
+def _visual(screen: Screen, box: tuple[int, int, int, int]) -> list[float]:
+    img = screen.color
+    if img is None:
+        return [0.0] * 6
+    x1, y1, x2, y2 = box
+    crop = img[y1:y2:2, x1:x2:2]
+    if crop.size == 0:
+        return [0.0] * 6
+    mean = crop.reshape(-1, 3).mean(0) / 255.0
+    std = float(crop.std()) / 128.0
+    sat = float(mean.max() - mean.min() > 0.15)
+    return [*mean.tolist(), std, sat, float(mean.mean() < 0.4)]
+
+
+def _icon_patch(gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
+    if gray is None:
+        return np.zeros((ICON_PX, ICON_PX), np.float32)
+    import cv2
+
+    x1, y1, x2, y2 = box
+    crop = gray[y1:y2, x1:x2]
+    if crop.size == 0:
+        return np.zeros((ICON_PX, ICON_PX), np.float32)
+    patch = cv2.resize(crop, (ICON_PX, ICON_PX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    return patch - patch.mean()
+
+
+def page_instruction(screen: Screen) -> str:
+    """The instruction a page shows in sentences (a CAPTCHA's "Type the characters you see."): on that surface
+    the task text is generic and the real task is on the screen."""
+    said = [e.text for e in screen.lines if e.kind == "text" and len(words(e.text)) >= 3
+            and e.text.rstrip().endswith((".", "?", "。", "？", ")"))]  # fmt: skip
+    return " ".join(said)
+
+
+def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
+    """The features of one decision from the input, its read screen and its read-back history."""
+    past = past or Past([], [], [], None)
+    w, h = screen.width, screen.height
+    goal = page_instruction(screen) or inp.goal if inp.surface == "captcha" else inp.goal
+    g = Goal(goal, used_entities(Goal(goal), past))
+    cands = candidates(screen)
+    n = len(cands)
+    own = [g.match(c.text) for c in cands]
+    rows = _rows(cands)
+    boxes = {i: c.box for i, c in enumerate(cands)}
+    container = _containers(cands)
+    prev_texts = {norm(e.text) for e in past.prev.lines if e.text} if past.prev else None
+    clicked_norm = {norm(t) for t in past.clicked if t}
+    last_click = past.clicks[-1] if past.clicks else None
+    heights = [c.box[3] - c.box[1] for c in cands if c.kind == "text"]
+    med_h = float(np.median(heights)) if heights else 16.0
+    zero = [0.0] * MATCH_DIM
+    x_rows = []
+    for i, c in enumerate(cands):
+        row = [max((own[j][k] for j in rows[i]), default=0.0) for k in range(MATCH_DIM)]
+        k = container[i]
+        cont = g.match(cands[k].text) if k is not None else zero
+        label_text = _label_of(screen, c.box) if c.kind in ("region", "icon", "cell") or not c.text else ""
+        label = g.match(label_text) if label_text else zero
+        x1, y1, x2, y2 = c.box
+        cx, cy = (x1 + x2) / 2 / w, (y1 + y2) / 2 / h
+        geo = [cx, cy, (x2 - x1) / w, (y2 - y1) / h, (x2 - x1) * (y2 - y1) / (w * h) * 20, *_onehot(c.kind, CAND_KINDS),
+               min(len(c.text), 60) / 60, float(bool(_NUMBER.fullmatch(c.text.replace(" ", "")))),
+               float(bool(_CJK.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
+               float(cy > 0.9), min((y2 - y1) / med_h, 4.0) / 4 if c.kind == "text" else 0.0, len(rows[i]) / 10,
+               float(bool(c.text)), *_visual(screen, c.box), 1.0]  # fmt: skip
+        inside = [(x1 - 4 <= px * w <= x2 + 4 and y1 - 4 <= py * h <= y2 + 4) for px, py in past.clicks]
+        typed_in = max((float(len(norm(t)) >= 3 and norm(t)[:24] in norm(c.text)) for t in past.typed), default=0.0)
+        dx = (cx - last_click[0]) if last_click else 0.0
+        dy = (cy - last_click[1]) if last_click else 0.0
+        nc = norm(c.text)
+        new = float(prev_texts is not None and bool(nc) and nc not in prev_texts)
+        cont_clicked = float(k is not None and any(x1b <= px * w <= x2b and y1b <= py * h <= y2b for px, py in past.clicks
+                                                   for x1b, y1b, x2b, y2b in [boxes[k]]))  # fmt: skip
+        hist = [min(sum(inside), 3) / 3, float(bool(inside) and inside[-1]), typed_in,
+                float(bool(nc) and nc in clicked_norm), new, dx, dy, float(abs(dy) < 0.02 and last_click is not None),
+                float(bool(label_text) and norm(label_text) in clicked_norm), cont_clicked]  # fmt: skip
+        x_rows.append(own[i] + row + cont + label + geo + hist)
+    cand_x = np.asarray(x_rows, np.float16).reshape(n, CAND_DIM)  # float16: features are cached by the thousand
+    icon_index = [i for i, c in enumerate(cands) if c.kind == "icon"]
+    icons = np.stack([_icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
+        else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
+    texts, text_x = _text_options(inp, g, cands, own, rows, past, screen)
+    state = _state(inp, g, cands, own, past, screen, text_x, texts)
+    return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
+                    state, texts, text_x)  # fmt: skip
+
+
+# ---- the decision's state ---------------------------------------------------------------------------------
+
+
+def _history_types(history: list[Action]) -> list[str]:
+    from venuskit.models.nano.model import action_type  # the one mapping from actions to types
+
+    return [t for a in history if (t := action_type(a)) is not None]
+
+
+STATE_NAMES = (*(f"surface_{s}" for s in SURFACES), *(f"last_{t}" for t in (*TYPES, "none")),
+               *(f"prev_{t}" for t in (*TYPES, "none")), *(f"answer_{k}" for k in (*ANSWER_KINDS, "none")),
+               "steps", "typed_any", "clicks", "exec_failed", "options", "has_quoted", "has_colon", "has_email",
+               "question", "entities", "entities_used", "unused_visible", "best_exact", "best_unclicked_entity",
+               "screen_same", "has_prev", "done_visible", "done_new", "since_type", "cands", "last_click_region",
+               "last_click_text", "last_click_icon", "best_answer", "last_clicked_verb", "all_used")  # fmt: skip
+STATE_DIM = len(STATE_NAMES)
+
+
+def _state(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float]], past: Past, screen: Screen,
+           text_x: np.ndarray, texts: list[TextOption]) -> np.ndarray:  # fmt: skip
+    kinds = _history_types(inp.history)
+    last = _onehot(kinds[-1] if kinds else "none", (*TYPES, "none"))
+    prev = _onehot(kinds[-2] if len(kinds) > 1 else "none", (*TYPES, "none"))
+    since_type = next((i for i, k in enumerate(reversed(kinds)) if k == "Type"), 6)
+    fb = inp.feedback or ""
+    ents = g.entities
+    n_used = sum(norm(e.text) in g.used for e in ents)
+    unused_visible = max((o[0] if max(o[0], o[1], o[2], o[3], o[4]) >= 0.8 and not o[13] else 0.0 for o in own),
+                         default=0.0)  # fmt: skip
+    texts_now = {norm(c.text) for c in cands if c.text and c.kind != "region"}
+    if past.prev is not None:
+        before = {norm(e.text) for e in past.prev.lines if e.text}
+        same = len(before & texts_now) / max(1, len(before | texts_now))
+    else:
+        same = 0.0
+    done_lines = [c.text for c in cands if c.kind == "text" and c.text and says_done(c.text) and len(c.text) <= 60]
+    done_new = any(
+        norm(t) not in ({norm(e.text) for e in past.prev.lines} if past.prev else set()) for t in done_lines
+    )
+    ans = text_x[:, _TEXT_COL["answer_fit"]] * text_x[:, _TEXT_COL["near_keyword"]] if len(texts) else np.zeros(1)
+    last_verb = float(bool(past.clicked) and first_concept(past.clicked[-1] or "") in g.concepts)
+    extra = [min(len(inp.history), 12) / 12, float(bool(past.typed)), min(len(past.clicks), 10) / 10,
+             float("execution failed" in fb or "error" in fb.casefold()), float(bool(options_of(fb))),
+             float(any(e.kind == "quoted" for e in ents)), float(any(e.kind == "colon" for e in ents)),
+             float(any(e.kind == "email" for e in ents)), float(g.answer is not None), min(len(ents), 6) / 6,
+             n_used / max(1, len(ents)), unused_visible, max((o[5] for o in own), default=0.0),
+             max((o[0] for o in own if not o[13]), default=0.0), same, float(past.prev is not None),
+             float(bool(done_lines)), float(done_new), min(since_type, 6) / 6, min(len(cands), 200) / 200,
+             float(past.last_click_kind == "region"), float(past.last_click_kind == "text"),
+             float(past.last_click_kind == "icon"), float(ans.max()) if len(ans) else 0.0, last_verb,
+             float(bool(ents) and n_used == len(ents))]  # fmt: skip
+    vec = _onehot(inp.surface, SURFACES) + last + prev + _onehot(g.answer or "none", (*ANSWER_KINDS, "none")) + extra
+    return np.asarray(vec, np.float32)
+
+
+# ---- text options (Type content, answers, <select> options) -----------------------------------------------
+
+TEXT_FEATS = ("typed_exact", "typed_part", "unused_rank", "goal_pos", "label_affinity", "first_unused", "answer_fit",
+              "near_keyword", "row_match", "on_screen", "in_goal", "length", "n_words", "digit", "currency", "cy",
+              "cx", "main_area", "height_rel", "period", "option_match", "kind_used")  # fmt: skip
+_TEXT_COL = {n: len(TEXT_SOURCES) + MATCH_DIM + i for i, n in enumerate(TEXT_FEATS)}
+TEXT_DIM = len(TEXT_SOURCES) + MATCH_DIM + len(TEXT_FEATS)
+_FITS = {"amount": ("s_amount",), "number": ("s_number", "computed"), "email": ("s_email",),
+         "person": ("screen", "s_word", "s_email"), "date": ("s_date",), "time": ("s_time",),
+         "code": ("s_code", "s_number", "s_iban"), "word": ("s_word", "screen")}  # fmt: skip
+
+
+def _focus_label(screen: Screen, past: Past) -> str:
+    """The label of the field the last click landed on (what is being filled in now)."""
+    if not past.clicks or past.prev is None:
+        return ""
+    el = _under(past.prev, *past.clicks[-1])
+    if el is None:
+        return ""
+    label = _label_of(past.prev, el.box)
+    return label or (el.text if el.kind != "text" else el.text)
+
+
+def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float]], rows: list[list[int]],
+                  past: Past, screen: Screen) -> tuple[list[TextOption], np.ndarray]:  # fmt: skip
+    opts: list[TextOption] = [TextOption("Done.", "done")]
+    opts += [TextOption(e.text, e.kind) for e in g.entities]
+    seen = {norm(o.text) for o in opts}
+    for wtext, _ in g.words:
+        if norm(wtext) not in seen:
+            seen.add(norm(wtext))
+            opts.append(TextOption(wtext, "word"))
+    line_of: dict[str, int] = {}
+    for i, c in enumerate(cands):
+        if c.kind not in ("text", "icon") or not norm(c.text) or len(c.text) > 80:
+            continue
+        found = screen_entities(c.text) + [(c.text, "screen")] + [(v, "computed") for v in computed(c.text)]
+        bare = "".join(ch for ch in c.text if ch.isalnum())
+        if inp.surface == "captcha" and 3 <= len(bare) < len(c.text):
+            found.append((bare, "screen"))  # distorted text read with specks of noise: its letters alone
+        for value, source in found:
+            if norm(value) and norm(value) not in seen:
+                seen.add(norm(value))
+                opts.append(TextOption(value, source))
+                line_of[norm(value)] = i
+    opts += [TextOption(label, "option", index) for index, label in options_of(inp.feedback)]
+    screen_norm = [norm(c.text) for c in cands if c.text and c.kind != "region"]
+    typed_n = [norm(t) for t in past.typed]
+    ent_order = [norm(e.text) for e in sorted(g.entities, key=lambda e: e.start) if e.kind not in ("number",)]
+    unused = [e for e in ent_order if e not in g.used]
+    focus = _focus_label(screen, past)
+    heights = [c.box[3] - c.box[1] for c in cands if c.kind == "text"]
+    med_h = float(np.median(heights)) if heights else 16.0
+    w, h = screen.width, screen.height
+    kw_lines = {i for i, o in enumerate(own) if max(o[0:5]) >= 0.8 or o[8] >= 0.5 or o[10] > 0}
+    out = []
+    for o in opts:
+        nt = norm(o.text)
+        is_ent = o.source in ENTITY_KINDS
+        start = next((e.start for e in g.entities if norm(e.text) == nt), None)
+        before = g.text[max(0, start - 40) : start] if start is not None else ""
+        affinity = max(containment(focus, before), containment(before[-12:], focus)) if focus and before else 0.0
+        i = line_of.get(nt)
+        cand = cands[i] if i is not None else None
+        near = 0.0
+        row = 0.0
+        if i is not None:
+            row = max((max(own[j][0:5] + own[j][10:11]) for j in rows[i]), default=0.0)
+            cx1, cy1, cx2, cy2 = cand.box  # type: ignore[union-attr]
+            for j in kw_lines:
+                if j == i:
+                    continue
+                bx1, by1, bx2, by2 = cands[j].box
+                same_row = abs((by1 + by2) - (cy1 + cy2)) / 2 <= max(8, (cy2 - cy1) / 2)
+                below = 0 <= cy1 - by2 <= 60 and bx1 - 20 <= cx1 <= bx2 + 20
+                if same_row or below:
+                    near = 1.0
+                    break
+            near = max(near, float(i in kw_lines and o.source != "screen"))
+        fits = _FITS.get(g.answer or "", ())
+        lm = g.match(o.text) if o.source in ("screen", "option", *SCREEN_KINDS) else [0.0] * MATCH_DIM
+        cy = ((cand.box[1] + cand.box[3]) / 2 / h) if cand else 0.0
+        cx = ((cand.box[0] + cand.box[2]) / 2 / w) if cand else 0.0
+        feats = [float(nt in typed_n), float(any(nt and (nt in t or t in nt) for t in typed_n if t)),
+                 (unused.index(nt) / 5 if nt in unused else 1.0) if is_ent else 0.0,
+                 start / max(1, len(g.text)) if start is not None else 0.0, affinity,
+                 float(bool(unused) and nt == unused[0]), float(o.source in fits), near, row,
+                 float(bool(nt) and any(nt in s for s in screen_norm)), float(bool(nt) and nt in g.gnorm),
+                 min(len(o.text), 80) / 80, min(len(words(o.text)), 12) / 12, float(bool(re.search(r"\d", o.text))),
+                 float(bool(re.search(r"[$€£¥]|EUR|USD|元", o.text))), cy, cx, float(cx > 0.23),
+                 min((cand.box[3] - cand.box[1]) / med_h, 4.0) / 4 if cand else 0.0, float(o.text.endswith((".", "。"))),
+                 containment(o.text, g.text) if o.source == "option" else 0.0,
+                 float(is_ent and nt in g.used)]  # fmt: skip
+        out.append(_onehot(o.source, TEXT_SOURCES) + lm + feats)
+    return opts, np.asarray(out, np.float16).reshape(len(opts), TEXT_DIM)

@@ -1,0 +1,207 @@
+"""Training rows -> venus-nano examples.
+
+The rows are venuskit's own step-level rows (`venuskit.train.data.build_rows(kind="rl")`, what `venus train rows`
+writes): the UI-Venus-2 chat prompt with image placeholders, the images, and the reference actions parsed from
+the assistant's reply with `parse_response` (`gt_actions`), plus the target element box of each (`gt_boxes`,
+from the episode's `nano_targets.json` when the collector recorded one). Grounding rows
+(`venuskit.train.data.grounding_row`) carry the instruction in the user turn and the target box.
+
+An example is the network's input features (read from the screenshot exactly as at inference, through the same
+`NanoInput`) and its supervision (`model.target_for`). Features are cached on disk by row, so a rerun (or the
+next stage) does not read the screens again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import pickle
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from venuskit.actions import ActionParseError, parse_response
+from venuskit.actions.types import Action, Click, Point, Type, action_from_dict
+from venuskit.models.nano.features import Features, NanoInput
+from venuskit.models.nano.model import NanoModel, Target, target_for
+
+log = logging.getLogger(__name__)
+TARGETS = "nano_targets.json"
+
+
+@dataclass
+class Example:
+    features: Features
+    target: Target
+    row: dict[str, Any]  # the row it came from (prompt, images, gt_actions, gt_boxes, surface, domain)
+
+    @property
+    def domain(self) -> str:
+        return str(self.row.get("domain", ""))
+
+
+def _text_parts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [p.get("text") or "" for p in content or [] if isinstance(p, dict) and p.get("type") == "text"]
+
+
+def input_from_row(row: dict[str, Any]) -> NanoInput:
+    """The NanoInput of a row: goal and surface from the system prompt, history from the assistant turns,
+    feedback from the last user turn's text, the screenshot = the row's last image."""
+    images = row.get("images") or []
+    if not images:
+        raise ValueError("A training row without images.")
+    png = _image_bytes(images[-1])
+    prompt = row["prompt"]
+    surface = row.get("surface", "browser")
+    if surface == "grounding":
+        text = " ".join(_text_parts(prompt[-1]["content"]))
+        goal = text.split("instruction: \n", 1)[-1].split(". \n\nThe output", 1)[0].strip()
+        return NanoInput(png, goal, "grounding")
+    system = " ".join(_text_parts(prompt[0]["content"])) if prompt and prompt[0].get("role") == "system" else ""
+    goal = system.rsplit("### User Task", 1)[-1].strip()
+    history: list[Action] = []
+    shots: list[bytes | None] = []
+    shown: Any = None  # the image of the user turn before each assistant turn
+    k = 0  # images are consumed in order by the image placeholders
+    for m in prompt[:-1]:
+        if m.get("role") == "user":
+            n = sum(1 for p in m["content"] or [] if isinstance(p, dict) and p.get("type") == "image")
+            shown = images[k + n - 1] if n else None
+            k += n
+        elif m.get("role") == "assistant":
+            try:
+                acts = list(parse_response(" ".join(_text_parts(m["content"])), surface).actions)
+            except ActionParseError:
+                continue
+            history += acts
+            shots += [shown] * len(acts)
+    last = prompt[-1] if prompt and prompt[-1].get("role") == "user" else {"content": []}
+    labels = ("History Screenshot:", "Current Screenshot:")
+    fb = "\n".join(t for t in _text_parts(last["content"]) if t.strip() and not t.strip().startswith(labels)) or None
+    return NanoInput(png, goal, surface, history, fb, [_image_bytes(x) if x is not None else None for x in shots])
+
+
+def _image_bytes(image: Any) -> bytes:
+    if isinstance(image, (str, Path)):
+        return Path(image).read_bytes()
+    if isinstance(image, dict) and image.get("bytes"):
+        return image["bytes"]
+    if isinstance(image, dict) and image.get("path"):
+        return Path(image["path"]).read_bytes()
+    if isinstance(image, bytes):
+        return image
+    raise ValueError(f"Cannot read a row image of type {type(image).__name__}.")
+
+
+def targets_of(chat: dict[str, Any]) -> list[Sequence[float] | None] | None:
+    """`boxes_of` for build_rows: the recorded target box of a row's step, from its episode's nano_targets.json."""
+    images = chat.get("images") or []
+    if not images:
+        return None
+    folder = Path(images[-1]).parent
+    path = folder / TARGETS
+    if not path.is_file():
+        return None
+    targets = json.loads(path.read_text("utf-8"))
+    step = int(chat.get("step", -1))
+    if not 0 <= step < len(targets):
+        return None
+    return [targets[step].get("box")]
+
+
+def reference_rows(episode_dirs: Iterable[Path | str]) -> list[dict[str, Any]]:
+    """Rows whose reference is the oracle's relabel (rollout episodes): the chat rows of the student's steps with
+    gt_actions / gt_boxes replaced by the oracle's action at that state (`nano_targets.json`)."""
+    from venuskit.train.data import Rejections, episode_chat_rows
+
+    rows = []
+    rej = Rejections()
+    for d in episode_dirs:
+        path = Path(d) / TARGETS
+        if not path.is_file():
+            continue
+        targets = json.loads(path.read_text("utf-8"))
+        for chat in episode_chat_rows([d], rej, n_img=50):
+            t = targets[chat["step"]] if chat["step"] < len(targets) else None
+            if not t or not t.get("action"):
+                continue
+            try:
+                ref = list(parse_response(f"<action>{t['action']}</action>", chat["surface"]).actions)
+            except ActionParseError:
+                continue
+            rows.append({"prompt": chat["prompt"], "images": list(chat["images"]), "surface": chat["surface"],
+                         "domain": "web" if chat["surface"] == "browser" else chat["surface"],
+                         "gt_actions": json.dumps([a.to_dict() for a in ref]), "gt_boxes": json.dumps([t.get("box")]),
+                         "episode_id": chat["episode_id"], "step": chat["step"],
+                         "agreed": bool(t.get("agreed"))})  # fmt: skip
+    return rows
+
+
+def _row_key(row: dict[str, Any]) -> str:
+    from venuskit.models.nano.features import VERSION
+
+    h = hashlib.sha1(str(VERSION).encode())
+    h.update(json.dumps(row.get("prompt"), sort_keys=True, default=str).encode())
+    h.update(str(row.get("images", [])[-1:]).encode())
+    h.update(str(row.get("gt_actions")).encode())
+    return h.hexdigest()
+
+
+class FeatureCache:
+    """Features by row key, kept in one pickle in the run folder (our own file, written atomically)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.data: dict[str, Features] = {}
+        if path is not None and path.is_file():
+            with path.open("rb") as fh:
+                self.data = pickle.load(fh)  # noqa: S301 - a file this run wrote itself
+
+    def save(self) -> None:
+        if self.path is not None:
+            from venuskit.infra.atomic import write_bytes
+
+            write_bytes(self.path, pickle.dumps(self.data), durable=False)
+
+
+def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCache | None = None,
+             log_every: int = 500) -> tuple[list[Example], dict[str, int]]:  # fmt: skip
+    """Examples of every row venus-nano can learn from; the rest counted by reason."""
+    skipped: dict[str, int] = {}
+    out: list[Example] = []
+    cache = cache or FeatureCache(None)
+    for i, row in enumerate(rows):
+        actions = [action_from_dict(a) for a in json.loads(row["gt_actions"])] if row.get("gt_actions") else []
+        boxes = json.loads(row["gt_boxes"]) if row.get("gt_boxes") else [None]
+        if row.get("surface") == "grounding":
+            box = boxes[0]
+            if box is None or box[0] < 0:
+                skipped["refusal"] = skipped.get("refusal", 0) + 1
+                continue
+            actions = [Click(point=Point((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))]
+        click_type = len(actions) == 2 and isinstance(actions[0], Click) and isinstance(actions[1], Type)
+        if len(actions) != 1 and not click_type:
+            skipped["sequence"] = skipped.get("sequence", 0) + 1
+            continue
+        key = _row_key(row)
+        feats = cache.data.get(key)
+        if feats is None:
+            feats = model.features(input_from_row(row))
+            cache.data[key] = feats
+        box = boxes[0] if boxes and boxes[0] is not None else None
+        target = target_for(feats, actions[-1], tuple(box) if box and not click_type else None)
+        if click_type and target is not None:  # a CAPTCHA answer: click the field, type the answer (one decision)
+            click = target_for(feats, actions[0], tuple(box) if box else None)
+            target.ptr = click.ptr if click is not None else None
+        if target is None:
+            skipped[f"type:{actions[0].name}"] = skipped.get(f"type:{actions[0].name}", 0) + 1
+            continue
+        out.append(Example(feats, target, row))
+        if log_every and (i + 1) % log_every == 0:
+            log.info("features: %d rows", i + 1)
+    cache.save()
+    return out, skipped
