@@ -293,7 +293,9 @@ def test_sgv_and_the_step_verifier_use_the_real_server_as_judge(vllm_server: Vll
         writer.finish(Outcome(terminated=True, reason="finished", answer="done"))
         folder = writer.dir
     judge = VLMJudge.from_url(vllm_server.base_url, SERVED_NAME, timeout_s=120)
-    report = verify_episode(folder, [judge], SGVConfig(workers=2, timeout_s=120), keypoints=["Settings is open"])
+    # model_windows: the model judge checks every window too (the default asks it once, over the selected evidence).
+    config = SGVConfig(workers=2, timeout_s=120, model_windows=True)
+    report = verify_episode(folder, [judge], config, keypoints=["Settings is open"])
     assert report.cost.calls >= 2 and report.cost.tokens > 0  # two windows (and a final judgment)
     assert report.verdict != "completed"
     votes = [v for k in report.keypoints for v in k.votes]

@@ -20,24 +20,12 @@ def serve_nano(
 ) -> None:
     """Serve venus-nano at http://127.0.0.1:PORT/v1 (`/v1/models`, `/v1/chat/completions`) until Ctrl-C."""
     from venuskit.models.nano import CheckpointError, NanoModel, load_default
-    from venuskit.models.serve import ChatServer
 
     try:
         model = NanoModel.load(checkpoint) if checkpoint else load_default()
     except CheckpointError as exc:
         fail(str(exc))
-    try:
-        server = ChatServer(model, port=port).start()
-    except OSError as exc:
-        fail(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}. Pick another --port.")
-    typer.echo(f"venus-nano at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
-    done = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: done.set())
-    try:
-        done.wait()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        server.stop()
+    _serve_until_ctrl_c(model, port, "venus-nano")
 
 
 @app.command("judge")
@@ -48,17 +36,23 @@ def serve_judge(
     """Serve the nano keypoint judge at http://127.0.0.1:PORT/v1 until Ctrl-C (for `--judges ocr,log,nano
     --nano-url URL`, `venus verify steps --nano-url URL`, or any client of the wire format)."""
     from venuskit.models.judge import JudgeError, JudgeModel
-    from venuskit.models.serve import ChatServer
 
     try:
         model = JudgeModel.load(weights) if weights else JudgeModel.load()
     except JudgeError as exc:
         fail(str(exc))
+    _serve_until_ctrl_c(model, port, "venus-judge")
+
+
+def _serve_until_ctrl_c(model, port: int, label: str) -> None:
+    """Serve `model` behind the OpenAI wire format on 127.0.0.1:PORT until Ctrl-C, then stop the server cleanly."""
+    from venuskit.models.serve import ChatServer
+
     try:
         server = ChatServer(model, port=port).start()
     except OSError as exc:
         fail(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}. Pick another --port.")
-    typer.echo(f"venus-judge at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
+    typer.echo(f"{label} at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
     done = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: done.set())
     try:
