@@ -203,6 +203,13 @@ def test_scrub_keeps_secrets_out_of_the_gate_record():
                     value="send")  # fmt: skip
     decision = SafetyGate(Inspector(target), ops=WORLD_OPS, trusted=[SITE], scrub=vault.scrub)(ctx(CLICK))
     assert "hunter2-secret" not in repr(decision) and "{{secret:pw}}" in repr(decision.details)
+    # Approved, the reason quotes the summary, whose subject here holds the secret: scrubbed too.
+    subject = button("Send", f"{SITE}/mail/send", fields=[field("to", "bob@x.example"), field("subject",
+                     "hunter2-secret")], name="do", value="send")  # fmt: skip
+    allow = AllowListApprover([AllowRule("mail.send")])
+    approved = SafetyGate(Inspector(subject), approver=allow, ops=WORLD_OPS, trusted=[SITE],
+                          scrub=vault.scrub)(ctx(CLICK))  # fmt: skip
+    assert approved.decision == "allow" and "hunter2-secret" not in repr(approved)
 
 
 # ---- approvers ----------------------------------------------------------------------------------------------

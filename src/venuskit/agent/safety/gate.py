@@ -89,7 +89,7 @@ class SafetyGate:
         if not finding.consequential:
             return GateDecision("allow", "", details=self.scrub(record))
         if not self.enforce:
-            return GateDecision("allow", f"not enforced: {finding.reason}", details=self.scrub(record))
+            return GateDecision("allow", self.scrub(f"not enforced: {finding.reason}"), details=self.scrub(record))
         request = ApprovalRequest(
             kind=finding.kind, summary=finding.summary or finding.kind, origin=origin_of(ctx.observation.url or ""),
             url=ctx.observation.url or "", reason=finding.reason, fields=finding.fields,
@@ -97,7 +97,9 @@ class SafetyGate:
         approval = self._approve(self.scrub(request))
         record["approval"] = approval.record()
         if approval.approved:
-            return GateDecision("allow", f"approved by {approval.by}: {request.summary}", details=self.scrub(record))
+            # The reason is recorded too: the summary may quote a submitted field that holds a secret.
+            reason = f"approved by {approval.by}: {request.summary}"
+            return GateDecision("allow", self.scrub(reason), details=self.scrub(record))
         why = f"the user did not approve it ({approval.by})" if approval.by != "fail-closed" else approval.reply
         reason = f"'{request.summary}' is a consequential action ({finding.kind}) and {why}."
         return GateDecision("block", self.scrub(reason), details=self.scrub(record))
