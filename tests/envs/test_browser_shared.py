@@ -28,7 +28,9 @@ def test_envs_share_one_browser_but_nothing_else(pages_url: str) -> None:
         second.reset({"start_url": f"{pages_url}/page2.html"})
         assert first.browser_pid == second.browser_pid
         extra = _rss(first, second) - alone
-        assert extra < 150, f"an extra env sharing the browser costs {extra:.0f} MB summed RSS"
+        # The goal is <= 150 MB (benchmarks/step_overhead.py measures it: ~146). The bound here leaves room for a
+        # loaded machine and still fails if an env started a browser of its own (~250 MB and more).
+        assert extra < 200, f"an extra env sharing the browser costs {extra:.0f} MB summed RSS"
         first.page.evaluate("document.cookie = 'who=first'; localStorage.setItem('who', 'first')")
         assert second.page.evaluate("[document.cookie, localStorage.getItem('who')]") == ["", None]
         second.close()  # leaves the browser to the env still using it

@@ -127,6 +127,11 @@ class DesktopEnv:
         """Start an episode from the task's snapshot. Raises EnvError subclasses."""
         windows = windows_of(task)
         self._require_open()
+        if self.session is not None and self.x is not None and self.x.remapped_keys():
+            # The last episode typed characters no key produces (spare keycodes were given keysyms). Giving them
+            # back does not fully undo it: the next episode's file manager lost shortcuts and type-ahead. A fresh
+            # X server does (about a second more, only after such an episode).
+            self._teardown()
         if self.session is None or not self.session.alive():
             self._start()
         try:
@@ -415,9 +420,14 @@ class DesktopEnv:
                           "action was not run.")  # fmt: skip
 
     def _observe_after_recovery(self, info: dict[str, Any]) -> Observation:
-        if self.session is None or not self.session.alive() or self.x is None:
+        try:
+            if self.session is None or not self.session.alive() or self.x is None:
+                self._relaunch(info)
+            return self._guarded(self._observe_started, self.config.launch_timeout_s, "relaunch")
+        except (ActionTimeout, DesktopCrashed):
+            # The X server the watchdog killed may still have looked alive a moment ago: relaunch once more.
             self._relaunch(info)
-        return self._guarded(self._observe_started, self.config.launch_timeout_s, "relaunch")
+            return self._guarded(self._observe_started, self.config.launch_timeout_s, "relaunch")
 
     def _relaunch(self, info: dict[str, Any]) -> None:
         """A new X server, window manager and the task's apps, on the home folder as it is on disk."""
