@@ -24,8 +24,8 @@ pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 TASKS = bundled()
 # Known bug, open: these file-manager oracles are flaky (a paste ends "Cancelled", or type-ahead misses a name):
 # seen after a zh episode in the same X session and, for the zh variant, on a fresh desktop too. The likely cause
-# is typing a character no key produces (a spare keycode gets the keysym) racing the app's keymap refresh; a reset
-# after such an episode now starts a fresh X server. Marked, not skipped: a fix shows up as XPASS.
+# is typing a character no key produces (a spare keycode gets the keysym) racing the app's keymap refresh.
+# Marked, not skipped: a fix shows up as XPASS.
 FLAKY = {("files.copy_to_folder", 0), ("files.organize", 0), ("files.organize", 1)}
 INSTANCES = [
     pytest.param(t, seed, marks=pytest.mark.xfail(reason="flaky file-manager oracle (open bug)", strict=False))

@@ -127,11 +127,6 @@ class DesktopEnv:
         """Start an episode from the task's snapshot. Raises EnvError subclasses."""
         windows = windows_of(task)
         self._require_open()
-        if self.session is not None and self.x is not None and self.x.remapped_keys():
-            # The last episode typed characters no key produces (spare keycodes were given keysyms). Giving them
-            # back does not fully undo it: the next episode's file manager lost shortcuts and type-ahead. A fresh
-            # X server does (about a second more, only after such an episode).
-            self._teardown()
         if self.session is None or not self.session.alive():
             self._start()
         try:

@@ -143,10 +143,6 @@ class XClient:
         self.d.sync()  # the MappingNotify is queued to every client before any press that uses the keycode
         return kc
 
-    def remapped_keys(self) -> bool:
-        """Whether this episode gave spare keycodes a keysym (typed characters that no key produces)."""
-        return bool(self._assigned)
-
     def reset_keymap(self) -> None:
         """Give the spare keycodes back (NoSymbol), as the server started."""
         for kc in self._assigned.values():
