@@ -42,6 +42,8 @@ def test_short_budget_beats_the_untrained_policy_on_held_out_templates(tmp_path:
     # The later stages run on the same states and keep a working policy (their gains are measured by the benchmark).
     few = train[:32]
     g = grpo(few, result.checkpoint, tmp_path / "grpo", GRPOConfig(epochs=1, group_size=4, seed=0), domain="world")
-    assert g.metrics["curve"][0]["mean_reward"] > 0.3 and g.metrics["curve"][0]["signal_share"] > 0
+    first = g.metrics["curve"][0]
+    # Groups carry signal unless every sample is already right (a well-fit SFT policy on its own training states).
+    assert first["mean_reward"] > 0.3 and (first["signal_share"] > 0 or first["mean_reward"] == 1.0), first
     m = mopd(few, {"world": g.checkpoint}, g.checkpoint, tmp_path / "mopd", MOPDConfig(epochs=1, seed=0))
     assert step_accuracy(NanoModel.load(m.checkpoint).net, held)["step_acc"] >= before
