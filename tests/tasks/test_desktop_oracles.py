@@ -22,16 +22,7 @@ from venuskit.tasks.desktop import bundled
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]
 
 TASKS = bundled()
-# Known bug, open: these file-manager oracles are flaky (a paste ends "Cancelled", or type-ahead misses a name):
-# seen after a zh episode in the same X session and, for the zh variant, on a fresh desktop too. The likely cause
-# is typing a character no key produces (a spare keycode gets the keysym) racing the app's keymap refresh.
-# Marked, not skipped: a fix shows up as XPASS.
-FLAKY = {("files.copy_to_folder", 0), ("files.organize", 0), ("files.organize", 1)}
-INSTANCES = [
-    pytest.param(t, seed, marks=pytest.mark.xfail(reason="flaky file-manager oracle (open bug)", strict=False))
-    if (t, seed) in FLAKY else (t, seed)
-    for t, seed in sorted((t, seed) for t, s in TASKS.items() for seed in range(len(s.params)))
-]  # fmt: skip
+INSTANCES = sorted((t, seed) for t, s in TASKS.items() for seed in range(len(s.params)))
 WITH_PROGRESS = sorted(t for t, s in TASKS.items() if s.feasible and any(k.progress for k in s.keypoints))
 FEASIBLE = sorted(t for t, s in TASKS.items() if s.feasible)
 

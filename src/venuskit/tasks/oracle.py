@@ -58,6 +58,8 @@ class Oracle:
         self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
         self.done = False
         self._scrolls = 0  # consecutive scrolls towards one element
+        self._last_click: tuple[tuple[str, ...], str] | None = None  # (step, page URL) of the click just planned
+        self._replayed = False
 
     def next(self, page: Any) -> tuple[str, Action]:
         # A tap that navigates may be observed before the new page has laid out; measure the settled page.
@@ -74,13 +76,19 @@ class Oracle:
     def _plan(self, step: tuple[str, ...], page: Any) -> None:
         op, args = step[0], step[1:]
         if op in ("click", "fill", "select", "type"):
-            el = self._find(page, args[0], step)
+            try:
+                el = self._find(page, args[0], step)
+            except OracleError:
+                if not self._replay_lost_click(page):
+                    raise
+                return
             if self._needs_menu(page, el):
                 self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
                 return
             if self._scroll_if_needed(page, el):
                 return
         self.steps.popleft()
+        self._last_click = (step, page.url) if op == "click" else None
         if op == "click":
             self._click_element(page, el, f"Click {_describe(el)}.")
         elif op == "fill":
@@ -112,6 +120,19 @@ class Oracle:
         except Exception as e:  # noqa: BLE001 - Playwright's TimeoutError; reported with the step
             raise OracleError(f"Oracle step {list(step)}: no element matches {selector!r} on {page.url}.") from e
         return el
+
+    def _replay_lost_click(self, page: Any) -> bool:
+        """A click on a page that had only just been laid out can be dropped by the browser (the renderer was
+        not yet taking input): if the next step's element never came and the clicked element is still there
+        on the same page, click it again, once per task."""
+        if self._replayed or self._last_click is None:
+            return False
+        step, url = self._last_click
+        if page.url != url or page.locator(step[1]).count() == 0:
+            return False
+        self._replayed = True
+        self.steps.appendleft(step)
+        return True
 
     def _needs_menu(self, page: Any, el: Any) -> bool:
         """On the mobile layout the sidebar is an off-screen drawer: open it before using its items."""
