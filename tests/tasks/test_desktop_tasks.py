@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from venuskit.actions.types import Click, Drag, Finished, Hotkey, Scroll, Sequence, Wait
-from venuskit.tasks.desktop import DesktopOracle, OracleError, bundled, judge, load_file
+from venuskit.tasks.desktop import DesktopOracle, OracleError, bundled, judge, load_catalog, load_file
 from venuskit.tasks.desktop.checks import CheckError, DesktopContext, home_changes, run_check
 from venuskit.tasks.desktop.snapshot import snapshot_for
 from venuskit.tasks.spec import TaskFileError
@@ -85,6 +85,14 @@ def test_a_good_file_loads(tmp_path):
     path.write_text(BASE, encoding="utf-8")
     (spec,) = load_file(path)
     assert spec.instance(0).goal == "Do it."
+
+
+def test_a_catalog_refuses_an_id_defined_twice(tmp_path):
+    for name in ("a.toml", "b.toml"):
+        (tmp_path / name).write_text(BASE, encoding="utf-8")
+    with pytest.raises(TaskFileError, match="already defined in .*a.toml") as err:
+        load_catalog(tmp_path)
+    assert "b.toml" in str(err.value)
 
 
 # ---- checks over real files --------------------------------------------------------------------------

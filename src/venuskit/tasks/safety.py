@@ -225,13 +225,7 @@ def safety_catalog_dir() -> Path:
 def load_safety_catalog(directory: Path | str | None = None) -> dict[str, SafetySpec]:
     """Every safety task under `directory` (default: the bundled safety catalog), by id."""
     root = Path(directory) if directory is not None else safety_catalog_dir()
-    out: dict[str, SafetySpec] = {}
-    for path in sorted(root.glob("*.toml")):
-        for s in load_safety_file(path):
-            if s.id in out:
-                raise TaskFileError(f"{path}: task {s.id!r}: field 'id': already defined in {out[s.id].task.source}")
-            out[s.id] = s
-    return out
+    return specs.read_catalog(root, load_safety_file, lambda s: s.task.source)
 
 
 @cache

@@ -13,11 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from venuskit.tasks.checks import CHECKS
 from venuskit.tasks.setup import DOC_FIELDS, OPS
@@ -300,13 +301,22 @@ def catalog_dir() -> Path:
 
 def load_catalog(directory: Path | str | None = None) -> dict[str, TaskSpec]:
     """Every task in every *.toml under `directory` (default: the bundled catalog), by id."""
-    root = Path(directory) if directory is not None else catalog_dir()
-    out: dict[str, TaskSpec] = {}
+    return read_catalog(Path(directory) if directory is not None else catalog_dir(), load_file, lambda t: t.source)
+
+
+_Spec = TypeVar("_Spec")
+
+
+def read_catalog(root: Path, load: Callable[[Path], list[_Spec]], source: Callable[[_Spec], str]) -> dict[str, _Spec]:
+    """Every entry of every *.toml under `root`, by id, through `load` (one kind's file reader: world, desktop,
+    safety); an id defined twice is a TaskFileError naming where it was first (`source` of the earlier entry)."""
+    out: dict[str, Any] = {}
     for path in sorted(root.glob("*.toml")):
-        for spec in load_file(path):
-            if spec.id in out:
-                raise TaskFileError(f"{path}: task {spec.id!r}: field 'id': already defined in {out[spec.id].source}")
-            out[spec.id] = spec
+        for spec in load(path):
+            sid = spec.id  # type: ignore[attr-defined]  # every kind's spec has an id
+            if sid in out:
+                raise TaskFileError(f"{path}: task {sid!r}: field 'id': already defined in {source(out[sid])}")
+            out[sid] = spec
     return out
 
 

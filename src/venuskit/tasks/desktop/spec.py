@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.tasks.desktop.checks import CHECKS
-from venuskit.tasks.spec import Keypoint, TaskFileError, fill
+from venuskit.tasks.spec import Keypoint, TaskFileError, fill, read_catalog
 
 CATEGORIES = ("short", "medium", "long", "infeasible")
 APPS = ("mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance")
@@ -282,14 +282,7 @@ def catalog_dir() -> Path:
 
 def load_catalog(directory: Path | str | None = None) -> dict[str, DesktopTaskSpec]:
     """Every desktop task in every *.toml under `directory` (default: the bundled catalog), by id."""
-    root = Path(directory) if directory is not None else catalog_dir()
-    out: dict[str, DesktopTaskSpec] = {}
-    for path in sorted(root.glob("*.toml")):
-        for spec in load_file(path):
-            if spec.id in out:
-                raise TaskFileError(f"{path}: task {spec.id!r}: field 'id': already defined in {out[spec.id].source}")
-            out[spec.id] = spec
-    return out
+    return read_catalog(Path(directory) if directory is not None else catalog_dir(), load_file, lambda t: t.source)
 
 
 @cache
