@@ -175,7 +175,8 @@ def main() -> None:
                                                                        for s in surfaces},
               "target_coverage": coverage(rows),
               "target_coverage_by_surface": {s: coverage([r for r in rows if r["surface"] == s]) for s in surfaces},
-              "screens": len(rows), "reader_ms_p50": round(statistics.median(r["ms"] for r in rows), 1) if rows else 0}  # fmt: skip
+              "screens": len(rows),
+              "reader_ms_p50": round(statistics.median(r["ms"] for r in rows), 1) if rows else 0}  # fmt: skip
     for r in sorted(rows, key=lambda r: r["found"] / max(1, r["dom"]))[:8]:
         _say(f"lowest recall: {r['task']} ({r['surface']}) {r['found']}/{r['dom']}")
     args.out.mkdir(parents=True, exist_ok=True)

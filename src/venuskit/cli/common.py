@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -210,3 +211,24 @@ def _report(episode: Any, folder: Path, json_out: bool) -> None:
         if o.error:
             console.print(f"[red]{o.error.get('type')}[/red]: {o.error.get('message')}")
     raise typer.Exit(0 if o.reason in ("finished", "answer", "call_user", "env_done") else (2 if o.truncated else 1))
+
+
+def echo_task_table(specs: list[Any], json_out: bool, extra: Callable[[Any], dict[str, Any]],
+                    summary: dict[str, Any], apps_width: int = 28) -> None:  # fmt: skip
+    """`venus world|desktop tasks`: one template a line (JSON: the common fields plus the kind's `extra`), then
+    the counts (templates, by category, zh templates, instances, plus the kind's `summary`)."""
+    counts = Counter(s.category for s in specs)
+    totals = {"templates": len(specs), "by_category": dict(sorted(counts.items())),
+              "zh_templates": sum("zh" in s.locales for s in specs), "instances": sum(len(s.params) for s in specs),
+              **summary}  # fmt: skip
+    if json_out:
+        for s in specs:
+            row = {"id": s.id, "apps": list(s.apps), "category": s.category, "steps": s.steps, "feasible": s.feasible,
+                   "locales": list(s.locales), "variants": len(s.params), **extra(s)}  # fmt: skip
+            typer.echo(json.dumps(row, ensure_ascii=False))
+        typer.echo(json.dumps({"summary": totals}))
+        return
+    for s in specs:
+        apps, locales = ",".join(s.apps), ",".join(s.locales)
+        typer.echo(f"{s.id:<34} {s.category:<10} {apps:<{apps_width}} ~{s.steps:>2} steps  {locales}")
+    typer.echo(json.dumps(totals))

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 import signal
 import time
-from collections import Counter
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import fail
+from venuskit.cli.common import echo_task_table, fail
 
 app = typer.Typer(help="The desktop surface: real apps under Xvfb and their contract-bound tasks.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)  # fmt: skip
@@ -31,21 +30,9 @@ def _specs() -> list:
 def tasks(json_out: bool = typer.Option(False, "--json", help="One JSON object per task, then the counts.")) -> None:
     """List the desktop task templates with counts by category."""
     specs = _specs()
-    counts = Counter(s.category for s in specs)
-    summary = {"templates": len(specs), "by_category": dict(sorted(counts.items())),
-               "zh_templates": sum("zh" in s.locales for s in specs), "instances": sum(len(s.params) for s in specs),
-               "cross_app": sum(s.cross_app for s in specs), "infeasible": counts.get("infeasible", 0)}  # fmt: skip
-    if json_out:
-        for s in specs:
-            typer.echo(json.dumps({"id": s.id, "apps": list(s.apps), "category": s.category, "steps": s.steps,
-                                   "feasible": s.feasible, "locales": list(s.locales), "surfaces": ["computer"],
-                                   "variants": len(s.params), "cross_app": s.cross_app},
-                                  ensure_ascii=False))  # fmt: skip
-        typer.echo(json.dumps({"summary": summary}))
-        return
-    for s in specs:
-        typer.echo(f"{s.id:<34} {s.category:<10} {','.join(s.apps):<22} ~{s.steps:>2} steps  {','.join(s.locales)}")
-    typer.echo(json.dumps(summary))
+    echo_task_table(specs, json_out, lambda s: {"surfaces": ["computer"], "cross_app": s.cross_app},
+                    {"cross_app": sum(s.cross_app for s in specs),
+                     "infeasible": sum(s.category == "infeasible" for s in specs)}, apps_width=22)  # fmt: skip
 
 
 @app.command()

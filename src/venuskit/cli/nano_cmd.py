@@ -34,8 +34,8 @@ def train(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
         cfg = NanoTrainConfig(out=out, seed=seed, stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
-                              budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant, rollouts=rollouts,
-                              grounding_n=grounding_n, captcha_per_type=captcha_per_type,
+                              budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant,
+                              rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
                               validation=validation)  # fmt: skip
     except ValueError as exc:
         fail(str(exc))

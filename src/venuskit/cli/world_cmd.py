@@ -7,12 +7,11 @@ import datetime as dt
 import json
 import signal
 import time
-from collections import Counter
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, fail
+from venuskit.cli.common import browser_config, echo_task_table, fail
 from venuskit.eval.world import run_world_task
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
@@ -69,21 +68,7 @@ def tasks(json_out: bool = typer.Option(False, "--json", help="One JSON object p
         specs = list(bundled().values())
     except TaskFileError as e:
         fail(str(e))
-    counts = Counter(s.category for s in specs)
-    zh = sum("zh" in s.locales for s in specs)
-    summary = {"templates": len(specs), "by_category": dict(sorted(counts.items())), "zh_templates": zh,
-               "instances": sum(len(s.params) for s in specs)}  # fmt: skip
-    if json_out:
-        for s in specs:
-            typer.echo(json.dumps({"id": s.id, "apps": list(s.apps), "category": s.category, "steps": s.steps,
-                                   "feasible": s.feasible, "locales": list(s.locales), "surfaces": list(s.surfaces),
-                                   "variants": len(s.params), "interrupts": len(s.interrupts)},
-                                  ensure_ascii=False))  # fmt: skip
-        typer.echo(json.dumps({"summary": summary}))
-        return
-    for s in specs:
-        typer.echo(f"{s.id:<34} {s.category:<10} {','.join(s.apps):<28} ~{s.steps:>2} steps  {','.join(s.locales)}")
-    typer.echo(json.dumps(summary))
+    echo_task_table(specs, json_out, lambda s: {"surfaces": list(s.surfaces), "interrupts": len(s.interrupts)}, {})
 
 
 @app.command()

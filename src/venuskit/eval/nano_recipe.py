@@ -50,16 +50,16 @@ class NanoTrainConfig:
     out: Path = field(default=Path("runs/nano"), metadata={"help": "Run folder (resumable)."})
     seed: int = field(default=0, metadata={"help": "Seed of every stage; same seed, same checkpoint."})
     stages: tuple[str, ...] = field(default=STAGES, metadata={"help": "Stages to run, in order: sft, grpo, mopd."})
-    budget_min: float = field(default=120.0, metadata={"help": "Safety cap in minutes for the whole run; stages "
-                                                                "run fixed epochs and normally end well before."})  # fmt: skip
+    budget_min: float = field(default=120.0, metadata={
+        "help": "Safety cap in minutes for the whole run; stages run fixed epochs and normally end well before."})
     categories: tuple[str, ...] = field(default=("short", "medium", "infeasible"),
                                         metadata={"help": "World task categories to train on."})  # fmt: skip
     surfaces: tuple[str, ...] = field(default=("browser", "mobile"), metadata={"help": "browser and/or mobile."})
     templates: tuple[str, ...] | None = field(default=None, metadata={"help": "Only these training templates."})
     sft_epochs: int = field(default=15, metadata={"help": "SFT passes over the examples (the budget of the stage)."})
     seeds_per_variant: int = field(default=2, metadata={"help": "Oracle episodes per template variant and surface."})
-    validation: bool = field(default=True, metadata={"help": "Keep the validation templates out of training "
-                                                              "(their step accuracy is the learning curve)."})  # fmt: skip
+    validation: bool = field(default=True, metadata={
+        "help": "Keep the validation templates out of training (their step accuracy is the learning curve)."})
     grounding_n: int = field(default=400, metadata={"help": "Synthetic grounding samples (0: no grounding)."})
     captcha_per_type: int = field(default=6, metadata={"help": "CAPTCHA instances per training type (0: none)."})
     rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
@@ -148,8 +148,8 @@ def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
     val: list[Example] = []
     if cfg.validation and not cfg.templates:
         vjobs = nano_data.world_jobs(nano_data.validation_templates(), ("browser",), seed_offset=4000)
-        val = run.examples("validation", nano_data.world_rows(nano_data.world_oracle_episodes(out / "validation",
-                                                                                               vjobs), False))  # fmt: skip
+        val_episodes = nano_data.world_oracle_episodes(out / "validation", vjobs)
+        val = run.examples("validation", nano_data.world_rows(val_episodes, False))
     ground = captcha = []
     if cfg.grounding_n:
         ground = run.examples("grounding", nano_data.grounding_rows(nano_data.grounding_data(

@@ -59,7 +59,8 @@ _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b
 _CODE = re.compile(r"#\d{3,}|\b[A-Z]{2,}-[A-Z0-9-]*\d[A-Z0-9-]*\b|\b[A-Z]{2,}-[A-Z]{2,}\b|\b[A-Z]{2,}\d{2,}\b")
 _AMOUNT = re.compile(r"[-+−]?(?:[€$£¥]\s?)?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?:\s?(?:EUR|USD|€|欧元|元))?"
                      r"|[€$£¥]\s?\d+")  # fmt: skip
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b"
+                   r"|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
                    r"|\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日")  # fmt: skip
 _TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
 _NUMBER = re.compile(r"\d[\d,.:/]*\d|\d")
@@ -248,7 +249,8 @@ def screen_entities(text: str) -> list[tuple[str, str]]:
     out = []
     taken: list[tuple[int, int]] = []
     for kind, rx in (("s_email", _EMAIL), ("s_iban", _IBAN), ("s_amount", _AMOUNT), ("s_date", _DATE),
-                     ("s_time", _TIME), ("s_code", _CODE), ("s_number", _NUMBER), ("s_word", _UPPER_WORD)):  # fmt: skip
+                     ("s_time", _TIME), ("s_code", _CODE), ("s_number", _NUMBER),
+                     ("s_word", _UPPER_WORD)):  # fmt: skip
         for m in rx.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
                 continue  # inside a longer value (the digits of an amount, the country code of an IBAN)
@@ -339,7 +341,8 @@ def _point_of(a: Action) -> tuple[float, float] | None:
 # ---- matching the goal ----------------------------------------------------------------------------------
 
 MATCH_NAMES = ("ent_quoted", "ent_email", "ent_code", "ent_amount_date", "ent_name", "exact", "part_of_entity",
-               "in_goal", "word_frac", "trigram", "concept_any", "concept_frac", "verb_in_goal", "entity_used")  # fmt: skip
+               "in_goal", "word_frac", "trigram", "concept_any", "concept_frac", "verb_in_goal",
+               "entity_used")  # fmt: skip
 MATCH_DIM = len(MATCH_NAMES)
 _GROUPS = {"quoted": 0, "colon": 0, "email": 1, "iban": 2, "code": 2, "number": 2, "amount": 3, "date": 3, "time": 3,
            "name": 4}  # fmt: skip
@@ -585,7 +588,8 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         label = g.match(label_text) if label_text else zero
         x1, y1, x2, y2 = c.box
         cx, cy = (x1 + x2) / 2 / w, (y1 + y2) / 2 / h
-        geo = [cx, cy, (x2 - x1) / w, (y2 - y1) / h, (x2 - x1) * (y2 - y1) / (w * h) * 20, *_onehot(c.kind, CAND_KINDS),
+        geo = [cx, cy, (x2 - x1) / w, (y2 - y1) / h, (x2 - x1) * (y2 - y1) / (w * h) * 20,
+               *_onehot(c.kind, CAND_KINDS),
                min(len(c.text), 60) / 60, float(bool(_NUMBER.fullmatch(c.text.replace(" ", "")))),
                float(bool(_CJK.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
                float(cy > 0.9), min((y2 - y1) / med_h, 4.0) / 4 if c.kind == "text" else 0.0, len(rows[i]) / 10,
@@ -596,7 +600,8 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         dy = (cy - last_click[1]) if last_click else 0.0
         nc = norm(c.text)
         new = float(prev_texts is not None and bool(nc) and nc not in prev_texts)
-        cont_clicked = float(k is not None and any(x1b <= px * w <= x2b and y1b <= py * h <= y2b for px, py in past.clicks
+        cont_clicked = float(k is not None and any(x1b <= px * w <= x2b and y1b <= py * h <= y2b
+                                                   for px, py in past.clicks
                                                    for x1b, y1b, x2b, y2b in [boxes[k]]))  # fmt: skip
         hist = [min(sum(inside), 3) / 3, float(bool(inside) and inside[-1]), typed_in,
                 float(bool(nc) and nc in clicked_norm), new, dx, dy, float(abs(dy) < 0.02 and last_click is not None),
@@ -757,7 +762,8 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
                  float(bool(nt) and any(nt in s for s in screen_norm)), float(bool(nt) and nt in g.gnorm),
                  min(len(o.text), 80) / 80, min(len(words(o.text)), 12) / 12, float(bool(re.search(r"\d", o.text))),
                  float(bool(re.search(r"[$€£¥]|EUR|USD|元", o.text))), cy, cx, float(cx > 0.23),
-                 min((cand.box[3] - cand.box[1]) / med_h, 4.0) / 4 if cand else 0.0, float(o.text.endswith((".", "。"))),
+                 min((cand.box[3] - cand.box[1]) / med_h, 4.0) / 4 if cand else 0.0,
+                 float(o.text.endswith((".", "。"))),
                  containment(o.text, g.text) if o.source == "option" else 0.0,
                  float(is_ent and nt in g.used)]  # fmt: skip
         out.append(_onehot(o.source, TEXT_SOURCES) + lm + feats)
