@@ -155,8 +155,9 @@ def _descendants(pid: int) -> set[int]:
 
 def test_ctrl_c_exits_130_leaves_no_process_and_resume_runs_the_rest(tmp_path):
     out = tmp_path / "run"
+    # Four episodes, so that Ctrl-C after the first result still finds work left however fast the rest runs.
     cmd = [sys.executable, "-m", "venuskit.cli.main", "eval", "safety", "--tasks", SUITE_TASKS, "--gate", "on",
-           "--seeds", "0", "--no-ocr", "--out", str(out)]  # fmt: skip
+           "--seeds", "0,2", "--no-ocr", "--out", str(out)]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen: set[int] = set()
     deadline = time.monotonic() + 180
@@ -171,11 +172,11 @@ def test_ctrl_c_exits_130_leaves_no_process_and_resume_runs_the_rest(tmp_path):
     time.sleep(1)
     assert seen and not [p for p in seen if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
     done = len(Ledger(out).rows())
-    assert done == 1
+    assert 1 <= done < 4  # what finished before Ctrl-C is kept; the rest was not
     resumed = subprocess.run([*cmd, "--resume", "--json"], capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     report = json.loads((out / "report.json").read_text())
-    assert report["summary"]["ran_now"] == 1 and len(report["rows"]) == 2
+    assert report["summary"]["ran_now"] == 4 - done and len(report["rows"]) == 4
 
 
 WORLD_TEMPLATES = "bank.salary_amount,bank.txn_category,mail.star_message"
