@@ -93,7 +93,19 @@ def test_serve_prints_a_url_a_person_can_open() -> None:
             assert r.status == 200 and "Type the sum of all the dice." in r.read().decode() and r.url != url
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        proc.wait(timeout=30)
+
+
+def test_ctrl_c_as_soon_as_the_url_is_printed_stops_the_server() -> None:
+    code = "from venuskit.cli.captcha_cmd import app; app()"
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--type", "dice_sum", "--seed", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    url = proc.stdout.readline().strip()  # type: ignore[union-attr]
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err, err[-2000:]
+    with pytest.raises(OSError):  # the server is gone, not left running behind a dead foreground
+        urllib.request.urlopen(url, timeout=5)
 
 
 @pytest.mark.browser

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import signal
-import time
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import ModelOpts, console, fail
+from venuskit.cli.common import ModelOpts, console, fail, serve_until_ctrl_c
 
 app = typer.Typer(no_args_is_help=True, help="The CAPTCHA world: generated puzzles with server-side answers.")
 
@@ -118,16 +116,12 @@ def serve_cmd(
         url = f"{server.base_url}/new?type={type_name}"
     else:  # the harness side may pick a seed; a page's /new never can
         url = server.create(type_name, seed).url
-    typer.echo(url)
-    console.print("serving on loopback; Ctrl-C stops")
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops us even if started with SIGINT ignored
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
+
+    def announce() -> None:
+        typer.echo(url)
+        console.print("serving on loopback; Ctrl-C stops")
+
+    serve_until_ctrl_c(announce, server.stop)
 
 
 @app.command("synth")

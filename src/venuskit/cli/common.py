@@ -232,3 +232,18 @@ def echo_task_table(specs: list[Any], json_out: bool, extra: Callable[[Any], dic
         apps, locales = ",".join(s.apps), ",".join(s.locales)
         typer.echo(f"{s.id:<34} {s.category:<10} {apps:<{apps_width}} ~{s.steps:>2} steps  {locales}")
     typer.echo(json.dumps(totals))
+
+
+def serve_until_ctrl_c(announce: Callable[[], None], stop: Callable[[], None]) -> None:
+    """Run a loopback server's foreground: Ctrl-C (or SIGTERM) stops it cleanly. The handler is in place before
+    `announce` prints the URL, so a signal sent as soon as someone reads the URL still stops the server (and
+    Ctrl-C works even if the process was started with SIGINT ignored)."""
+    done = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: done.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        announce()
+        done.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        stop()

@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import json
-import signal
-import time
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import echo_task_table, fail
+from venuskit.cli.common import echo_task_table, fail, serve_until_ctrl_c
 
 app = typer.Typer(help="The desktop surface: real apps under Xvfb and their contract-bound tasks.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)  # fmt: skip
@@ -78,16 +76,13 @@ def serve(
     except (EnvError, ValueError, OSError) as e:
         env.close()
         fail(str(e))
-    typer.echo(f"venuskit desktop on DISPLAY={env.display}: watch it at {viewer.url}  (Ctrl-C to stop)")
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
+
+    def stop() -> None:
         viewer.stop()
         env.close()
+
+    banner = f"venuskit desktop on DISPLAY={env.display}: watch it at {viewer.url}  (Ctrl-C to stop)"
+    serve_until_ctrl_c(lambda: typer.echo(banner), stop)
 
 
 def _desktop_task(task_id: str, seed: int):

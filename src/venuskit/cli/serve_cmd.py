@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-import threading
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import fail
+from venuskit.cli.common import fail, serve_until_ctrl_c
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
 
@@ -52,11 +50,5 @@ def _serve_until_ctrl_c(model, port: int, label: str) -> None:
         server = ChatServer(model, port=port).start()
     except OSError as exc:
         fail(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}. Pick another --port.")
-    typer.echo(f"{label} at {server.base_url} (model name: {model.name}); Ctrl-C stops it.")
-    done = threading.Event()
-    previous = signal.signal(signal.SIGINT, lambda *_: done.set())
-    try:
-        done.wait()
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        server.stop()
+    banner = f"{label} at {server.base_url} (model name: {model.name}); Ctrl-C stops it."
+    serve_until_ctrl_c(lambda: typer.echo(banner), server.stop)

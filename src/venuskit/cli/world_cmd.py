@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import signal
-import time
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, echo_task_table, fail
+from venuskit.cli.common import browser_config, echo_task_table, fail, serve_until_ctrl_c
 from venuskit.eval.world import run_world_task
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
@@ -50,13 +48,8 @@ def serve(
         typer.echo(f"task {task}: {wt.inst.goal}")
     else:
         server.default_episode = server.new_episode(seed, locale, day)
-    typer.echo(f"venuskit world on {server.base_url}/  (seed {seed}, {locale}); Ctrl-C to stop")
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops us even if started with SIGINT ignored
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        server.stop()
+    banner = f"venuskit world on {server.base_url}/  (seed {seed}, {locale}); Ctrl-C to stop"
+    serve_until_ctrl_c(lambda: typer.echo(banner), server.stop)
 
 
 @app.command()

@@ -40,6 +40,7 @@ import shutil
 import signal
 import struct
 import tempfile
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ _WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,fil
 # page.screenshot waited for web fonts; the observation does too, but never longer than this (or half the
 # action timeout): a stalled font request then shows fallback text instead of hanging every step.
 FONTS_WAIT_S = 2.0
+CAPTURE_RETRY_S = 0.05  # between captures of a tab that has no frame yet
 _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 
 
@@ -611,8 +613,20 @@ class BrowserEnv:
                 self._note_select(point, options, info)
         params = self._capture_params(view)
         if shot is None or waited or "clip" in params:
-            shot = self._session().send("Page.captureScreenshot", params)
+            shot = self._capture(params)
         return title, base64.b64decode(shot["data"]), editable
+
+    def _capture(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Page.captureScreenshot, taken again while Chromium answers "Unable to capture screenshot": a tab
+        that is swapping documents (an error page replacing a refused redirect) has no frame for a moment."""
+        deadline = time.monotonic() + self.config.action_timeout_s
+        while True:
+            try:
+                return self._session().send("Page.captureScreenshot", params)
+            except PlaywrightError as e:
+                if "Unable to capture screenshot" not in str(e) or time.monotonic() > deadline:
+                    raise
+            time.sleep(CAPTURE_RETRY_S)
 
     def _page_call(self, fn_js: str, args: list[Any]) -> dict[str, Any]:
         """Runtime.evaluate parameters for `fn_js(args)` in the page's main world: plain JSON, one round trip
