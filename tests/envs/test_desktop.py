@@ -192,3 +192,23 @@ def test_memory_of_one_env_is_measured(env, snap):
     assert {"Xvfb", "openbox", "mousepad"} <= names
     assert 20 < env.rss_mb() < 600
 
+
+
+def test_a_window_manager_that_never_manages_a_window_gets_a_fresh_x_server(monkeypatch):
+    from venuskit.envs.desktop.xclient import XClient
+
+    real, clients = XClient.wm_ready, []
+
+    def stuck_on_the_first_desktop(self, timeout_s):
+        if self not in clients:
+            clients.append(self)
+        return False if self is clients[0] else real(self, timeout_s)
+
+    monkeypatch.setattr(XClient, "wm_ready", stuck_on_the_first_desktop)
+    e = DesktopEnv(DesktopConfig(launch_timeout_s=10.0))
+    try:
+        obs = e.reset({"goal": "", "windows": [{"app": "xterm"}]})
+        assert obs.width > 0 and len(clients) == 2  # the stuck session was replaced, once
+        assert e.facts()["windows"]  # the task's terminal opened on the fresh desktop
+    finally:
+        e.close()
