@@ -275,7 +275,7 @@ class DesktopEnv:
             log = _tail(self.session.root / "logs" / "openbox.log")
             state = "is running" if self.session.wm_alive() else f"exited ({self.session.openbox.returncode})"  # type: ignore[union-attr]
             raise WindowManagerStuck(f"The window manager (openbox) {state} but did not manage a window within "
-                           f"{self.config.launch_timeout_s:g} s: {log}")  # fmt: skip
+                                     f"{self.config.launch_timeout_s:g} s: {log}")  # fmt: skip
 
     def _teardown(self) -> None:
         for app in self._apps:
