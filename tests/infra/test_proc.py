@@ -10,10 +10,12 @@ import uuid
 
 from venuskit.infra import proc
 
-# A parent that starts a child holding ~60 MB and both sleep; the tag finds them.
+# A parent that starts a child holding ~60 MB and both sleep; the tag finds them. The child names a file
+# once its 60 MB are written: RSS passes 55 MB while the bytes are still being zeroed (the interpreter's
+# shared pages count in full there), so memory is only read once that file exists.
 _FAMILY = """
 import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "b = bytearray(60 * 2**20); import time; time.sleep(60)", sys.argv[1]])
+child = subprocess.Popen([sys.executable, "-c", "import pathlib, sys, time; b = bytearray(60 * 2**20); pathlib.Path(sys.argv[2]).touch(); time.sleep(60)", sys.argv[1], sys.argv[2]])
 time.sleep(60)
 """
 
@@ -25,15 +27,17 @@ def _wait_for(predicate, timeout: float = 10.0) -> None:
         time.sleep(0.05)
 
 
-def test_tree_memory_and_kill() -> None:
+def test_tree_memory_and_kill(tmp_path) -> None:
     tag = f"--venuskit-test={uuid.uuid4().hex}"
-    parent = subprocess.Popen([sys.executable, "-c", _FAMILY, tag])
+    ready = tmp_path / "allocated"
+    parent = subprocess.Popen([sys.executable, "-c", _FAMILY, tag, str(ready)])
     try:
         _wait_for(lambda: len(proc.find_by_tag(tag)) == 2)  # the tag is on both command lines
         (child,) = [p for p in proc.find_by_tag(tag) if p != parent.pid]
         assert proc.process_tree(parent.pid) == [parent.pid, child]
         assert proc.children(parent.pid) == [child]
-        _wait_for(lambda: proc.rss_mb([child]) > 55)
+        _wait_for(ready.exists)
+        assert proc.rss_mb([child]) > 55
         assert proc.pss_mb([child]) > 55
         assert proc.peak_rss_mb(child) >= proc.rss_mb([child]) - 1
         assert proc.rss_mb([parent.pid, child]) > proc.rss_mb([child])
