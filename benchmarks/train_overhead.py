@@ -6,7 +6,7 @@ parse real actions and score real types and points, and MOPD's action-aware weig
 action spans (a random tiny model's replies never parse, which would time only the rejection path). The share of
 replies that parse is reported (`parse_share`, the GRPO run's mean format reward) and must reach --min-parse.
 Then every trainer trains on the same rows with the same batch (per_device_train_batch_size 4, num_generations 4,
-max_completion_length 48), the same seed and learning rate 0, so the policy never moves and every trainer samples
+max_completion_length 72), the same seed and learning rate 0, so the policy never moves and every trainer samples
 exactly the same completions at every step: equal completion lengths are enforced, not hoped for (the run is
 refused when any step's mean length differs). The difference is what venuskit adds:
     grpo        the rule rewards (parsing every reply with the UI-Venus-2 grammar) instead of a trivial reward;
@@ -46,11 +46,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "train"))  # the synthetic-episode recorder
 
 
+MAX_COMPLETION = 72
+
+
 def _args(out: Path, steps: int) -> dict[str, Any]:
     from train_fixtures import fast_args  # the training tests' CPU settings (batch 4, seed 0, no saving)
 
-    # learning rate 0: the policy stays put, so every trainer samples the same completions at every step
-    return fast_args(out, num_generations=4, max_completion_length=48, max_steps=steps, learning_rate=0.0)
+    # learning rate 0: the policy stays put, so every trainer samples the same completions at every step.
+    # 72 tokens: the tiny tokenizer spends one token per byte, and a full reply such as
+    # "<think>ok</think>\n<action>Click(point=(520, 370))</action>" is 58-60 bytes; a shorter cap cuts every
+    # reply before </action>, and no reply could ever parse.
+    return fast_args(out, num_generations=4, max_completion_length=MAX_COMPLETION, max_steps=steps, learning_rate=0.0)
 
 
 def _length_reward(completions: list[Any], **_: Any) -> list[float]:
