@@ -114,7 +114,7 @@ def _synthetic_rows(seed: int = 0, n: int = 240) -> dict[str, Rows]:
 
 
 def test_fit_learns_thresholds_out_of_fold_and_reproduces(tmp_path):
-    config = JudgeTrainConfig(seed=1, epochs=25)
+    config = JudgeTrainConfig(seed=1, epochs=25, lr=3e-3, keypoint_precision=0.97)  # a rule this clean: strict
     net, card, metrics = fit(_synthetic_rows(), config)
     assert metrics["out_of_fold"]["keypoints"]["precision"] >= 0.95 and metrics["out_of_fold"]["keypoints"]["recall"] > 0.8
     assert 0.0 < card.thresholds.lo < card.thresholds.hi < 1.0 and metrics["templates"]["keypoints"] == 12
