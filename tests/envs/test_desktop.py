@@ -193,7 +193,6 @@ def test_memory_of_one_env_is_measured(env, snap):
     assert 20 < env.rss_mb() < 600
 
 
-
 def test_a_window_manager_that_never_manages_a_window_gets_a_fresh_x_server(monkeypatch):
     from venuskit.envs.desktop.xclient import XClient
 
