@@ -15,7 +15,8 @@ world's held-out templates and on the MiniWoB++ set no contract wrote.
     .venv/bin/python benchmarks/verify_cost.py [--set runs/verify-bench] [--miniwob runs/verify-miniwob]
 
 Sets missing on disk are built first (real Chromium): held-out templates (`venus verify bench` defaults) and
-MiniWoB++ (13 tasks x 5 seeds). Human-readable lines first; the last line is one JSON object.
+MiniWoB++ (13 tasks x 6 seeds); the world set's episodes include venus-nano's own rollouts (kind `agent`).
+Human-readable lines first; the last line is one JSON object.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def ensure(world: Path, miniwob: Path) -> None:
         build_set(world, 48, 0, split="heldout", others=4)
     if not (miniwob / INDEX).exists():
         print(f"building the MiniWoB++ set in {miniwob} (real Chromium)...", flush=True)
-        build_miniwob_set(miniwob, seeds=range(5000, 5005))
+        build_miniwob_set(miniwob, seeds=range(5000, 5006))
 
 
 def row(result: dict[str, Any]) -> dict[str, Any]:

@@ -371,3 +371,22 @@ def test_the_miniwob_set_is_labelled_by_the_pages_reward(miniwob_set, runner):
     verdicts = {i["id"]: i["sgv"] for i in result["items"]}
     assert verdicts["enter-text@5000#prefix_typed"] != "completed"  # a prefix typed is not the text asked for
     assert verdicts["enter-text@5000#oracle"] == "completed" and verdicts["click-button@5000#oracle"] == "completed"
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_set_extended_with_venus_nano_runs_only_the_new_episodes(tmp_path):
+    """The agent kind (venus-nano rolled out on the task, any contract label kept) added to a built set: the
+    episodes already there are kept as they were, only the new kind runs, and its label is the contract's."""
+    task = [("mail.star_message", 0)]
+    first = vb.build_set(tmp_path, tasks=task, kinds=["null"])
+    (null_item,) = first["items"]
+    grown = vb.build_set(tmp_path, tasks=task, kinds=["null", "agent"])
+    items = {i["kind"]: i for i in grown["items"]}
+    assert items["null"] == null_item  # kept, not rerun
+    agent = items["agent"]
+    episode = load_episode(tmp_path / agent["episode_dir"])
+    assert agent["policy"] == "agent" and agent["label"] == episode.verdicts["contract"]["verdict"]
+    assert episode.steps and agent["label"] in vb.LABELS
+    with pytest.raises(ValueError, match="only add kinds"):
+        vb.build_set(tmp_path, tasks=task, kinds=["agent"])  # a set is never shrunk in place

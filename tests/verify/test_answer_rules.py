@@ -99,3 +99,43 @@ def test_a_still_inside_a_quoted_comment_text_is_not_an_invariant():
     kp = 'Your comment on "Catan?" says: I have Seafarers, still in the box.'
     assert R.positive(kp) and not R.is_invariant(kp)
     assert R.is_invariant("Push notifications are still off") and not R.positive("Push notifications are still off")
+
+
+def test_goal_questions_split_into_one_answer_keypoint_with_its_qualifiers():
+    from venuskit.verify.keypoints import split_goal
+
+    assert split_goal("你为 海港音乐学校 保存的 IBAN 是多少？请回答 IBAN。") == ["Answer: 你为 海港音乐学校 保存的 IBAN 是多少？ (请回答 IBAN)"]
+    assert split_goal("Has my order #62230 (Aurora Wall Clock) arrived yet? Tell me its current status.") == [
+        "Answer: Has my order #62230 (Aurora Wall Clock) arrived yet? (Tell me its current status)"]
+    # A scene-setting sentence (English or Chinese) goes with the question; the question stays an answer point.
+    (en,) = split_goal('One of your Drive files mentions "wifi password". Which file is it? Answer with its name.')
+    assert en.startswith("Answer: Which file is it?") and "wifi password" in en and en.endswith("(with its name)")
+    (zh,) = split_goal("云盘里有个文件提到了“无线网络密码”。是哪个文件？请回答文件名。")
+    assert zh.startswith("Answer: 是哪个文件？") and "无线网络密码" in zh
+    # An instruction before a question stays a keypoint; "tell me X" asks for an answer that names no value.
+    assert split_goal("打开表格“办公用品库存.xlsx”。显示器的库存有多少？请回答数字。") == [
+        "打开表格“办公用品库存.xlsx”", "Answer: 显示器的库存有多少？ (请回答数字)"]
+    points = split_goal("Show only the money coming in since 2024-03-01, and tell me the largest incoming amount.")
+    assert points[1] == "Answer: tell me the largest incoming amount"
+    assert T.expected_values(T.answer_keypoint(points[1])) == []
+
+
+SPEND = screen(["Everyday Checking", "2024-02-03  FIXIT HARDWARE  -41.20", "2024-02-11  CITY MARKET  -23.10",
+                "2024-02-17  FIXIT HARDWARE  -55.25"])  # fmt: skip
+TOTAL_GOAL = "How much did you pay FIXIT HARDWARE between 2024-02-01 and 2024-02-29? Answer with the total in EUR."
+
+
+def test_a_total_no_screen_shows_is_satisfied_when_it_sums_amounts_the_screen_showed(tmp_path):
+    def run(answer: str, name: str):
+        steps = [S(LIST, Click(point=Point(0.3, 0.2)), f"{APP}/acct/1", "Accounts"),
+                 S(SPEND, Finished(content=answer), f"{APP}/acct/1?q=FIXIT", "Everyday Checking")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, TOTAL_GOAL, episode_id=name), make_judges("ocr,log"))
+
+    assert run("96.45", "sum").verdict == "completed"  # 41.20 + 55.25
+    assert run("96.54", "typo").verdict == "failed"  # no set of the screen's amounts adds up to it
+    listed = screen(["Everyday Checking", "2024-02-03  FIXIT HARDWARE  -41.20", "2024-02-11  CITY MARKET  -23.10"])
+    steps = [S(LIST, Click(point=Point(0.3, 0.1)), f"{APP}/accounts", "Accounts"),
+             S(listed, Finished(content="64.30"), f"{APP}/acct/1", "Everyday Checking")]  # fmt: skip
+    question = "How much was the FIXIT HARDWARE charge on 2024-02-03? Answer with the amount."
+    report = verify_episode(record(tmp_path, steps, question, episode_id="not-a-total"), make_judges("ocr,log"))
+    assert report.verdict == "failed"  # a sum is an answer only to a question that asks for a total

@@ -177,11 +177,13 @@ def bench_cmd(
     others: int = typer.Option(4, "--others", help="Kinds drawn per task besides the oracle and noisy runs "
                                "(0: every kind)."),  # fmt: skip
     seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new world set."),
-    seeds: int = typer.Option(5, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
+    seeds: int = typer.Option(6, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
     locales: str = typer.Option("en,zh", "--locales", help="Task variants of a new set: en, zh or en,zh."),
     surfaces: str = typer.Option("browser,mobile", "--surfaces", help="Surfaces of a new set: browser, mobile."),
     questions: bool = typer.Option(True, "--questions/--no-questions", help="Include question tasks in a new set."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Run the episodes again even if the set exists."),
+    extend: bool = typer.Option(False, "--extend", help="Add to an existing set the episodes these options add "
+                                "(new kinds such as agent, more --seeds); the others are kept, not rerun."),
     methods: str = typer.Option("sgv,final_screenshot", "--methods", help="Verifiers side by side: sgv, "
                                 "final_screenshot, webjudge (needs a model judge)."),  # fmt: skip
     kinds: str = typer.Option("", "--kinds", help="Only these episode kinds, e.g. oracle,claimed_done (default all)."),
@@ -197,7 +199,7 @@ def bench_cmd(
         fail(f"--set-kind must be world or miniwob, not {set_kind!r}.")
     folder = set_dir or (DEFAULT_SET if set_kind == "world" else DEFAULT_MINIWOB)
     try:
-        if rebuild or not (folder / INDEX).exists():
+        if rebuild or extend or not (folder / INDEX).exists():
             with console.status(f"building the labelled {set_kind} set in Chromium…") as status:
                 progress = lambda r: status.update(f"set: {r['id']} -> {r.get('label')}")  # noqa: E731
                 if set_kind == "world":

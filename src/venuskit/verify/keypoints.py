@@ -79,9 +79,18 @@ def _clauses(sentence: str) -> list[str]:
     return [p.strip(" ,;") for p in parts if p.strip(" ,;")]
 
 
+# After a question, a clause that only says how to answer it ("Answer with the code", "Tell me its status",
+# "请回答金额"): a qualifier of that answer, not a keypoint of its own (no trajectory meets "请回答金额" alone).
+_QUALIFIER = re.compile(r"^(?:answer|tell me|let me know|reply with|give)\b|^(?:请|并)?(?:回答|告诉我|给出|写出|说明)",
+                        re.IGNORECASE)  # fmt: skip
+# A request to report something back that is not phrased as a question ("tell me the largest amount").
+_REPORT = re.compile(r"^(?:tell me|let me know)\b|^请?告诉我", re.IGNORECASE)
+_QUESTION_END = re.compile(r"[?？]\s*(?:\([^()]*(?:\([^()]*\)[^()]*)*\))?$")  # a question, maybe with a context note
+
+
 def _tidy(clause: str) -> str:
     clause = clause.strip().rstrip(".。")
-    if clause.endswith(("?", "？")):
+    if _QUESTION_END.search(clause) or _REPORT.match(clause):
         return f"Answer: {clause}"
     return clause[:1].upper() + clause[1:]
 
@@ -120,6 +129,23 @@ def context_only(sentence: str) -> bool:
     return first not in VERBS | _POLITE and not re.search(r"[:：?？]", sentence)
 
 
+# Chinese imperatives: a sentence with none of them, right before a question, only sets the scene
+# ("云盘里有个文件提到了“X”。是哪个文件？").
+_ZH_DO = re.compile(
+    "请|把|将|给|打开|点击|点|删除|发送|发|搜索|查找|找到|切换|设置|设为|添加|加入|创建|新建|回复|转发|保存|存|修改|更改|改|上传|"
+    "下载|移动|移到|标记|取消|接受|拒绝|预订|购买|买|支付|付|转账|填写|输入|选择|进入|前往|打|开启|关闭|恢复|归档|加星|邀请|写"
+)
+
+
+def zh_context(sentence: str, following: str) -> bool:
+    """A Chinese sentence that states a fact before a question and asks for nothing itself (its quoted names,
+    masked, never count as a request)."""
+    if not re.match(r"\s*[\u3400-\u9fff]", sentence) or re.search(r"[?？]", sentence):
+        return False
+    return bool(_QUESTION_END.search(following.strip().rstrip("。"))) and not _ZH_DO.search(
+        re.sub(r"\x00\d+\x00", "", sentence))
+
+
 def split_goal(goal: str) -> list[str]:
     """Keypoints of `goal` by rule: one per sentence and per coordinated imperative, plus sort points."""
     masked, spans = _mask_quotes(" ".join(goal.split()))
@@ -128,8 +154,8 @@ def split_goal(goal: str) -> list[str]:
     context: list[str] = []  # scene-setting sentences: their names and values go with the next request
     sentences = _SENTENCE_END.split(masked)
     for i, sentence in enumerate(sentences):
-        if i < len(sentences) - 1 and context_only(sentence):
-            context.append(sentence.strip().rstrip("."))
+        if i < len(sentences) - 1 and (context_only(sentence) or zh_context(sentence, sentences[i + 1])):
+            context.append(sentence.strip().rstrip(".。"))
             continue
         parts = _clauses(sentence)
         if context and parts:
@@ -138,8 +164,9 @@ def split_goal(goal: str) -> list[str]:
         clauses += parts
     for clause in _outcomes(clauses):
         point = _tidy(_unmask(clause, spans))
-        if points and points[-1].startswith("Answer:") and point.casefold().startswith("answer with"):
-            points[-1] = f"{points[-1]} ({point[len('answer ') :]})"  # "How much ...? Answer with X" is one point
+        if points and points[-1].startswith("Answer:") and _QUALIFIER.match(point.removeprefix("Answer: ")):
+            qualifier = re.sub(r"^answer\s+", "", point.removeprefix("Answer: "), flags=re.IGNORECASE)
+            points[-1] = f"{points[-1]} ({qualifier})"  # "How much ...? Answer with X" is one point
         elif len(point) > 1 and point not in points:
             points.append(point)
     return points + [p for p in sort_points(goal) if p not in points]

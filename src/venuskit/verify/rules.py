@@ -445,10 +445,18 @@ def final_answer(steps: Sequence[Evidence]) -> str | None:
     return content.strip() if isinstance(content, str) and content.strip() else None
 
 
+# A question that asks for a total: its answer may be a sum no screen shows.
+_TOTAL = re.compile(r"\b(total|sum|altogether|in all|combined|add(?:ed)? up)\b|一共|总额|总计|合计|总共", re.I)
+_AMOUNT = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\s]\d{3})*(?:\.\d{1,2})?(?![\d])|(?<![\d.,])\d+(?:\.\d{1,2})?(?![\d])")
+MAX_ADDENDS = 14  # amounts on one screen searched for a subset that sums to the answer (2^14 sums)
+
+
 def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """The final answer gives the value the keypoint names (if it names one), and each key value of the
     answer was on a screen the agent saw (not just typed by it) or in a page title/URL. Without OCR only the
-    log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied."""
+    log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied.
+    A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
+    a screen answers the question is not checked: a value from another row of the same screen passes.)"""
     rest = T.answer_keypoint(kp)
     if rest is None or not steps:
         return None
@@ -460,12 +468,42 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
         return "contradicted", last, f"the answer {answer!r} does not give {wrong}"
     seen = {v: _seen_at(v, steps, read) for v in T.answer_values(answer)}
     unseen = [v for v, at in seen.items() if at is None]
+    if unseen and read is not None and _TOTAL.search(rest):
+        summed = {v: _summed_at(v, steps, read) for v in unseen}
+        if all(at is not None for at in summed.values()):
+            at = max(summed.values())
+            return "satisfied", at, f"the answer's total {unseen} is a sum of amounts on the screen of step {at}"
     if not unseen:
         at = max(s for s in seen.values() if s is not None) if seen else last
         return "satisfied", at, f"the answer's values {list(seen)} were on screen (step {at})"
     if read is None:
         return "not_visible", None, f"{unseen} are in no page title or URL; OCR would have to look"
     return "contradicted", last, f"the answer gives {unseen}, which no screen the agent saw ever showed"
+
+
+def _amount(text: str) -> float | None:
+    try:
+        return float(re.sub(r"[,\s]", "", text))
+    except ValueError:
+        return None
+
+
+def _summed_at(value: str, steps: Sequence[Evidence], read: Read) -> int | None:
+    """The latest step whose screen shows two or more amounts that add up to `value` (to the cent)."""
+    want = _amount(re.sub(r"[^\d.,]", "", value))
+    if want is None:
+        return None
+    for e in reversed(steps):
+        if e.png is None:
+            continue
+        found = [a for m in _AMOUNT.finditer(read(e)) if (a := _amount(m.group(0))) is not None and 0 < a < want]
+        found = list(dict.fromkeys(found))[:MAX_ADDENDS]
+        sums = {0}
+        for a in found:  # subset sums in cents, pruned above the answer
+            sums |= {t + round(a * 100) for t in sums if t + round(a * 100) <= round(want * 100)}
+        if round(want * 100) in sums and round(want * 100) not in {round(a * 100) for a in found}:
+            return e.index
+    return None
 
 
 def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | None:
@@ -479,7 +517,10 @@ def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | 
     for e in reversed(steps):
         if e.png is None or any(T.contains(t, value) for t in (*e.echo, *typed_texts(e))):
             continue
-        if T.contains_value(read(e), value):
+        text = read(e)
+        # line by line too: normalising joins lines, so a figure that ends one line runs on into the next
+        # line's digits ("-312.80" + "2024-03-05") and whole-text matching alone would miss it
+        if T.contains_value(text, value) or any(T.contains_value(line, value) for line in text.splitlines()):
             return e.index
     return None
 

@@ -144,7 +144,8 @@ def answer_keypoint(kp: str) -> str | None:
 def expected_values(rest: str) -> list[str]:
     """The values an answer keypoint requires the answer to contain. A question ("How much...?") or a bare
     description ("the Savings balance") requires none; "the order number PX-58213" requires the code."""
-    if not rest or "?" in rest or "？" in rest or re.match(r"(?:which|what|how|who|when|where)\b", rest, re.I):
+    if not rest or "?" in rest or "？" in rest or re.match(r"(?:which|what|how|who|when|where|tell me|let me know)\b|"
+                                                            r"请?告诉我", rest, re.I):  # fmt: skip
         return []  # the question itself (a keypoint split from the goal): its values are not the answer's
     if re.match(r"(?:the|a|an)\b", rest, re.IGNORECASE):
         return [v for v in quoted(rest) + key_values(rest) + _INTEGER.findall(unquoted(rest))]

@@ -14,6 +14,7 @@ label is whatever the contract says.
     noisy_swap        the oracle with two neighbouring steps swapped            -> any
     infeasible_right  an infeasible task's oracle (asks the user)               -> infeasible
     infeasible_wrong  an infeasible task "done" anyway, Finished claims success  -> failed
+    agent             venus-nano rolled out on the task (a real policy's mistakes) -> any (the contract says)
   adversarial (they look done, or nearly, but are not):
     claimed_done      Finished claims success, the change was never made        -> failed / partial
     typed_claim       a success message typed into a text field, not submitted   -> failed / partial
@@ -70,7 +71,7 @@ class Kind:
     adversarial: bool
     applies: tuple[str, ...]  # task types it is made from: state (changes something), question, infeasible
     help: str
-    policy: str = "transform"  # oracle | transform | noisy: which policy made it (noisy: any label is kept)
+    policy: str = "transform"  # oracle | transform | noisy | agent: which policy made it (noisy, agent: any label)
     needs_trace: bool = False  # made from the oracle's recorded episode of the same task
 
 
@@ -101,16 +102,19 @@ KINDS: tuple[Kind, ...] = (
          needs_trace=True),  # fmt: skip
     Kind("infeasible_right", ("infeasible",), False, _I, "an infeasible task's oracle: it asks the user", "oracle"),
     Kind("infeasible_wrong", ("failed",), False, _I, "an infeasible task done anyway: Finished claims success"),
+    Kind("agent", LABELS, False, _S + _Q + _I, "venus-nano rolled out on the task", "agent"),
 )
 KIND_BY_NAME = {k.name: k for k in KINDS}
 
 
 @dataclass(frozen=True)
 class Plan:
-    """How to run one episode: oracle-style steps (None: the task's own oracle), maybe stopped early."""
+    """How to run one episode: oracle-style steps (None: the task's own oracle), maybe stopped early, or (agent)
+    venus-nano acting on its own."""
 
     steps: Steps | None = None
     stop_at_progress: bool = False
+    agent: bool = False
 
 
 @dataclass(frozen=True)
@@ -227,6 +231,8 @@ def plan_for(kind: str, inst: Any, surface: str = "browser", trace: Trace | None
         raise ValueError(f"Unknown episode kind {kind!r}; known kinds: {', '.join(KIND_BY_NAME)}.")
     if task_type(inst.spec) not in k.applies or (k.needs_trace and trace is None):
         return None
+    if kind == "agent":
+        return Plan(agent=True)
     steps = core(inst.oracle)
     if kind in ("oracle", "infeasible_right"):
         return Plan()

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.verify_bench.world_set import INDEX, load_index, write_index
+from venuskit.eval.verify_bench.world_set import INDEX, load_index, reusable_rows, write_index
 
 MINIWOB_KINDS = ("oracle", "cut_short", "perturbed", "prefix_typed", "null", "agent")
 ADVERSARIAL = ("perturbed", "prefix_typed")
@@ -237,14 +237,12 @@ def build_miniwob_set(out_dir: Path | str, *, tasks: Sequence[str] | None = None
                          f"{', '.join(MINIWOB_KINDS)}.")  # fmt: skip
     request = {"set_kind": "miniwob", "split": "external", "tasks": tasks, "seeds": [int(s) for s in seeds],
                "kinds": list(kinds), "scale": scale}  # fmt: skip
-    if (out_dir / INDEX).exists() and not rebuild:
-        cached = load_index(out_dir)
-        if cached.get("request") == request:
-            return cached
-        raise ValueError(f"{out_dir} already holds another bench set; pass another folder, the same options, or "
-                         "rebuild=True (--rebuild).")  # fmt: skip
+    cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
+    if cached is not None and cached.get("request") == request:
+        return cached
+    reuse = reusable_rows(out_dir, cached, request, grows=("tasks", "seeds", "kinds"))  # more seeds: only those run
     t0 = time.perf_counter()
-    items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item)
+    items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item, reuse)
     return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
 
 
@@ -257,7 +255,8 @@ def _nano_policy() -> Any | None:
 
 
 def _run_all(out_dir: Path, tasks: list[str], seeds: list[int], kinds: list[str], scale: int,
-             on_item: Callable[[dict[str, Any]], None] | None) -> tuple[list, list, list]:  # fmt: skip
+             on_item: Callable[[dict[str, Any]], None] | None,
+             reuse: dict[str, dict[str, Any]] | None = None) -> tuple[list, list, list]:  # fmt: skip
     from venuskit.envs.miniwob import MiniWobEnv, default_config
 
     items, rejected, skipped = [], [], []
@@ -270,7 +269,8 @@ def _run_all(out_dir: Path, tasks: list[str], seeds: list[int], kinds: list[str]
                     if why_skip:
                         skipped.append({"task": task, "seed": seed, "kind": kind, "why": why_skip})
                         continue
-                    row = _run_one(env, out_dir / "episodes", task, seed, kind, nano)
+                    kept = (reuse or {}).get(f"{task}@{seed}#{kind}")
+                    row = dict(kept) if kept else _run_one(env, out_dir / "episodes", task, seed, kind, nano)
                     why = row.pop("why", None)
                     (rejected if why else items).append({**row, "why": why} if why else row)
                     if on_item is not None:

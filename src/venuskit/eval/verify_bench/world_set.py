@@ -137,27 +137,45 @@ def build_set(
                "seed": seed, "tasks": [list(p) for p in picked], "kinds": list(kinds or KIND_BY_NAME),
                "others": others}  # fmt: skip
     cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
-    if cached is not None:
-        if cached.get("request") == request:
-            return cached
-        raise ValueError(f"{out_dir} already holds a verifier bench set built for another request "
-                         f"({_brief(cached.get('request'))}); pass another folder, the same options, or "
-                         "rebuild=True (--rebuild).")  # fmt: skip
+    if cached is not None and cached.get("request") == request:
+        return cached
+    reuse = {k: {f: v for f, v in r.items() if f != "why"}  # recomputed below
+             for k, r in reusable_rows(out_dir, cached, request, grows=("kinds",)).items()}
     t0 = time.perf_counter()
-    with Progress(out_dir, request, rebuild) as progress:
+    with Progress(out_dir, request, rebuild, reuse) as progress:
         items, rejected, skipped = _run_all(out_dir, picked, request["kinds"], others, settle_s, on_item, progress)
         return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
 
 
+def reusable_rows(out_dir: Path, cached: dict[str, Any] | None, request: dict[str, Any],
+                  grows: Sequence[str]) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """The rows of a set already in `out_dir` that a build of `request` may keep as they are: those of an index
+    whose request differs only by lists in `grows` that the new request extends (more kinds, more seeds), so
+    extending a set runs only the new episodes. Any other set there is refused: it is never overwritten
+    silently. A kept row is what a fresh run would give (each episode depends only on its task, seed and kind)
+    and its episode folder is still on disk."""
+    if cached is None:
+        return {}
+    old = cached.get("request") or {}
+    same = all(old.get(k) == v for k, v in request.items() if k not in grows) and set(old) <= set(request)
+    if not same or not all(set(old.get(k) or ()) <= set(request.get(k) or ()) for k in grows):
+        raise ValueError(f"{out_dir} already holds a verifier bench set built for another request "
+                         f"({_brief(old)}); pass another folder, the same options, options that only add "
+                         f"{' or '.join(grows)}, or rebuild=True (--rebuild).")  # fmt: skip
+    rows = [r for r in (*cached.get("items", ()), *cached.get("rejected", ())) if isinstance(r, dict) and "id" in r]
+    return {r["id"]: r for r in rows if r.get("episode_dir") is None or (out_dir / str(r["episode_dir"])).is_dir()}
+
+
 class Progress:
     """Rows of a set being built, appended as each episode ends (`progress.jsonl`), so a build that is stopped
-    resumes where it was: an episode already recorded for the same request is not run again. Removed once
-    the index is written."""
+    resumes where it was: an episode already recorded for the same request is not run again (nor one `reuse`
+    holds, from the set this one extends). Removed once the index is written."""
 
     NAME = "progress.jsonl"
 
-    def __init__(self, out_dir: Path, request: dict[str, Any], rebuild: bool) -> None:
-        self.path, self.request, self.rows = out_dir / self.NAME, request, {}
+    def __init__(self, out_dir: Path, request: dict[str, Any], rebuild: bool,
+                 reuse: dict[str, dict[str, Any]] | None = None) -> None:  # fmt: skip
+        self.path, self.request, self.rows, self.reuse = out_dir / self.NAME, request, {}, dict(reuse or {})
         if self.path.exists() and not rebuild:
             lines = self.path.read_text(encoding="utf-8").splitlines()
             try:
@@ -172,7 +190,7 @@ class Progress:
             self.path.write_text(json.dumps({"request": request}) + "\n", encoding="utf-8")
 
     def get(self, row_id: str) -> dict[str, Any] | None:
-        return self.rows.get(row_id)
+        return self.rows.get(row_id) or self.reuse.get(row_id)
 
     def add(self, row: dict[str, Any]) -> None:
         with self.path.open("a", encoding="utf-8") as f:
@@ -202,7 +220,8 @@ def write_index(out_dir: Path, request: dict[str, Any], items: list, rejected: l
     return index
 
 
-ALWAYS = ("oracle", "noisy_extra", "noisy_omit", "noisy_swap", "infeasible_right", "infeasible_wrong")
+# Run on every task whatever `others` draws; a kind added here leaves the draw of the others as it was.
+ALWAYS = ("oracle", "noisy_extra", "noisy_omit", "noisy_swap", "infeasible_right", "infeasible_wrong", "agent")
 
 
 def _run_all(out_dir: Path, picked: list[Pick], kinds: list[str], others: int, settle_s: float,
@@ -281,7 +300,12 @@ def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: 
            "adversarial": k.adversarial, "intended": list(k.intended), "goal": inst.goal,
            "keypoints": [kp.desc for kp in inst.keypoints]}  # fmt: skip
     policy: Any = "oracle"
-    if plan.steps is not None:
+    if plan.agent:
+        from venuskit.agent.nano import nano_policy_factory
+        from venuskit.models.nano import load_default
+
+        policy = nano_policy_factory(surface, load_default())
+    elif plan.steps is not None:
         policy = OraclePolicy(env, Oracle(plan.steps, surface), surface)
     try:
         run = run_world_task(inst.spec.id, inst.seed, policy=policy, out=episodes, server=server, env=env,
@@ -314,7 +338,7 @@ def oracle_trace(folder: Path) -> Trace:
 def _rejection(row: dict[str, Any]) -> str | None:
     if row.get("label") is None:
         return f"the script broke: {row['oracle_error']}"
-    if row["oracle_error"] and row["policy"] != "noisy":  # a noisy policy that got stuck is what it is
+    if row["oracle_error"] and row["policy"] not in ("noisy", "agent"):  # a policy that got stuck is what it is
         return f"the script broke: {row['oracle_error']}"
     if row["label"] not in row["intended"]:
         return f"the contract says {row['label']!r} ({row['reason']}), the kind intends {'/'.join(row['intended'])}"
