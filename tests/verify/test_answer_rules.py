@@ -139,3 +139,22 @@ def test_a_total_no_screen_shows_is_satisfied_when_it_sums_amounts_the_screen_sh
     question = "How much was the FIXIT HARDWARE charge on 2024-02-03? Answer with the amount."
     report = verify_episode(record(tmp_path, steps, question, episode_id="not-a-total"), make_judges("ocr,log"))
     assert report.verdict == "failed"  # a sum is an answer only to a question that asks for a total
+
+
+def test_an_answer_of_another_kind_than_the_question_asks_for_is_contradicted(tmp_path):
+    assert T.asked_kind("Who wrote the forum post \"Keys\"? (with their name)") == "a person's name"
+    assert T.asked_kind("是哪个文件？ (请回答文件名)") == "a file name"
+    assert T.asked_kind("Where does \"Fire drill\" take place? (with the location)") is None  # shape says nothing
+    assert T.is_kind("Isabel Ivanova", "a person's name") and not T.is_kind("Results for", "a person's name")
+    assert T.is_kind("办公室手册.docx", "a file name") and not T.is_kind("规划", "a file name")
+    goal = "Which file mentions the wifi password? Answer with its file name."
+    drive = screen(["My Drive", "Office handbook.docx", "Planning"])
+
+    def run(answer: str, name: str):
+        steps = [S(LIST, Click(point=Point(0.3, 0.1)), "http://127.0.0.1:8000/drive/", "My Drive"),
+                 S(drive, Finished(content=answer), "http://127.0.0.1:8000/drive/", "My Drive")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+
+    assert run("Office handbook.docx", "file").verdict == "completed"
+    label = run("Planning", "label")  # on the screen, but a folder's label, not a file name
+    assert label.verdict == "failed" and any("asks for a file name" in v.reason for k in label.keypoints for v in k.votes)

@@ -455,6 +455,8 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
     """The final answer gives the value the keypoint names (if it names one), and each key value of the
     answer was on a screen the agent saw (not just typed by it) or in a page title/URL. Without OCR only the
     log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied.
+    The answer must be of the kind the question asks for, when it says (an e-mail address, a file name, a time,
+    an amount, a person's name: `text.asked_kind`); a UI label or another kind of value is contradicted.
     A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
     a screen answers the question is not checked: a value from another row of the same screen passes.)"""
     rest = T.answer_keypoint(kp)
@@ -466,6 +468,9 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
     wrong = [v for v in T.expected_values(rest) if not T.contains_value(answer, v)]
     if wrong:
         return "contradicted", last, f"the answer {answer!r} does not give {wrong}"
+    kind = T.asked_kind(rest)
+    if kind is not None and not T.is_kind(answer, kind):
+        return "contradicted", last, f"the question asks for {kind}; the answer {answer!r} gives none"
     seen = {v: _seen_at(v, steps, read) for v in T.answer_values(answer)}
     unseen = [v for v, at in seen.items() if at is None]
     if unseen and read is not None and _TOTAL.search(rest):

@@ -152,6 +152,40 @@ def expected_values(rest: str) -> list[str]:
     return quoted(rest) or [rest.strip(" .。")]
 
 
+# What kind of value a question asks for, from its own words (the first that matches wins), and how to tell an
+# answer of that kind. Only kinds a value's shape shows; a location, a subject or a status is not checked.
+_ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an e-mail address", re.compile(r"e-?mail address|(?:email|mail) of|邮箱|电子邮件地址", re.I)),
+    ("an IBAN", re.compile(r"\bIBAN\b")),
+    ("a file name", re.compile(r"which (?:file|document)|file ?name|name of the file|哪个文件|文件名", re.I)),
+    ("a time", re.compile(r"\bHH:MM\b|\bwhat time\b|\bwhen does .* (?:start|end|begin)\b|几点|什么时间", re.I)),
+    ("an amount", re.compile(r"\bhow much\b|\bamount\b|\btotal\b|\bbalance\b|\bin (?:EUR|USD)\b|金额|总额|余额|多少钱|"
+                             r"欧元", re.I)),  # fmt: skip
+    ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
+    ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
+)
+_IS_KIND: dict[str, re.Pattern[str]] = {
+    "an e-mail address": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "an IBAN": re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,}"),
+    "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
+    "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
+    "an amount": re.compile(r"\d"),
+    "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
+    "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*\s*[.。]?\s*$|"
+                                  r"^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
+}
+
+
+def asked_kind(question: str) -> str | None:
+    """The kind of value a question (an answer keypoint's text) asks for, when its words say so; else None."""
+    return next((kind for kind, cue in _ASKED if cue.search(question)), None)
+
+
+def is_kind(answer: str, kind: str) -> bool:
+    """Whether an answer holds a value of `kind` (its shape: an address, a file extension, a time...)."""
+    return bool(_IS_KIND[kind].search(answer))
+
+
 def answer_values(answer: str) -> list[str]:
     """The key values of a final answer, the part a user would act on and that must have been on screen:
     e-mails, URLs, codes, dates, times and amounts, whole numbers; else the whole answer when it is short
