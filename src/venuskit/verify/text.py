@@ -171,8 +171,8 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
     "an amount": re.compile(r"\d"),
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
-    "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*\s*[.。]?\s*$|"
-                                  r"^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
+    "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
+                                  r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
 }
 
 
