@@ -390,3 +390,16 @@ def test_a_set_extended_with_venus_nano_runs_only_the_new_episodes(tmp_path):
     assert episode.steps and agent["label"] in vb.LABELS
     with pytest.raises(ValueError, match="only add kinds"):
         vb.build_set(tmp_path, tasks=task, kinds=["agent"])  # a set is never shrunk in place
+
+
+def test_an_extended_set_keeps_only_rows_whose_episodes_are_inside_it(tmp_path):
+    from venuskit.eval.verify_bench.world_set import reusable_rows
+
+    (tmp_path / "set" / "episodes" / "ep-1").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    request = {"set_kind": "world", "kinds": ["null"], "tasks": [["t", 0, "browser"]]}
+    cached = {"request": request, "items": [{"id": "a", "episode_dir": "episodes/ep-1"},
+                                            {"id": "b", "episode_dir": "../elsewhere"},
+                                            {"id": "c", "episode_dir": "episodes/gone"}]}  # fmt: skip
+    kept = reusable_rows(tmp_path / "set", cached, {**request, "kinds": ["null", "agent"]}, grows=("kinds",))
+    assert set(kept) == {"a"}  # outside the set or missing: run again, never trusted

@@ -24,10 +24,12 @@ _SOFT_PUNCT = re.compile(r"[!?;,()\[\]·…]|(?<!\d)[.:](?!\d)|(?<=\d)[.:](?!\d)
 
 # Quoted spans: "..." “...” «...» 「...」 and '...' only when the quote is not an apostrophe (don't).
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|«([^»]+)»|「([^」]+)」|『([^』]+)』|(?<![\w])'([^']+)'(?![\w])")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
 _KEY_VALUES = (
-    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # e-mail addresses
+    _EMAIL,  # e-mail addresses
     re.compile(r"https?://[^\s\"'<>]+"),  # URLs
-    re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"),  # IBAN-like
+    _IBAN,  # IBAN-like
     re.compile(r"\b[A-Z]{1,5}-\d[\w-]*\b"),  # codes such as ER-2024-0031, CC-4300
     re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),  # ISO dates
     re.compile(r"\b\d{1,2}:\d{2}\b"),  # times
@@ -165,8 +167,8 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
 )
 _IS_KIND: dict[str, re.Pattern[str]] = {
-    "an e-mail address": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    "an IBAN": re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,}"),
+    "an e-mail address": _EMAIL,
+    "an IBAN": _IBAN,
     "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
     "an amount": re.compile(r"\d"),

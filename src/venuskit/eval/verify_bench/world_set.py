@@ -163,7 +163,14 @@ def reusable_rows(out_dir: Path, cached: dict[str, Any] | None, request: dict[st
                          f"({_brief(old)}); pass another folder, the same options, options that only add "
                          f"{' or '.join(grows)}, or rebuild=True (--rebuild).")  # fmt: skip
     rows = [r for r in (*cached.get("items", ()), *cached.get("rejected", ())) if isinstance(r, dict) and "id" in r]
-    return {r["id"]: r for r in rows if r.get("episode_dir") is None or (out_dir / str(r["episode_dir"])).is_dir()}
+    return {r["id"]: r for r in rows if r.get("episode_dir") is None or _kept_episode(out_dir, r["episode_dir"])}
+
+
+def _kept_episode(out_dir: Path, episode_dir: object) -> bool:
+    """An index row's episode folder is inside the set's folder and still there (a row pointing elsewhere is
+    run again, never trusted)."""
+    folder = (out_dir / str(episode_dir)).resolve()
+    return folder.is_relative_to(out_dir.resolve()) and folder.is_dir()
 
 
 class Progress:
