@@ -97,7 +97,8 @@ def run_episode(
             raise ValueError(f"Episode {resume_dir} is finished ({writer.episode.outcome.reason}); nothing to "
                              "resume.")  # fmt: skip
         given = {"start_url": task["start_url"]} if task.get("start_url") else {}
-        task = {**writer.episode.task, **_resume_start(writer), **given}
+        # "resume": a device env (Android) picks the device up where it is instead of reopening the start
+        task = {**writer.episode.task, **_resume_start(writer), **given, "resume": True}
         policy.set_goal(writer.episode.goal)
     else:
         policy.set_goal(job.goal)

@@ -158,17 +158,8 @@ class BrowserEnv:
     def step(self, action: Action) -> StepResult:
         """Run one action; see the module docstring for how errors are returned."""
         info: dict[str, Any] = {}
-        self._executed = self._clicked_at = None
-        if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
-            obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
-            return StepResult(observation=obs, info=info, error=_gone_error(action.name))
-        error = self._refusal(action) or self._attempt(
-            lambda: self._run(action, info), self._budget(action), action.name
-        )
-        if not _fatal(error):
-            error = self._attempt(self._settle, self._nav_budget(), action.name) or error
-        obs = None
-        if not _fatal(error):
+        obs, error = self._act(action, info)
+        if obs is None and not _fatal(error):
             try:
                 obs = self._guarded(lambda: self._observe(info), self._obs_budget(), action.name)
             except EnvError as e:
@@ -177,6 +168,31 @@ class BrowserEnv:
             obs = self._recover(info)
         self._add_feedback(info)
         return StepResult(observation=obs, executed=self._executed, info=info, error=error)
+
+    def act(self, action: Action) -> tuple[dict[str, Any] | None, dict[str, Any], EnvError | None]:
+        """`step` without its screenshot: (executed, info, error), errors as step returns them. For a wrapper
+        that reads the screen at other times than after each action (the Android stand-in device, whose
+        screencap is a command of its own); `observe()` then takes the screenshot."""
+        info: dict[str, Any] = {}
+        obs, error = self._act(action, info)
+        if obs is None and _fatal(error):
+            self._recover(info)
+        self._add_feedback(info)
+        return self._executed, info, error
+
+    def _act(self, action: Action, info: dict[str, Any]) -> tuple[Observation | None, EnvError | None]:
+        """Run the action and wait for the page to settle: (None, error), or (the observation of a relaunched
+        browser, error) when the page had gone before the action, which then did not run."""
+        self._executed = self._clicked_at = None
+        if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
+            obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
+            return obs, _gone_error(action.name)
+        error = self._refusal(action) or self._attempt(
+            lambda: self._run(action, info), self._budget(action), action.name
+        )
+        if not _fatal(error):
+            error = self._attempt(self._settle, self._nav_budget(), action.name) or error
+        return None, error
 
     def observe(self) -> Observation:
         """A fresh screenshot observation. After a hang or crash it relaunches, then raises the error."""
