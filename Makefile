@@ -1,6 +1,6 @@
 # venuskit: `make test` sets everything up and runs the tests; `make run ...` sets up and runs the agent.
 VENV ?= .venv
-EXTRAS ?= browser,dev,train,verify,desktop,ray
+EXTRAS ?= browser,dev,train,verify,desktop,ray,android
 PYTEST_ARGS ?=
 
 .PHONY: setup setup-vllm test test-fast run bench

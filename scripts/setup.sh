@@ -13,9 +13,10 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 # bootstrap-icons (a real icon set for grounding synthesis),
 # fonts incl. CJK so zh pages render real glyphs, and the shared libraries OpenCV needs (the verifier's OCR).
 # The desktop env (venuskit.envs.desktop): openbox, the apps it opens, a session bus and GTK themes.
+# The Android env (venuskit.envs.android): Debian's adb, the real adb server it drives devices (and the stand-in) through.
 APT_PKGS=(chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation bootstrap-icons libgl1 libglib2.0-0
           openbox mousepad pcmanfm gnumeric xterm x11-utils gpicview lxappearance dbus-daemon gnome-themes-extra
-          gtk2-engines-pixbuf)
+          gtk2-engines-pixbuf adb)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ "${#missing[@]}" -gt 0 ]; then

@@ -109,9 +109,9 @@ class AdbServer:
     def start(self) -> None:
         """`adb -P PORT start-server`; raises AdbNotInstalled or AdbServerDown."""
         exe = self.adb_path or shutil.which("adb")
-        if not exe:
-            raise AdbNotInstalled("No adb binary found; install Debian's adb (apt-get install adb) or pass the "
-                                  "path of one (AndroidConfig.adb_path / --adb).")  # fmt: skip
+        if not exe or not os.access(exe, os.X_OK):
+            raise AdbNotInstalled(f"No adb binary at {exe or 'adb (PATH)'}; install Debian's adb (apt-get install "
+                                  "adb) or pass the path of one (AndroidConfig.adb_path / --adb).")  # fmt: skip
         env = {**os.environ, "HOME": str(self.home)} if self.home is not None else None
         try:
             proc = subprocess.run([exe, "-P", str(self.port), "start-server"], capture_output=True, text=True,

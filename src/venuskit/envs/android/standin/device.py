@@ -56,13 +56,11 @@ def _help(text: str, **kw: Any) -> Any:
 
 
 def screen_geometry(size: tuple[int, int]) -> tuple[int, int, float]:
-    """(CSS width, CSS height, device scale factor) for a device of `size` pixels. Raises ValueError."""
+    """(CSS width, CSS height, device scale factor) for a device of `size` pixels: the density that divides both
+    sides into whole CSS pixels with the CSS width nearest the mobile preset's (1:1 always divides)."""
     width, height = size
     fits = [(abs(width / d - PRESET_CSS_WIDTH), d) for d in DENSITIES
             if abs(width / d - round(width / d)) < 1e-9 and abs(height / d - round(height / d)) < 1e-9]  # fmt: skip
-    if not fits:
-        raise ValueError(f"No emulated density divides {width}x{height} into whole CSS pixels; pick a size whose "
-                         f"sides both divide by one of {DENSITIES} (e.g. 1080x2400, 720x1600, 540x1200).")  # fmt: skip
     density = min(fits)[1]
     return round(width / density), round(height / density), density
 
@@ -91,7 +89,6 @@ class StandinConfig:
         if len(size) != 2 or not all(isinstance(v, int) and 240 <= v <= 4096 for v in size):
             raise ValueError(f"StandinConfig.size must be (width, height) in pixels, 240..4096; got {self.size!r}.")
         self.size = (size[0], size[1])
-        screen_geometry(self.size)
         if self.ime not in ("adbkeyboard", "none"):
             raise ValueError(f"StandinConfig.ime must be 'adbkeyboard' or 'none', got {self.ime!r}.")
         if self.world_url is not None:
