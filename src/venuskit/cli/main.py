@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from venuskit.cli import (
+    android_cmd,
     captcha_cmd,
     desktop_cmd,
     eval_cmd,
@@ -43,6 +44,7 @@ app.command("loop")(loop_cmd.loop)
 app.add_typer(desktop_cmd.app, name="desktop", help="The desktop surface: real apps under Xvfb, contract-bound tasks.")
 app.add_typer(nano_cmd.app, name="nano", help="venus-nano, the embedded default policy: train, eval, info.")
 app.add_typer(serve_cmd.app, name="serve", help="Serve an in-process model behind the OpenAI wire format.")
+app.add_typer(android_cmd.app, name="android", help="Android devices through adb; the stand-in device.")
 
 
 @app.command()
