@@ -124,6 +124,19 @@ class AndroidEnv:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def page(self) -> Any:
+        """The page a stand-in device running in this process shows, for tests and the world oracle only (it plans
+        from the page, as on the web surfaces); a policy never sees it. A real device has no page: EnvError."""
+        from venuskit.envs.android.standin import in_process
+
+        device = in_process(self.serial)
+        if device is None:
+            raise EnvError(f"{self.serial} is not a stand-in device running in this process, so there is no page to "
+                           "read (a phone shows pixels only). The world oracle runs on an in-process stand-in: "
+                           "`venus world oracle --surface android` starts one.")  # fmt: skip
+        return device.page
+
     def describe(self) -> dict[str, Any]:
         """The device as recorded in each episode's manifest; a stand-in says so, and what it does not model."""
         return dict(self.device)

@@ -3,6 +3,12 @@ A stand-in for a phone that cannot exist on this project's machines, named as on
 
 from __future__ import annotations
 
-from venuskit.envs.android.standin.device import NOT_MODELLED, STANDIN_NOTE, StandinConfig, StandinDevice
+from venuskit.envs.android.standin.device import (
+    NOT_MODELLED,
+    STANDIN_NOTE,
+    StandinConfig,
+    StandinDevice,
+    in_process,
+)
 
-__all__ = ["NOT_MODELLED", "STANDIN_NOTE", "StandinConfig", "StandinDevice"]
+__all__ = ["NOT_MODELLED", "STANDIN_NOTE", "StandinConfig", "StandinDevice", "in_process"]

@@ -49,6 +49,15 @@ WORLD_APPS: dict[str, tuple[str, str]] = {  # package -> (label, path on the wor
 DENSITIES = (1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.625, 2.75, 3.0, 3.5, 4.0)
 PRESET_CSS_WIDTH = 412
 LOG_LINES = 500
+_RUNNING: dict[str, StandinDevice] = {}  # this process's started stand-ins, by serial (127.0.0.1:PORT)
+_RUNNING_LOCK = threading.Lock()
+
+
+def in_process(serial: str | None) -> StandinDevice | None:
+    """The stand-in with this serial if it runs in this process (its page can then be read: the world oracle
+    plans from it); None for any other device, a real one above all."""
+    with _RUNNING_LOCK:
+        return _RUNNING.get(serial or "")
 
 
 def _help(text: str, **kw: Any) -> Any:
@@ -102,8 +111,8 @@ class StandinConfig:
 
 
 class StandinDevice:
-    """One stand-in device on a loopback port. `start()` runs it on threads of this process (tests, the oracle
-    parity run); `run_forever(stop)` runs its page on the calling thread (`venus android standin`)."""
+    """One stand-in device on a loopback port, run by `start()` on threads of this process: its page on one, its
+    adb connections and streams on others."""
 
     def __init__(self, config: StandinConfig | None = None, port: int = 0) -> None:
         from venuskit.envs.android.standin.commands import Commands
@@ -144,28 +153,17 @@ class StandinDevice:
             self.close()
             raise RuntimeError("The stand-in device's Chromium did not start; see the error above.")
         self.listener.start()
+        with _RUNNING_LOCK:
+            _RUNNING[self.serial] = self
         return self
-
-    def run_forever(self, stop: threading.Event, on_ready: Any = None) -> None:
-        """Serve on the calling thread until `stop` is set (the CLI's foreground process)."""
-        ready = threading.Event()
-
-        def watch() -> None:
-            ready.wait()
-            if self.env is not None:
-                self.listener.start()
-                if on_ready is not None:
-                    on_ready()
-            stop.wait()
-            self.pages.stop()
-
-        threading.Thread(target=watch, name="standin-stop", daemon=True).start()
-        self.pages.loop(self._boot, self._shutdown, ready)
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        with _RUNNING_LOCK:
+            if _RUNNING.get(self.serial) is self:
+                del _RUNNING[self.serial]
         self.listener.unplug()
         self._unhang.set()
         self.pages.stop()
