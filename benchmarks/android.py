@@ -16,8 +16,9 @@ through that server exactly as it reaches a phone.
   reset_ms       median AndroidEnv.reset of a world task: a fresh session link opened with `am start -a VIEW`
                  (its port `adb reverse`d), the device's facts read again, the first screenshot
   oracle_parity  mobile world templates whose oracle reaches the same contract verdict over adb on the stand-in
-                 as on the mobile-web preset, over all mobile templates (both at 1 device pixel per CSS pixel:
-                 verdicts do not depend on the pixel density; `--parity 0` skips it)
+                 as on the mobile-web preset, over all mobile templates (venuskit.runs.android.parity_run: both at 1
+                 device pixel per CSS pixel, side by side on two threads; a template whose oracle could not carry
+                 out a step runs once more on that surface and is listed; `--parity 0` skips it)
 
 The tap lands on the launcher's greeting, which is no control: the page does not change, so every step costs the
 same. Goals: step_vs_floor <= 1.3, oracle_parity 1.0. Last line: one JSON object.
@@ -129,7 +130,7 @@ def oracle_parity(world: Any, adb_server: Any, which: str) -> dict[str, Any] | N
         return None
     from venuskit.runs.android import parity_run
 
-    return parity_run(world, adb_server, None if which == "all" else int(which))
+    return parity_run(world, adb_server, None if which == "all" else int(which))  # its own stand-in, on this world
 
 
 def _timed(fn: Callable[[], Any]) -> float:
@@ -156,9 +157,11 @@ def report(t: dict[str, list[float]], parity: dict[str, Any] | None, size: tuple
     }  # fmt: skip
     if parity is not None:
         print(f"parity      {parity['equal']}/{parity['templates']} mobile templates with equal verdicts "
-              f"({parity['seconds']:.0f} s); differing: {parity['differing'] or 'none'}")  # fmt: skip
+              f"({parity['seconds']:.0f} s); differing: {parity['differing'] or 'none'}; run again after an oracle "
+              f"step failed: {parity['retried']}")  # fmt: skip
         result.update(oracle_parity=parity["parity"], parity_templates=parity["templates"],
-                      parity_differing=parity["differing"], goal_parity=GOAL_PARITY)  # fmt: skip
+                      parity_differing=parity["differing"], parity_retried=parity["retried"],
+                      parity_seconds=parity["seconds"], goal_parity=GOAL_PARITY)  # fmt: skip
     print(json.dumps(result))
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 
@@ -58,6 +61,42 @@ def devices(
     for row in rows:
         note = "  (venuskit stand-in, not Android)" if row["standin"] else ""
         typer.echo(f"{row['serial']:<24} {row['state']:<13} {row['model'] or '-'}{note}")
+
+
+def android_config(serial: str, adb_host: str, port: int | None) -> Any:
+    """The device of `venus run --surface android`: --serial, else $ANDROID_SERIAL, else the one attached."""
+    from venuskit.envs.android import AndroidConfig
+
+    return AndroidConfig(serial=serial or os.environ.get("ANDROID_SERIAL") or None, adb_host=adb_host,
+                         adb_port=adb_port(port))  # fmt: skip
+
+
+@contextlib.contextmanager
+def world_device(config: Any) -> Iterator[tuple[Any, Any, None]]:
+    """For `venus run --surface android --world`: (a world server, the device's env, no gate). The device reaches
+    the world through `adb reverse`. The consequential-action gate reads the page's controls, which a device does
+    not expose, so it is off here: actions are recorded, not stopped (docs/android.md)."""
+    from venuskit.envs.android import AndroidEnv
+    from venuskit.world.server import WorldServer
+
+    with WorldServer() as server, AndroidEnv(config) as env:
+        yield server, env, None
+
+
+def given(option: str) -> bool:
+    """Whether the user typed this option (not its default)."""
+    import click
+
+    ctx = click.get_current_context(silent=True)
+    return ctx is not None and ctx.get_parameter_source(option) is click.core.ParameterSource.COMMANDLINE
+
+
+def device_serials(serials: list[str], workers: int) -> tuple[str, ...]:
+    """--serial (repeatable) or $ANDROID_SERIAL; with several workers, one device each. Empty: none given."""
+    from venuskit.envs.android.devices import serials_for_workers
+
+    given = [s for s in serials if s] or ([os.environ["ANDROID_SERIAL"]] if os.environ.get("ANDROID_SERIAL") else [])
+    return tuple(serials_for_workers(given, workers)) if given else ()
 
 
 def parse_size(text: str) -> tuple[int, int]:

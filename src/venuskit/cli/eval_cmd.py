@@ -186,7 +186,12 @@ def world(
     split: str = typer.Option("heldout", "--split", help="heldout, train or all (the fixed splits)."),
     seeds: str = typer.Option("", "--seeds", help="Seeds, comma-separated (default: the split's eval seeds)."),
     n_seeds: int = typer.Option(1, "--n-seeds", help="Seeds per template when --seeds is not given."),
-    surface: str = typer.Option("browser", "--surface", help="browser, mobile, or browser,mobile."),
+    surface: str = typer.Option("browser", "--surface", help="browser, mobile, android (the mobile grammar over "
+                                "adb), or several, comma-separated."),
+    serial: list[str] = typer.Option([], "--serial", help="android: a device for the workers, once per worker "
+                                     "(default: $ANDROID_SERIAL; none: each worker starts a stand-in device)."),
+    adb_port: int | None = typer.Option(None, "--adb-port", help="android: the adb server's port (default: "
+                                        "$ANDROID_ADB_SERVER_PORT or 5037)."),
     locale: str = typer.Option("all", "--locale", help="en, zh or all: the language of the task variant."),
     workers: int = SuiteOpts.workers,
     ray: str | None = SuiteOpts.ray,
@@ -205,17 +210,21 @@ def world(
     json_out: bool = SuiteOpts.json_out,
 ) -> None:
     """World tasks: each episode's contract verdict and SGV's side by side, rates with 95% CIs, one HTML report."""
+    from venuskit.cli.android_cmd import adb_port as default_adb_port
+    from venuskit.cli.android_cmd import device_serials
     from venuskit.eval.parallel import Parallel
     from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
 
     try:
         policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
         folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
+        surfaces = tuple(s.strip() for s in surface.split(",") if s.strip())
+        serials = device_serials(serial, workers) if "android" in surfaces else ()
         config = WorldSuiteConfig(
             out=str(folder), policy=policy, templates=templates, split=split, seeds=_seed_list(seeds),
-            n_seeds=n_seeds, surfaces=tuple(s.strip() for s in surface.split(",") if s.strip()), locale=locale,
-            max_steps=max_steps, sgv=sgv, sgv_model=sgv_model, sgv_model_name=sgv_model_name,
-            sgv_keypoints=sgv_keypoints,
+            n_seeds=n_seeds, surfaces=surfaces, locale=locale, max_steps=max_steps, sgv=sgv, sgv_model=sgv_model,
+            sgv_model_name=sgv_model_name, sgv_keypoints=sgv_keypoints, serials=serials,
+            adb_port=default_adb_port(adb_port),
         )  # fmt: skip
         parallel = Parallel(workers=workers, ray=ray, max_infra_retries=retries)
         total = len(world_jobs(config))

@@ -65,8 +65,15 @@ def run(
     max_tokens: int = ModelOpts.max_tokens,
     timeout: float = ModelOpts.timeout,
     thinking: bool | None = ModelOpts.thinking,
-    surface: str = typer.Option("browser", help="browser (desktop viewport), mobile (touch, mobile viewport) or "
-                                "computer (the desktop, with --desktop-task)."),
+    surface: str = typer.Option("browser", help="browser (desktop viewport), mobile (touch, mobile viewport), "
+                                "android (a phone, emulator or the stand-in over adb; docs/android.md) or computer "
+                                "(the desktop, with --desktop-task)."),
+    serial: str = typer.Option("", "--serial", help="android: the device (default: $ANDROID_SERIAL, else the one "
+                               "attached)."),
+    adb_host: str = typer.Option("127.0.0.1", "--adb-host", help="android: host of the adb server."),
+    adb_port: int | None = typer.Option(None, "--adb-port", help="android: port of the adb server (default: "
+                                        "$ANDROID_ADB_SERVER_PORT or 5037)."),
+    app_name: str = typer.Option("", "--app", help="android: open this app first (LaunchApp's names or a package)."),
     out: Path = RunOpts.out,
     max_steps: int = RunOpts.max_steps,
     n_img: int = RunOpts.n_img,
@@ -114,8 +121,15 @@ def run(
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
+        device = android_cmd.android_config(serial, adb_host, adb_port) if surface == "android" else None
+        if device is not None and gate == "on" and android_cmd.given("gate"):
+            fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
+                 "expose; on --surface android actions are recorded, not stopped (docs/android.md).")  # fmt: skip
         if world:
-            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety, device)
+        if device is not None:
+            return _run_device(task, start_url, app_name, resume, device, mcfg, out, max_steps, n_img, interactive,
+                               json_out, checker)  # fmt: skip
         if resume is not None:  # the goal and surface are the episode's; --start-url, if given, is reopened
             from venuskit.cli.common import resumable
 
@@ -159,28 +173,33 @@ def _nano_policy(job):
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
-               checker=None, safety: SafetyOpts | None = None):  # fmt: skip
+               checker=None, safety: SafetyOpts | None = None, device=None):  # fmt: skip
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
-    from venuskit.eval.world import run_world_task
+    from venuskit.eval.world import grammar_of, run_world_task
     from venuskit.models.openai_backend import OpenAIBackend
+
+    grammar = grammar_of(surface)
 
     def policy(goal: str, today: str) -> VenusPolicy:  # the prompt's date is the world's simulated date
         kwargs = {"current_date": today} if surface == "browser" else {}
-        return VenusPolicy(OpenAIBackend(mcfg), surface, goal, n_img=n_img, prompt_kwargs=kwargs)
+        return VenusPolicy(OpenAIBackend(mcfg), grammar, goal, n_img=n_img, prompt_kwargs=kwargs)
 
     if mcfg is None:  # no --model: venus-nano in process
         from venuskit.agent.nano import nano_policy_factory
         from venuskit.models.nano import NanoError, load_default
 
         try:
-            policy = nano_policy_factory(surface, load_default())  # noqa: F811
+            policy = nano_policy_factory(grammar, load_default())  # noqa: F811
         except NanoError as exc:
             fail(str(exc))
 
-    browser = browser_config(surface, [], headed=False)
-    with world_guard(task_id, surface, browser, safety or SafetyOpts()) as (server, env, safety_gate):
+    if device is not None:
+        guarded = android_cmd.world_device(device)
+    else:
+        guarded = world_guard(task_id, surface, browser_config(surface, [], headed=False), safety or SafetyOpts())
+    with guarded as (server, env, safety_gate):
         run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps,
                              server=server, env=env, step_check=checker, safety_gate=safety_gate)  # fmt: skip
     result = run.to_dict()
@@ -189,6 +208,21 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
         from venuskit.record.viewer import render_html
 
         typer.echo(f"view: {render_html(Path(result['episode_dir']))}")
+
+
+def _run_device(task: str, start_url: str, app_name: str, resume: Path | None, device, mcfg, out: Path,
+                max_steps: int, n_img: int, interactive: bool, json_out: bool, checker=None):  # fmt: skip
+    """`venus run --surface android --task ...`: the agent on a device, from a URL, an app or its home screen."""
+    from venuskit.agent.session import AgentJob
+    from venuskit.cli.common import resumable, run_config, run_with_progress
+    from venuskit.envs.android import AndroidEnv
+
+    if resume is not None:
+        task = resumable(resume).goal or task
+    job = AgentJob(goal=task, surface="mobile", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
+    start = {"start_url": start_url} if start_url else ({"app": app_name} if app_name else {})
+    run_with_progress(lambda: AndroidEnv(device), job, start, interactive, resume, json_out,
+                      make_policy=None if mcfg else _nano_policy, step_check=checker)  # fmt: skip
 
 
 @app.command()

@@ -69,13 +69,19 @@ def oracle(
     task_id: str = typer.Argument(..., help="A task id from `venus world tasks`."),
     seed: int = typer.Option(0, help="Instance seed (picks the parameter variant and the world)."),
     out: Path = typer.Option(Path("runs/world"), help="Folder that receives the episode folder."),
-    surface: str = typer.Option("browser", help="browser (desktop) or mobile (mobile-web preset)."),
+    surface: str = typer.Option("browser", help="browser (desktop), mobile (mobile-web preset) or android (over "
+                                "adb, on a stand-in device started in this process: not Android; docs/android.md)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run a task's scripted solution in real Chromium and print the contract verdict."""
+    from venuskit.envs.base import EnvError
+
     try:
-        run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
-    except (KeyError, ValueError) as e:
+        if surface == "android":
+            run = _oracle_over_adb(task_id, seed, out)
+        else:
+            run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
+    except (KeyError, ValueError, EnvError) as e:
         fail(str(e.args[0]) if e.args else str(e))
     result = run.to_dict()
     if json_out:
@@ -86,3 +92,13 @@ def oracle(
         typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
     if run.verdict.verdict not in ("completed", "infeasible"):
         raise typer.Exit(1)
+
+
+def _oracle_over_adb(task_id: str, seed: int, out: Path):
+    """The oracle over adb: a stand-in device in this process (the oracle reads its page) behind a private adb
+    server, so the user's adb server and devices are never touched."""
+    from venuskit.runs.android import local_standin
+    from venuskit.world.server import WorldServer
+
+    with WorldServer() as server, local_standin(server.base_url) as local, local.env() as env:
+        return run_world_task(task_id, seed, out=out, surface="android", server=server, env=env)

@@ -102,6 +102,8 @@ def run_world_task(
     """Run one world task in real Chromium and store the contract verdict in the recorded episode
     (manifest `verdicts.contract`).
 
+    `surface`: browser, mobile (the mobile-web preset) or android (the mobile grammar over adb: pass `env`, an
+    AndroidEnv; the oracle needs a stand-in device running in this process, see venuskit.runs.android).
     `policy`: "oracle" (the task's scripted solution), a venuskit Policy, or a factory
     `policy(goal, today) -> Policy` (today: the simulated date, for the browser prompt's "Today is ...").
     `env`: a browser env to reuse (left open); else one is made from `browser` (a BrowserConfig) or the
@@ -122,15 +124,18 @@ def run_world_task(
     wt = None
     try:
         wt = WorldTask.start(server, task_id, seed)
-        if surface not in wt.inst.spec.surfaces:
+        grammar = grammar_of(surface)
+        if grammar not in wt.inst.spec.surfaces:
             raise ValueError(f"Task {task_id} supports the surfaces {list(wt.inst.spec.surfaces)}, not {surface!r}.")
         env = env or world_browser(surface, browser)
         if policy == "oracle":
             stop = wt.progress if stop_at_progress else None
-            policy = OraclePolicy(env, Oracle(wt.inst.oracle, surface), surface, stop)
+            policy = OraclePolicy(env, Oracle(wt.inst.oracle, grammar), grammar, stop)
+            if surface == "android":
+                oracle_page(env)  # a device without a page the oracle can read is refused before anything runs
         elif callable(policy) and not hasattr(policy, "act"):
             policy = policy(wt.inst.goal, wt.state.today.isoformat())
-        job = AgentJob(goal=wt.inst.goal, surface=surface, out=Path(out),
+        job = AgentJob(goal=wt.inst.goal, surface=grammar, out=Path(out),
                        run=RunConfig(max_steps=max_steps or wt.inst.spec.max_steps))  # fmt: skip
         hooks = [h for h in (wt.on_step, on_step) if h is not None]
         extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check), ("safety_gate", safety_gate))
@@ -152,11 +157,30 @@ def run_world_task(
             server.stop()
 
 
+def grammar_of(surface: str) -> str:
+    """The grammar a surface's model speaks: android is the mobile grammar on an adb device."""
+    return "mobile" if surface == "android" else surface
+
+
+def oracle_page(env: Any) -> Any:
+    """The page the oracle plans from; over adb, the page of a stand-in running in this process (see
+    venuskit.runs.android). Raises ValueError for a device that has none."""
+    from venuskit.envs.base import EnvError
+
+    try:
+        return env.page
+    except EnvError as e:
+        raise ValueError(str(e)) from None
+
+
 def world_browser(surface: str = "browser", config: Any = None) -> Any:
     """The browser env for world runs: `config` (a BrowserConfig) or the preset for `surface`, recycling one
     context across episodes — world episodes are bound by cookie, so a cleaned context is as isolated as a
-    new one and resets faster."""
+    new one and resets faster. The android surface has no browser env: its runs pass an AndroidEnv."""
     from venuskit.envs.browser import BrowserConfig, BrowserEnv
+
+    if surface == "android":
+        raise ValueError("A world run on the android surface needs an AndroidEnv (env=...): venuskit.runs.android.")
 
     config = config or BrowserConfig(preset="mobile" if surface == "mobile" else "desktop")
     return BrowserEnv(dataclasses.replace(config, reuse_context=True))

@@ -32,6 +32,7 @@ from venuskit.eval.suites.common import (
     open_run,
     slug,
 )
+from venuskit.eval.world import grammar_of
 
 HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
 SOLVED = {True: "completed", False: "infeasible"}  # the verdict that solves a feasible / infeasible task
@@ -51,7 +52,13 @@ class WorldSuiteConfig:
     split: str = field(default="heldout", metadata=_help("heldout, train or all (tasks/splits.toml)."))
     seeds: tuple[int, ...] = field(default=(), metadata=_help("Explicit seeds (default: the split's eval seeds)."))
     n_seeds: int = field(default=1, metadata=_help("Seeds per template when --seeds is not given."))
-    surfaces: tuple[str, ...] = field(default=("browser",), metadata=_help("browser and/or mobile."))
+    surfaces: tuple[str, ...] = field(default=("browser",), metadata=_help("browser, mobile and/or android."))
+    serials: tuple[str, ...] = field(
+        default=(), metadata=_help("android: the devices, one per worker (none: each worker starts a stand-in device "
+                                   "in its own process, on which the oracle can run too).")
+    )  # fmt: skip
+    adb_host: str = field(default="127.0.0.1", metadata=_help("android: host of the adb server."))
+    adb_port: int = field(default=5037, metadata=_help("android: port of the adb server."))
     locale: str = field(default="all", metadata=_help("en, zh or all: the language of the task variant."))
     max_steps: int | None = field(default=None, metadata=_help("Step limit (default: each task's own)."))
     sgv: str = field(default="ocr,log", metadata=_help("SGV judges (e.g. 'ocr,log', 'ocr,log,vlm'), or 'off'."))
@@ -67,9 +74,12 @@ class WorldSuiteConfig:
             raise ValueError(f"--split takes heldout, train or all; got {self.split!r}.")
         if self.locale not in ("en", "zh", "all"):
             raise ValueError(f"--locale takes en, zh or all; got {self.locale!r}.")
-        bad = [s for s in self.surfaces if s not in ("browser", "mobile")]
+        bad = [s for s in self.surfaces if s not in ("browser", "mobile", "android")]
         if bad or not self.surfaces:
-            raise ValueError(f"--surface takes browser and/or mobile; got {list(self.surfaces)}.")
+            raise ValueError(f"--surface takes browser, mobile and/or android; got {list(self.surfaces)}.")
+        if self.serials and self.policy.kind == "oracle" and "android" in self.surfaces:
+            raise ValueError("The oracle plans from the page, which a device does not expose: run it on the stand-in "
+                             "each worker starts in process (leave out --serial), or give a model.")  # fmt: skip
         if self.n_seeds < 1:
             raise ValueError(f"--n-seeds must be at least 1, got {self.n_seeds}.")
         if self.sgv_keypoints not in ("goal", "contract"):
@@ -78,6 +88,7 @@ class WorldSuiteConfig:
     def public(self) -> dict[str, Any]:
         return {"suite": "world", "policy": self.policy.public(), "templates": self.templates, "split": self.split,
                 "seeds": list(self.seeds), "n_seeds": self.n_seeds, "surfaces": list(self.surfaces),
+                "serials": list(self.serials),
                 "locale": self.locale, "max_steps": self.max_steps, "sgv": self.sgv,
                 "sgv_keypoints": self.sgv_keypoints}  # fmt: skip
 
@@ -101,7 +112,7 @@ def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
         spec = get_task(task_id)
         seeds = _seeds(spec, config, low, high)
         for surface in config.surfaces:
-            if surface not in spec.surfaces:
+            if grammar_of(surface) not in spec.surfaces:
                 continue
             for seed in seeds:
                 jobs.append({"key": f"{task_id}/{surface}/{seed}", "template": task_id, "seed": seed,
@@ -142,13 +153,15 @@ class WorldWorkerConfig:
 
 
 class WorldWorker:
-    """Owns one world server and one browser env per surface for its life; runs one episode per job."""
+    """Owns one world server and one env per surface for its life (android: a claimed device, or a stand-in of its
+    own); runs one episode per job."""
 
     def __init__(self, config: WorldSuiteConfig) -> None:
         self.config = config
         self.out = Path(config.out)
         self.server: Any = None
         self.envs: dict[str, Any] = {}
+        self._device: contextlib.ExitStack | None = None  # the android device's claim or stand-in
         self._judges: list[Any] | None = None
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
@@ -181,18 +194,33 @@ class WorldWorker:
         if self.server is None:
             self.server = WorldServer().start()
         if surface not in self.envs:
-            self.envs[surface] = world_browser(surface)
+            self.envs[surface] = self._android_env() if surface == "android" else world_browser(surface)
         meter: Metered | None = None
         policy: Any = "oracle"
         if self.config.policy.kind != "oracle":
             def policy(goal: str, today: str) -> Metered:  # noqa: E306 - the world passes its simulated date
                 nonlocal meter
-                meter = Metered(self.config.policy.build(surface, goal, today))
+                meter = Metered(self.config.policy.build(grammar_of(surface), goal, today))
                 return meter
         slot = self.out / EPISODES / slug(job["key"])
         run = run_world_task(job["template"], job["seed"], policy=policy, out=slot, surface=surface,
                              server=self.server, env=self.envs[surface], max_steps=self.config.max_steps)  # fmt: skip
         return run, meter
+
+    def _android_env(self) -> Any:
+        """This worker's device: the first free one of --serial, or a stand-in of its own on this worker's world."""
+        from venuskit.runs.android import SerialClaim, local_standin
+
+        c = self.config
+        self._device = contextlib.ExitStack()
+        if c.serials:
+            from venuskit.envs.android import AndroidConfig, AndroidEnv
+
+            claim = SerialClaim(c.serials)
+            self._device.callback(claim.release)
+            return AndroidEnv(AndroidConfig(serial=claim.serial, adb_host=c.adb_host, adb_port=c.adb_port))
+        local = self._device.enter_context(local_standin(self.server.base_url))
+        return local.env()
 
     def _verify(self, run: Any) -> dict[str, Any] | None:
         """SGV over the recorded episode (stored in its manifest as verdicts.sgv); None when off."""
@@ -220,6 +248,9 @@ class WorldWorker:
             with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
                 env.close()
         self.envs = {}
+        if self._device is not None:
+            self._device.close()
+            self._device = None
         if self.server is not None:
             self.server.stop()
             self.server = None

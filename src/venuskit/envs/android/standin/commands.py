@@ -262,7 +262,7 @@ class Commands:
         data, component = opts.get("-d"), opts.get("-n")
         shown = f"Starting: Intent {{ act={opts.get('-a', '')} dat={data or ''} cmp={component or ''} }}\n"
         if data and data.split(":", 1)[0] in ("http", "https"):
-            if "/_bind/" in data and not self.d.world_url:  # a world session link tells the device its world
+            if "/_bind/" in data:  # a world session link: the device's apps (and home) are that world's from now on
                 self.d.world_url = data.split("/_bind/", 1)[0]
             result = self.open_url(data, _package_of(data, self.d.world_url))
         elif component:

@@ -80,8 +80,8 @@ class StandinConfig:
 
     size: tuple[int, int] = _help("Screen size in device pixels (width, height), portrait.", default=(1080, 2400))
     world_url: str | None = _help(
-        "Base URL of the world server whose apps the device has (its launcher is the home screen). None: the "
-        "first world session link the device opens (am start -d URL) sets it.",
+        "Base URL of the world server whose apps the device has (its launcher is the home screen). A world "
+        "session link the device opens (am start -d URL/_bind/...) points it at that link's world instead.",
         default=None,
     )
     ime: Literal["adbkeyboard", "none"] = _help(
