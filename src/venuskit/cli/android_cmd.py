@@ -83,12 +83,10 @@ def world_device(config: Any) -> Iterator[tuple[Any, Any, None]]:
         yield server, env, None
 
 
-def given(option: str) -> bool:
+def given(ctx: typer.Context, option: str) -> bool:
     """Whether the user typed this option (not its default)."""
-    import click
-
-    ctx = click.get_current_context(silent=True)
-    return ctx is not None and ctx.get_parameter_source(option) is click.core.ParameterSource.COMMANDLINE
+    source = ctx.get_parameter_source(option)
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def device_serials(serials: list[str], workers: int) -> tuple[str, ...]:

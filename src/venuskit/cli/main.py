@@ -49,6 +49,7 @@ app.add_typer(android_cmd.app, name="android", help="Android devices through adb
 
 @app.command()
 def run(
+    ctx: typer.Context,
     task: str = typer.Option("", "--task", help="What the agent should do (not with --world)."),
     start_url: str = typer.Option("", "--start-url", help="Page to open first (http, https or file)."),
     world: str = typer.Option("", "--world", help="World task id (`venus world tasks`); scored by its contract."),
@@ -100,7 +101,7 @@ def run(
     secrets: Path | None = GateOpts.secrets,
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Run the UI-Venus-2 agent on a web page in real Chromium and record the episode."""
+    """Run the UI-Venus-2 agent on a web page in real Chromium, or on a phone over adb, and record the episode."""
     from venuskit.agent.session import AgentJob
     from venuskit.cli.common import browser_config, model_config, run_config, step_checker
 
@@ -122,7 +123,7 @@ def run(
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
         device = android_cmd.android_config(serial, adb_host, adb_port) if surface == "android" else None
-        if device is not None and gate == "on" and android_cmd.given("gate"):
+        if device is not None and gate == "on" and android_cmd.given(ctx, "gate"):
             fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
                  "expose; on --surface android actions are recorded, not stopped (docs/android.md).")  # fmt: skip
         if world:
