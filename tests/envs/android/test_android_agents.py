@@ -15,6 +15,7 @@ from venuskit.envs.android import AndroidConfig, AndroidEnv
 from venuskit.models.nano import load_default
 from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
 from venuskit.models.serve import ChatServer
+from venuskit.record.formats import export_offline
 from venuskit.record.store import load_episode
 from venuskit.tasks.run import WorldTask
 
@@ -47,12 +48,14 @@ def assert_recorded_on_the_stand_in(episode, verdict) -> None:
     assert all(0 <= t["x"] < 540 and 0 <= t["y"] < 1200 for t in taps)  # device pixels of the screenshot
 
 
-def test_venus_nano_runs_a_world_task_over_adb(world, adb_server, standin, tmp_path) -> None:
+def test_venus_nano_runs_a_world_task_over_adb_and_exports(world, adb_server, standin, tmp_path) -> None:
     model = load_default()
-    episode, verdict = run_on_android(world, adb_server, standin, tmp_path,
+    episode, verdict = run_on_android(world, adb_server, standin, tmp_path / "runs",
                                       lambda goal: NanoPolicy("mobile", goal, model))  # fmt: skip
     assert_recorded_on_the_stand_in(episode, verdict)
     assert episode.model["policy"] == "venus-nano"
+    exported = export_offline("androidcontrol", tmp_path / "runs", tmp_path / "ac")  # AndroidControl's own layout
+    assert exported["episodes"] == 1 and any((tmp_path / "ac").iterdir())
 
 
 def test_a_served_model_runs_a_world_task_over_adb(world, adb_server, standin, tmp_path) -> None:
