@@ -142,10 +142,10 @@ def _side(surface: str, ids: list[str], world: Any, local: LocalDevice, tmp: Pat
           verdicts: dict[str, dict[str, tuple[str, str | None, str | None]]],
           errors: list[BaseException]) -> None:  # fmt: skip
     """One surface's half of the parity run, on its own thread (Playwright's sync API is per thread)."""
-    from venuskit.envs.browser import BrowserConfig, BrowserEnv
-    from venuskit.runs.world import run_world_task
-
     try:
+        from venuskit.envs.browser import BrowserConfig, BrowserEnv
+        from venuskit.eval.world import run_world_task
+
         if surface == "mobile":
             env: Any = BrowserEnv(BrowserConfig(preset="mobile", device_scale_factor=1, settle_s=PARITY_SETTLE_S,
                                                 reuse_context=True))  # fmt: skip
