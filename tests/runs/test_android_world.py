@@ -103,7 +103,9 @@ def test_venus_run_on_a_device_with_a_world_task(world, adb_server, adb_home, tm
     assert result["verdict"] in ("completed", "partial", "failed") and result["steps"] >= 1
     episode = load_episode(Path(result["episode_dir"]))
     assert episode.model["policy"] == "venus-nano" and episode.config["device"]["serial"] == local.device.serial
-    assert plain.returncode in (0, 1, 2), plain.stderr[-2000:]  # finished, ended otherwise, or hit --max-steps 1
+    # finished, ended otherwise, or hit --max-steps 1; Mail opened on the world the last run pointed the device at,
+    # which has stopped with that run: the browser's error page, as on a phone
+    assert plain.returncode in (0, 1, 2) and plain.stdout.strip(), plain.stderr[-2000:]
     ran = load_episode(Path(json.loads(plain.stdout.strip().splitlines()[-1])["episode_dir"]))
     assert len(ran.steps) == 1 and ran.config["device"]["standin"] and ran.goal == "Star the first email."
     assert gate.returncode == 2 and "--gate on cannot run on a device" in gate.stderr

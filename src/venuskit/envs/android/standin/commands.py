@@ -219,7 +219,10 @@ class Commands:
         if url == "about:blank":
             return _err("Error: no world is connected to the stand-in (start it with a world URL)")
         error = self.d.act(Launch(url=url))
-        if error:
+        # A server that does not answer (a world that has stopped) is the browser's error page on screen, as on a
+        # phone: the app did open. A URL the network guard refuses did not.
+        unreachable = error is not None and "net::ERR_" in error and "network guard" not in error
+        if error and not unreachable:
             return _err(f"Error: Activity not started: {error}")
         if package and package != LAUNCHER_PKG:
             self.d.recent = [package, *[p for p in self.d.recent if p != package]]
