@@ -17,9 +17,9 @@ import pytest
 
 from venuskit.envs.android import AndroidConfig, AndroidEnv
 from venuskit.envs.android.adb import AdbServer, private_server
-from venuskit.eval.world import run_world_task
 from venuskit.record.store import load_episode
 from venuskit.runs.android import local_standin, parity_run
+from venuskit.runs.world import run_world_task
 from venuskit.tasks import bundled
 from venuskit.world import WorldServer
 

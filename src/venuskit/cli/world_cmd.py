@@ -1,16 +1,14 @@
 """`venus world`: serve the bundled world, list its tasks, run a task's oracle (through
-`venuskit.eval.world.run_world_task`, the harness every world run uses)."""
+`venuskit.runs.world.run_world_task`, the harness every world run uses)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, echo_task_table, fail, serve_until_ctrl_c
-from venuskit.eval.world import run_world_task
+from venuskit.cli.common import browser_config, echo_oracle_run, echo_task_table, fail, serve_until_ctrl_c
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)  # fmt: skip
@@ -75,6 +73,7 @@ def oracle(
 ) -> None:
     """Run a task's scripted solution in real Chromium and print the contract verdict."""
     from venuskit.envs.base import EnvError
+    from venuskit.runs.world import run_world_task
 
     try:
         if surface == "android":
@@ -83,21 +82,16 @@ def oracle(
             run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
     except (KeyError, ValueError, EnvError) as e:
         fail(str(e.args[0]) if e.args else str(e))
-    result = run.to_dict()
-    if json_out:
-        typer.echo(json.dumps(result, ensure_ascii=False))
-    else:
-        for kp in result["keypoints"]:
-            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
-        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
-    if run.verdict.verdict not in ("completed", "infeasible"):
-        raise typer.Exit(1)
+    from venuskit.tasks.spec import get_task
+
+    echo_oracle_run(run, get_task(task_id).feasible, json_out)
 
 
 def _oracle_over_adb(task_id: str, seed: int, out: Path):
     """The oracle over adb: a stand-in device in this process (the oracle reads its page) behind a private adb
     server, so the user's adb server and devices are never touched."""
     from venuskit.runs.android import local_standin
+    from venuskit.runs.world import run_world_task
     from venuskit.world.server import WorldServer
 
     with WorldServer() as server, local_standin(server.base_url) as local, local.env() as env:

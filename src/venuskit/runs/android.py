@@ -144,7 +144,7 @@ def _side(surface: str, ids: list[str], world: Any, local: LocalDevice, tmp: Pat
     """One surface's half of the parity run, on its own thread (Playwright's sync API is per thread)."""
     try:
         from venuskit.envs.browser import BrowserConfig, BrowserEnv
-        from venuskit.eval.world import run_world_task
+        from venuskit.runs.world import run_world_task
 
         if surface == "mobile":
             env: Any = BrowserEnv(BrowserConfig(preset="mobile", device_scale_factor=1, settle_s=PARITY_SETTLE_S,
