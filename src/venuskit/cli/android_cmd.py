@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -63,12 +64,15 @@ def devices(
         typer.echo(f"{row['serial']:<24} {row['state']:<13} {row['model'] or '-'}{note}")
 
 
-def android_config(serial: str, adb_host: str, port: int | None) -> Any:
-    """The device of `venus run --surface android`: --serial, else $ANDROID_SERIAL, else the one attached."""
+def android_config(serial: str, adb_host: str, port: int | None, apps_file: Path | None = None) -> Any:
+    """The device of `venus run --surface android`: --serial, else $ANDROID_SERIAL, else the one attached; --apps
+    FILE, the user's app table. Raises ValueError (a bad table) with the fix."""
     from venuskit.envs.android import AndroidConfig
+    from venuskit.envs.android.apps import load_apps_file
 
+    apps = load_apps_file(apps_file) if apps_file is not None else {}
     return AndroidConfig(serial=serial or os.environ.get("ANDROID_SERIAL") or None, adb_host=adb_host,
-                         adb_port=adb_port(port))  # fmt: skip
+                         adb_port=adb_port(port), apps=apps)  # fmt: skip
 
 
 @contextlib.contextmanager

@@ -74,6 +74,8 @@ def run(
     adb_port: int | None = typer.Option(None, "--adb-port", help="android: port of the adb server (default: "
                                         "$ANDROID_ADB_SERVER_PORT or 5037)."),
     app_name: str = typer.Option("", "--app", help="android: open this app first (LaunchApp's names or a package)."),
+    apps_file: Path | None = typer.Option(None, "--apps", help="android: a TOML table of the app names LaunchApp "
+                                          "may say -> packages (notes = \"com.example.notes\"), checked first."),
     out: Path = RunOpts.out,
     max_steps: int = RunOpts.max_steps,
     n_img: int = RunOpts.n_img,
@@ -121,7 +123,7 @@ def run(
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
-        device = android_cmd.android_config(serial, adb_host, adb_port) if surface == "android" else None
+        device = android_cmd.android_config(serial, adb_host, adb_port, apps_file) if surface == "android" else None
         if device is not None and gate == "on" and android_cmd.given(ctx, "gate"):
             fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
                  "expose; on --surface android actions are recorded, not stopped (docs/android.md).")  # fmt: skip
