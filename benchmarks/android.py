@@ -18,7 +18,7 @@ through that server exactly as it reaches a phone.
   oracle_parity  mobile world templates whose oracle reaches the same contract verdict over adb on the stand-in
                  as on the mobile-web preset, over all mobile templates (venuskit.runs.android.parity_run: both at 1
                  device pixel per CSS pixel, side by side on two threads; a template whose oracle could not carry
-                 out a step runs once more on that surface and is listed; `--parity 0` skips it)
+                 out a step runs up to twice more on that surface and is listed; `--parity 0` skips it)
 
 The tap lands on the launcher's greeting, which is no control: the page does not change, so every step costs the
 same. Goals: step_vs_floor <= 1.3, oracle_parity 1.0. Last line: one JSON object.
