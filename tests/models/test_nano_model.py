@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 from venuskit.actions import parse_response
 from venuskit.actions.prompts import system_prompt
 from venuskit.models.nano import CheckpointError, NanoInput, NanoModel, Reader, input_from_messages, load_default
-from venuskit.models.nano.features import answer_kind, concepts, goal_entities, options_of, screen_entities
+from venuskit.models.nano.entities import answer_kind, concepts, goal_entities, options_of, screen_entities
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from venuskit.models.nano.features import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES
+from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES
 from venuskit.models.nano.net import NEG, Encoded, NanoNet, collate, logsumexp_positive
 from venuskit.train.nano.data import Example
 

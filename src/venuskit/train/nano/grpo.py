@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from venuskit.models.nano.features import TYPES
-from venuskit.models.nano.model import Choice, NanoModel, _allowed_types
+from venuskit.models.nano.action_types import TYPES, allowed_types
+from venuskit.models.nano.model import Choice, NanoModel
 from venuskit.models.nano.net import collate
 from venuskit.train.losses import group_advantages, grpo_loss
 from venuskit.train.nano.common import (
@@ -108,7 +108,7 @@ def grpo(states: list[Example], init: Path, out: Path, config: GRPOConfig | None
         for i in range(0, len(order), cfg.states_per_batch):
             exs = order[i : i + cfg.states_per_batch]
             batch = collate([ex.features for ex in exs])
-            allowed = torch.stack([_allowed_types(ex.row.get("surface", "browser")) for ex in exs])
+            allowed = torch.stack([allowed_types(ex.row.get("surface", "browser")) for ex in exs])
             with torch.no_grad():
                 net.eval()
                 e_old = repeat_encoded(net.encode(batch), g)

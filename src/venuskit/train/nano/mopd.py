@@ -25,7 +25,8 @@ import torch
 
 from venuskit.actions import ActionParseError, ActionSpan, parse_response
 from venuskit.actions.types import action_from_dict
-from venuskit.models.nano.model import NanoModel, _allowed_types
+from venuskit.models.nano.action_types import allowed_types
+from venuskit.models.nano.model import NanoModel
 from venuskit.models.nano.net import NanoNet, collate
 from venuskit.train.losses import mopd_sampled_loss, mopd_token_weights
 from venuskit.train.nano.common import (
@@ -117,7 +118,7 @@ def mopd(states: list[Example], teachers: dict[str, Path], init: Path, out: Path
         for i in range(0, len(order), cfg.states_per_batch):
             exs = order[i : i + cfg.states_per_batch]
             batch = collate([ex.features for ex in exs])
-            allowed = torch.stack([_allowed_types(ex.row.get("surface", "browser")) for ex in exs])
+            allowed = torch.stack([allowed_types(ex.row.get("surface", "browser")) for ex in exs])
             with torch.no_grad():
                 net.eval()
                 e_old = repeat_encoded(net.encode(batch), k)
