@@ -13,25 +13,31 @@ import zlib
 from dataclasses import dataclass
 from importlib import resources
 
+from venuskit.models.lexicon import (
+    CODE_LIKE,
+    DATE,
+    EMAIL,
+    HAN,
+    HAN_CHAR,
+    IBAN,
+    QUOTE_MARKS,
+    QUOTED,
+    TIME,
+    quoted_spans,
+)
+
 ENTITY_KINDS = ("quoted", "colon", "email", "iban", "code", "amount", "date", "time", "number", "name")
 SCREEN_KINDS = ("s_amount", "s_email", "s_iban", "s_date", "s_time", "s_code", "s_number", "s_word")
 ANSWER_KINDS = ("amount", "number", "email", "person", "date", "time", "code", "word")
 BUCKETS = 4096  # hashed word vocabulary
 MAX_WORDS = 12
 
-_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.I)
+_WORD = re.compile(f"[a-z0-9]+|[{HAN}]", re.I)
 _NORM = re.compile(r"[\W_]+", re.U)
-CJK = re.compile(r"[\u3400-\u9fff]")
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』|(?:^|\s)'([^']+)'(?=[\s.,!?]|$)")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")
-_CODE = re.compile(r"#\d{3,}|\b[A-Z]{2,}-[A-Z0-9-]*\d[A-Z0-9-]*\b|\b[A-Z]{2,}-[A-Z]{2,}\b|\b[A-Z]{2,}\d{2,}\b")
+# A goal's words: what stands between spaces, quote marks and punctuation.
+_GOAL_WORD = re.compile(f"[^\\s{re.escape(QUOTE_MARKS)}:：,，.。?？!！()（）、；;]+")
 _AMOUNT = re.compile(r"[-+−]?(?:[€$£¥]\s?)?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?:\s?(?:EUR|USD|€|欧元|元))?"
                      r"|[€$£¥]\s?\d+")  # fmt: skip
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b"
-                   r"|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
-                   r"|\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日")  # fmt: skip
-_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
 NUMBER = re.compile(r"\d[\d,.:/]*\d|\d")
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s?)?[A-Z][a-z]+)+|\b[A-Z]\.\s?[A-Z][a-z]+")
 _UPPER_WORD = re.compile(r"\b[A-Z]{3,}\b")
@@ -98,7 +104,7 @@ def lexicon() -> Lexicon:
 
 
 def _has_form(text: str, low: str, toks: list[str], form: str) -> bool:
-    if CJK.search(form):
+    if HAN_CHAR.search(form):
         return form in text
     if " " in form:
         return form in low
@@ -119,7 +125,7 @@ def first_concept(text: str) -> str | None:
     toks = words(text)
     if not toks:
         return None
-    head = toks[0] if not CJK.match(toks[0]) else text.strip()[:2]
+    head = toks[0] if not HAN_CHAR.match(toks[0]) else text.strip()[:2]
     found = concepts(head)
     return min(found) if found else None
 
@@ -144,18 +150,16 @@ def goal_entities(goal: str) -> list[Entity]:
     """The values a task names: quoted strings, the text after a colon, e-mail addresses, IBANs, codes, amounts,
     dates, times, numbers and capitalised names — what gets typed, clicked or checked."""
     out: list[Entity] = []
-    for m in _QUOTED.finditer(goal):
-        i = next(k for k in range(1, 7) if m.group(k) is not None)
-        out.append(Entity(m.group(i).strip(), "quoted", m.start(i)))
+    out += [Entity(text.strip(), "quoted", start) for text, start in quoted_spans(goal)]
     for sep in (": ", "："):
         if sep in goal:
             at = goal.index(sep) + len(sep)
             tail = goal[at:].strip()
-            if tail and not _QUOTED.fullmatch(tail):
+            if tail and not QUOTED.fullmatch(tail):
                 out.append(Entity(tail, "colon", at))
     taken: list[tuple[int, int]] = []
-    for kind, rx in (("email", _EMAIL), ("iban", _IBAN), ("code", _CODE), ("amount", _AMOUNT), ("date", _DATE),
-                     ("time", _TIME), ("number", NUMBER), ("name", _NAME)):  # fmt: skip
+    for kind, rx in (("email", EMAIL), ("iban", IBAN), ("code", CODE_LIKE), ("amount", _AMOUNT), ("date", DATE),
+                     ("time", TIME), ("number", NUMBER), ("name", _NAME)):  # fmt: skip
         for m in rx.finditer(goal):
             span = (m.start(), m.end())
             if any(a <= span[0] < b or a < span[1] <= b for a, b in taken):
@@ -179,7 +183,7 @@ def goal_entities(goal: str) -> list[Entity]:
 
 def goal_words(goal: str) -> list[tuple[str, int]]:
     """Content words of the goal (and 2-4 character pieces of Chinese runs) with their offsets."""
-    out = [(m.group(0), m.start()) for m in re.finditer(r"[^\s\"“”'‘’:：,，.。?？!！()（）、；;]+", goal)
+    out = [(m.group(0), m.start()) for m in _GOAL_WORD.finditer(goal)
            if len(norm(m.group(0))) >= 2 and m.group(0).casefold() not in STOP]  # fmt: skip
     for m in re.finditer(r"[\u3400-\u9fff]+", goal):
         run = m.group(0)
@@ -217,8 +221,8 @@ def screen_entities(text: str) -> list[tuple[str, str]]:
     """(value, kind) of the typed values inside one screen line (what an answer is made of)."""
     out = []
     taken: list[tuple[int, int]] = []
-    for kind, rx in (("s_email", _EMAIL), ("s_iban", _IBAN), ("s_amount", _AMOUNT), ("s_date", _DATE),
-                     ("s_time", _TIME), ("s_code", _CODE), ("s_number", NUMBER),
+    for kind, rx in (("s_email", EMAIL), ("s_iban", IBAN), ("s_amount", _AMOUNT), ("s_date", DATE),
+                     ("s_time", TIME), ("s_code", CODE_LIKE), ("s_number", NUMBER),
                      ("s_word", _UPPER_WORD)):  # fmt: skip
         for m in rx.finditer(text):
             if any(a <= m.start() < b for a, b in taken):

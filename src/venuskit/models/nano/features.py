@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from venuskit.actions.types import Action
+from venuskit.models.lexicon import HAN_CHAR
 from venuskit.models.nano.action_types import SURFACES, TYPES
 from venuskit.models.nano.candidates import (
     CAND_KINDS,
@@ -46,7 +47,6 @@ from venuskit.models.nano.candidates import (
 )
 from venuskit.models.nano.entities import (
     ANSWER_KINDS,
-    CJK,
     ENTITY_KINDS,
     NUMBER,
     SCREEN_KINDS,
@@ -206,7 +206,7 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         geo = [cx, cy, (x2 - x1) / w, (y2 - y1) / h, (x2 - x1) * (y2 - y1) / (w * h) * 20,
                *_onehot(c.kind, CAND_KINDS),
                min(len(c.text), 60) / 60, float(bool(NUMBER.fullmatch(c.text.replace(" ", "")))),
-               float(bool(CJK.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
+               float(bool(HAN_CHAR.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
                float(cy > 0.9), min((y2 - y1) / med_h, 4.0) / 4 if c.kind == "text" else 0.0, len(rows[i]) / 10,
                float(bool(c.text)), *visual(screen, c.box), 1.0]  # fmt: skip
         inside = [(x1 - 4 <= px * w <= x2 + 4 and y1 - 4 <= py * h <= y2 + 4) for px, py in past.clicks]
