@@ -136,6 +136,7 @@ def test_info_describes_the_shipped_checkpoint():
                          timeout=120)
     info = json.loads(cli.stdout)
     assert info["model"] == "venus-nano" and info["bytes"] <= 30 * 2**20 and info["parameters"] > 10_000
+    assert info["checkpoint"]["name"] == "venus-nano.pt" and Path(info["path"]).name == "venus-nano.pt"
 
 
 def test_history_changes_the_decision_input():

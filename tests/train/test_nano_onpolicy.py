@@ -2,11 +2,13 @@
 gave when each had its own copy of the loop (recorded at commit 719587c on the examples below), and the configs
 refuse what the loop cannot run."""
 
+import hashlib
 from pathlib import Path
 
 import pytest
 import torch
 from nano_fixtures import nano_examples
+from provenance_helpers import absolute_paths
 
 from venuskit.models.nano import NanoModel
 from venuskit.models.nano.net import NanoNet, NetConfig
@@ -51,6 +53,22 @@ def test_grpo_and_mopd_give_the_numbers_of_their_own_loops(tmp_path: Path):
              MOPDConfig(epochs=2, samples=3, states_per_batch=4, seed=0), val=exs)  # fmt: skip
     _same(m.metrics["curve"], MOPD_CURVE)
     assert (tmp_path / "mopd" / "metrics.json").is_file() and NanoModel.load(m.checkpoint).meta["stage"] == "mopd"
+
+
+def test_a_mopd_student_names_its_teachers_by_file_and_digest_not_by_path(tmp_path: Path):
+    exs = [ex for ex in nano_examples(n_screens=1) if ex.domain == "web"]  # the world teacher's rows
+    for stage in ("sft", "grpo-world"):
+        (tmp_path / stage).mkdir()
+    torch.manual_seed(0)
+    init = NanoModel(NanoNet(NetConfig())).save(tmp_path / "sft" / "venus-nano.pt", {"stage": "sft", "seed": 0})
+    teacher = NanoModel(NanoNet(NetConfig())).save(tmp_path / "grpo-world" / "venus-nano.pt", {"stage": "grpo"})
+    m = mopd(exs, {"world": teacher}, init, tmp_path / "mopd", MOPDConfig(epochs=1, samples=2, seed=0))
+    student = NanoModel.load(m.checkpoint)
+    ref = student.meta["teachers"]["world"]
+    assert ref["name"] == "grpo-world/venus-nano.pt"
+    assert ref["sha256"] == hashlib.sha256(teacher.read_bytes()).hexdigest()
+    assert ref["weights_sha256"] == NanoModel.load(teacher).checkpoint["weights_sha256"]
+    assert str(tmp_path).startswith("/") and absolute_paths(student.describe()) == []
 
 
 def test_on_policy_configs_refuse_what_the_loop_cannot_run():

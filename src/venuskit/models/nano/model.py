@@ -9,8 +9,9 @@ they parse like any model's. `complete(messages)` takes OpenAI-style chat messag
 protocol, or the grounding request) and is what `venus serve nano` serves.
 
 A checkpoint is one file: a format tag, the network config, fp16 weights, a SHA-256 over the weights and the
-training metadata. A missing or corrupt file raises `CheckpointError`, which names the file and the command
-that rebuilds it.
+training metadata (which names other checkpoints, such as MOPD's teachers, by file name and SHA-256, never by
+path). A missing or corrupt file raises `CheckpointError`, which names the file and the command that rebuilds
+it. `describe()` says which file acted (its name and digests): agents copy it into every episode manifest.
 """
 
 from __future__ import annotations
@@ -137,10 +138,13 @@ class NanoModel:
 
     name = "venus-nano"
 
-    def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None) -> None:
+    def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None,
+                 checkpoint: dict[str, str] | None = None) -> None:  # fmt: skip
         self.net = net.eval()
         self.meta = meta or {}
         self.reader = reader or default_reader()
+        # Which file the weights came from, by name and digests (never its path: it is recorded in episodes).
+        self.checkpoint = checkpoint
 
     # ---- checkpoints ----
 
@@ -159,8 +163,9 @@ class NanoModel:
         p = Path(path)
         if not p.is_file():
             raise CheckpointError(p, "the file does not exist")
+        data = p.read_bytes()
         try:
-            payload = torch.load(io.BytesIO(p.read_bytes()), map_location="cpu", weights_only=True)
+            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unpickling failure means the file is damaged
             raise CheckpointError(p, f"the file cannot be read ({type(exc).__name__})") from exc
         if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -173,7 +178,8 @@ class NanoModel:
             net.load_state_dict({k: v.float() for k, v in state.items()})
         except RuntimeError as exc:
             raise CheckpointError(p, f"its weights do not fit the network ({exc})") from exc
-        return cls(net, dict(payload.get("meta") or {}), reader)
+        ref = {"name": p.name, "sha256": hashlib.sha256(data).hexdigest(), "weights_sha256": payload["sha256"]}
+        return cls(net, dict(payload.get("meta") or {}), reader, ref)
 
     # ---- deciding ----
 
@@ -243,8 +249,11 @@ class NanoModel:
         return text, usage
 
     def describe(self) -> dict[str, Any]:
+        """What an episode manifest records of the model: its size, training metadata and checkpoint (file name,
+        the file's SHA-256, the weights' SHA-256; None for weights never saved)."""
         params = sum(p.numel() for p in self.net.parameters())
-        return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta}
+        return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta,
+                "checkpoint": self.checkpoint}  # fmt: skip
 
 
 def _pick(logits: torch.Tensor, greedy: bool, temperature: float, generator: torch.Generator | None) -> int:

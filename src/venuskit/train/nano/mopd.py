@@ -86,7 +86,12 @@ class _MOPD:
 
     def __init__(self, student: NanoModel, teachers: dict[str, Path], cfg: MOPDConfig) -> None:
         self.student, self.teachers, self.cfg = student, teachers, cfg
-        self.tnets: dict[str, NanoNet] = {d: NanoModel.load(p).net.eval() for d, p in teachers.items()}
+        loaded = {d: NanoModel.load(p) for d, p in teachers.items()}
+        self.tnets: dict[str, NanoNet] = {d: m.net.eval() for d, m in loaded.items()}
+        # Teachers by their folder and file name and their digests: a path of the machine that trained is no
+        # provenance anywhere else (and it would reach every episode the student acts in).
+        self.refs = {d: {**m.checkpoint, "name": f"{Path(teachers[d]).parent.name}/{Path(teachers[d]).name}"}
+                     for d, m in loaded.items()}  # type: ignore[dict-item]  # fmt: skip
         self.samples, self.temperature, self.iterations = cfg.samples, 1.0, 1
         self.supervised = self.total = 0
 
@@ -131,7 +136,8 @@ def mopd(states: list[Example], teachers: dict[str, Path], init: Path, out: Path
         raise ValueError(f"No teacher for the domains {missing}; teachers given: {sorted(teachers)}.")
     gen = seed_everything(cfg.seed)
     student = NanoModel.load(init)
-    curve = on_policy(student.net, states, cfg, _MOPD(student, teachers, cfg), gen, val)
-    meta = {**student.meta, "stage": "mopd", "teachers": {d: str(p) for d, p in teachers.items()}}
+    stage = _MOPD(student, teachers, cfg)
+    curve = on_policy(student.net, states, cfg, stage, gen, val)
+    meta = {**student.meta, "stage": "mopd", "teachers": stage.refs}
     return save_stage(student.net, out, "mopd", meta, {"curve": curve, "states": len(states),
                                                        "teachers": sorted(teachers)}, cfg)  # fmt: skip
