@@ -18,7 +18,10 @@ TRAIN = ["mail.star_message", "mail.unstar", "mail.archive_message", "mail.trash
          "mail.restore_from_trash"]
 HELD_OUT = [Job("mail.delete_forever", 5000, "browser"), Job("mail.delete_forever", 5001, "browser"),
             Job("mail.reply_all", 5000, "browser")]
-MARGIN = 0.25  # held-out step accuracy the trained policy must gain over the untrained one (measured: see below)
+# Held-out step accuracy the trained policy must gain over the untrained one. Measured with this test's own data
+# (49 training examples, 14 held-out; the test prints both figures): untrained 0.000, after SFT 0.571 (type 0.79,
+# target 0.50, text 0.75), on a shared 2-core machine at load 20. The margin leaves room for run-to-run spread.
+MARGIN = 0.25
 
 
 @pytest.mark.slow
