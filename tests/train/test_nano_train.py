@@ -19,8 +19,9 @@ TRAIN = ["mail.star_message", "mail.unstar", "mail.archive_message", "mail.trash
 HELD_OUT = [Job("mail.delete_forever", 5000, "browser"), Job("mail.delete_forever", 5001, "browser"),
             Job("mail.reply_all", 5000, "browser")]
 # Held-out step accuracy the trained policy must gain over the untrained one. Measured with this test's own data
-# (49 training examples, 14 held-out; the test prints both figures): untrained 0.000, after SFT 0.571 (type 0.79,
-# target 0.50, text 0.75), on a shared 2-core machine at load 20. The margin leaves room for run-to-run spread.
+# (49 training examples, 14 held-out; the test prints both figures): untrained 0.000, after SFT 0.571 in one run
+# (type 0.79, target 0.50, text 0.75) and 0.500 in another, on a shared 2-core machine at load 20. The margin
+# leaves room for that run-to-run spread.
 MARGIN = 0.25
 
 
