@@ -1,8 +1,10 @@
 """World tasks over adb: every mobile template's oracle reaches the same contract verdict over adb on the stand-in
 as on the mobile-web surface; `venus world oracle|run|eval world` on the android surface, as a user runs them.
 
-One world server and one adb server (Debian's adb, on a free port) serve the module; each parity shard starts one
-stand-in device beside one mobile-web browser and runs the two surfaces side by side."""
+One world server and one adb server (Debian's adb, on a free port) serve the module; the parity test starts one
+stand-in device beside one mobile-web browser and runs the two surfaces side by side. It runs the first mobile
+template of every app (a dozen, about two minutes) to keep CI short; the parity over all of them (124 templates,
+about fifteen minutes on a loaded machine) is benchmarks/android.py's `oracle_parity`."""
 
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 VENUS = [sys.executable, "-m", "venuskit.cli.main"]
 MOBILE = sorted(t for t, s in bundled().items() if "mobile" in s.surfaces)
-SHARDS = 4  # the parity run in four tests, each well inside the per-test timeout on a loaded machine
+APPS = sorted({t.split(".")[0] for t in MOBILE})
+SAMPLE = [next(t for t in MOBILE if t.startswith(f"{app}.")) for app in APPS]  # one template per app
 
 
 @pytest.fixture(scope="module")
@@ -47,11 +50,9 @@ def world() -> Iterator[WorldServer]:
         yield server
 
 
-@pytest.mark.parametrize("shard", range(SHARDS))
-def test_every_mobile_template_has_the_same_verdict_over_adb_as_on_mobile_web(world, adb_server, shard) -> None:
-    templates = MOBILE[shard::SHARDS]  # the shards together are every mobile template
-    result = parity_run(world, adb_server, templates=templates)
-    assert result["templates"] == len(templates) and len(MOBILE) > 100
+def test_every_app_has_the_same_verdict_over_adb_as_on_mobile_web(world, adb_server) -> None:
+    result = parity_run(world, adb_server, templates=SAMPLE)
+    assert result["templates"] == len(SAMPLE) >= 10 and len(MOBILE) > 100
     differing = [r for r in result["rows"] if not r["equal"]]
     assert result["parity"] == 1.0, json.dumps(differing, ensure_ascii=False)[:3000]
     # Parity of the right verdicts: the oracles solve their tasks on both surfaces.
