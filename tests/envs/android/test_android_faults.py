@@ -29,7 +29,7 @@ from venuskit.envs.android import (
     DeviceUnauthorized,
     ScreencapInvalid,
 )
-from venuskit.envs.android.adb import free_port, private_server
+from venuskit.envs.android.adb import AdbServer, free_port, private_server
 from venuskit.envs.android.standin import StandinConfig, StandinDevice
 from venuskit.record.store import load_episode
 
@@ -88,6 +88,16 @@ def test_no_such_device_no_server_no_adb(adb_server, device) -> None:
     config = {"adb_port": free_port(), "start_server": True, "adb_path": "/nonexistent/adb"}
     with env_for(adb_server, device, **config) as env, pytest.raises(AdbNotInstalled, match="apt-get install adb"):
         env.reset({})
+
+
+def test_a_home_adb_cannot_write_its_key_in_is_named(tmp_path) -> None:
+    server = AdbServer(port=free_port(), home=tmp_path / "missing")  # adb keeps its key in ~/.android
+    try:
+        with pytest.raises(AdbServerDown, match="writable home"):
+            server.start()
+    finally:
+        if server.alive():  # should adb ever start without it, stop what this test started
+            server.kill()
 
 
 def test_a_device_back_within_the_timeout_is_reconnected(adb_server, device) -> None:

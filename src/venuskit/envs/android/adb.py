@@ -121,7 +121,10 @@ class AdbServer:
         self.client.forget_version()
         if not self.alive():
             detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-            raise AdbServerDown(f"`{exe} -P {self.port} start-server` did not start a server ({detail[0]}).")
+            home = Path(env["HOME"] if env else os.path.expanduser("~"))
+            # adb keeps its key in ~/.android and dies quietly ("cannot connect to daemon") where it cannot write it
+            hint = "" if os.access(home, os.W_OK) else f"; adb needs a writable home for ~/.android, {home} is not"
+            raise AdbServerDown(f"`{exe} -P {self.port} start-server` did not start a server ({detail[0]}{hint}).")
 
     def kill(self) -> None:
         """`host:kill`: the server exits (its devices are disconnected)."""
