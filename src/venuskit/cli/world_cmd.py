@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, echo_task_table, fail, serve_until_ctrl_c
+from venuskit.cli.common import SKIN_HELP, browser_config, echo_task_table, fail, serve_until_ctrl_c
 from venuskit.eval.world import run_world_task
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
@@ -26,6 +26,7 @@ def serve(
     port: int = typer.Option(8765, help="Port on 127.0.0.1 (0: any free port)."),
     task: str | None = typer.Option(None, help="Also put this task's setup rows in the world."),
     today: str | None = typer.Option(None, help="Simulated date YYYY-MM-DD (default 2024-03-14)."),
+    skin: int = typer.Option(0, help=SKIN_HELP),
 ) -> None:
     """Serve the world on 127.0.0.1 so a person can open it in a browser (Ctrl-C stops it)."""
     from venuskit.world.server import WorldServer
@@ -41,14 +42,19 @@ def serve(
         from venuskit.tasks.run import WorldTask
 
         try:
-            wt = WorldTask.start(server, task, seed)
-        except KeyError as e:
+            wt = WorldTask.start(server, task, seed, skin=skin)
+        except (KeyError, ValueError) as e:
+            server.stop()
             fail(str(e.args[0]))
         server.default_episode = wt.episode_id
         typer.echo(f"task {task}: {wt.inst.goal}")
     else:
-        server.default_episode = server.new_episode(seed, locale, day)
-    banner = f"venuskit world on {server.base_url}/  (seed {seed}, {locale}); Ctrl-C to stop"
+        try:
+            server.default_episode = server.new_episode(seed, locale, day, skin)
+        except ValueError as e:
+            server.stop()
+            fail(str(e))
+    banner = f"venuskit world on {server.base_url}/  (seed {seed}, {locale}, skin {skin}); Ctrl-C to stop"
     serve_until_ctrl_c(lambda: typer.echo(banner), server.stop)
 
 
