@@ -150,3 +150,22 @@ def test_a_full_disk_is_one_line_and_the_steps_before_it_resume(serve_dir, tiny_
     assert resumed.finished and resumed.steps[-1].action.name == "Finished" and not resumed.problems
     assert len(resumed.steps) == len(saved.steps) + 1
     assert os.path.exists(roomy / f"step_{len(saved.steps):04d}.png")
+
+
+def test_batch_verbs_hear_ctrl_c_even_when_started_with_sigint_ignored(tmp_path):
+    """`venus eval world|miniwob|safety` and `venus tasks synth` run inside `ctrl_c_interrupts`: a process that
+    inherited SIGINT ignored still turns Ctrl-C (and SIGTERM) into KeyboardInterrupt there."""
+    import signal
+    import time
+
+    code = ("import time\nfrom venuskit.cli.common import ctrl_c_interrupts\ntry:\n    with ctrl_c_interrupts():\n"
+            "        print('ready', flush=True)\n        time.sleep(60)\nexcept KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n")  # fmt: skip
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # fmt: skip
+        assert proc.stdout.readline().strip() == "ready"
+        t0 = time.monotonic()
+        proc.send_signal(sig)
+        out, _ = proc.communicate(timeout=30)
+        assert out.strip() == "interrupted" and time.monotonic() - t0 < 10

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from venuskit.cli.main import app
-from venuskit.eval.loop import LoopConfig, _train, draw, template_pool
-from venuskit.eval.parallel import Parallel
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
+from venuskit.flywheel.loop import LoopConfig, _train, draw, template_pool
 from venuskit.models.nano import NanoModel, default_checkpoint
 from venuskit.record.store import load_episode
+from venuskit.runs.parallel import Parallel
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TRAIN = "mail.star_message,drive.star_file"

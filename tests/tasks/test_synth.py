@@ -294,7 +294,7 @@ def test_a_do_nothing_run_of_every_accepted_candidate_fails():
 
 
 def test_the_synth_config_refuses_bad_input_with_the_fix_spelled_out(tmp_path):
-    from venuskit.eval.synth_run import SynthConfig
+    from venuskit.flywheel.synth import SynthConfig
 
     assert SynthConfig(n=1, out=str(tmp_path / "x.toml")).out == tmp_path / "x.toml"  # strings are paths
     for kwargs, message in (({"n": 0}, "--n must be at least 1"), ({"horizon": "huge"}, "--horizon must be one of"),

@@ -166,8 +166,9 @@ def test_held_out_skins_are_apart_from_training_skins():
     train, held = splits.training_skins(), splits.heldout_skins()
     assert 0 in train and held and not set(train) & set(held)
     assert all(splits.skin_split(k) == "heldout" for k in held)
-    splits.check_training_skins(train[:50])
+    for k in train[:50]:
+        splits.require_train_skin(k)
     with pytest.raises(ValueError, match="held-out skin"):
-        splits.check_training_skins([0, held[0]])
+        splits.require_train_skin(held[0])
     with pytest.raises(ValueError, match="neither"):
         splits.skin_split(held[-1] + 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -9,7 +10,7 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -24,12 +25,11 @@ SKIN_HELP = (
 
 
 class ModelOpts:
-    model = typer.Option(
-        ..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang)."
-    )
-    model_name = typer.Option(
-        ..., "--model-name", help="Served model name, e.g. the --served-model-name given to vLLM."
-    )
+    model = typer.Option("", "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, "
+                         "SGLang); none: venus-nano, the embedded default policy, in process.")  # fmt: skip
+    model_name = typer.Option("", "--model-name", help="Served model name (with --model), e.g. the "
+                              "--served-model-name given to vLLM.")  # fmt: skip
+    required_model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
     temperature = typer.Option(0.0, help="Sampling temperature.")
     max_tokens = typer.Option(4096, help="Max tokens per reply.")
@@ -51,6 +51,17 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
     console.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
+
+
+def nano_job_policy(job: Any) -> Any:
+    """venus-nano in process: the policy of every verb that runs one when no --model is given."""
+    from venuskit.agent.nano import NanoPolicy
+    from venuskit.models.nano import NanoError
+
+    try:
+        return NanoPolicy(job.surface, job.goal)
+    except NanoError as exc:  # a missing or damaged checkpoint: one line naming the file and the rebuild command
+        raise ValueError(str(exc)) from exc
 
 
 def model_config(
@@ -251,3 +262,32 @@ def serve_until_ctrl_c(announce: Callable[[], None], stop: Callable[[], None]) -
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         stop()
+
+
+@contextlib.contextmanager
+def ctrl_c_interrupts() -> Iterator[None]:
+    """Ctrl-C (or SIGTERM) raises KeyboardInterrupt inside, however the process was started: a job a shell starts
+    in the background, or a parent that ignores SIGINT, would otherwise leave a batch verb deaf to it. The verbs
+    catch it, say what is saved and how to resume, and exit 130."""
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def echo_oracle_run(run: Any, feasible: bool, json_out: bool) -> None:
+    """`venus world|desktop oracle`: the contract's keypoints and verdict; exit 1 unless the oracle solved the task
+    (`venuskit.tasks.contract.solved`: completed, or infeasible on an infeasible task)."""
+    from venuskit.tasks.contract import solved
+
+    result = run.to_dict()
+    if json_out:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        for kp in result["keypoints"]:
+            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
+        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
+    if not solved(run.verdict.verdict, feasible):
+        raise typer.Exit(1)

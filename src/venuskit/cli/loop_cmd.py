@@ -31,8 +31,8 @@ def loop(
     json_out: bool = typer.Option(False, "--json", help="Print the round table as JSON (last line: one object)."),
 ) -> None:
     """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
-    from venuskit.eval.loop import LoopConfig, run_loop
-    from venuskit.eval.parallel import Parallel
+    from venuskit.flywheel.loop import LoopConfig, run_loop
+    from venuskit.runs.parallel import Parallel
 
     if policy != "nano":
         fail(f"--policy {policy!r}: the loop trains venus-nano only (--policy nano); served models train with "

@@ -29,7 +29,7 @@ def train(
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
 ) -> None:
     """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
-    from venuskit.eval.nano_recipe import NanoTrainConfig, install, run_all
+    from venuskit.flywheel.nano import NanoTrainConfig, install, run_all
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
@@ -41,7 +41,7 @@ def train(
         fail(str(exc))
     summary = run_all(cfg)
     if install_it:
-        summary["installed"] = str(install(Path(summary["final"])))
+        summary["installed"] = str(install(cfg.out / summary["final"]))
     typer.echo(json.dumps({k: summary[k] for k in ("final", "minutes", "installed") if k in summary}))
 
 

@@ -4,6 +4,8 @@
     splits.world_split("mail.star_message")   # "train" or "heldout"
     splits.world_templates("heldout", category="short")
     splits.in_range(seed, splits.load().world_eval_seeds)
+    splits.training_templates(["short"])        # the training split less the validation slice
+    splits.require_train_template(task_id)      # raises for a held-out template (every training input checks)
     splits.training_skins(), splits.heldout_skins(3)   # skins (venuskit.world.skins) are split like seeds
 
 The file is data, drawn once (its header says how); tests/tasks/test_splits.py asserts the rules, so a
@@ -13,6 +15,7 @@ change to the catalog that breaks them fails loudly instead of leaking held-out 
 from __future__ import annotations
 
 import functools
+import hashlib
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -113,13 +116,6 @@ def heldout_skins(n: int | None = None) -> list[int]:
     return _first(load().world_heldout_skins, n)
 
 
-def check_training_skins(skins: Iterable[int]) -> None:
-    """Raise ValueError naming the first skin that is not a training skin (training collectors call this)."""
-    for skin in skins:
-        if skin_split(skin) != "train":
-            raise ValueError(f"Skin {skin} is a held-out skin; it never enters training data.")
-
-
 def _first(rng: SeedRange, n: int | None) -> list[int]:
     if n is not None and n > rng[1] - rng[0] + 1:
         raise ValueError(f"Asked for {n} skins from the range {rng}, which holds fewer.")
@@ -139,3 +135,48 @@ def eval_seeds(rng: SeedRange, n: int) -> list[int]:
     if n > rng[1] - rng[0] + 1:
         raise ValueError(f"Asked for {n} seeds from the range {rng}, which holds fewer.")
     return list(range(rng[0], rng[0] + n))
+
+
+def validation_templates() -> list[str]:
+    """One short and one medium *training* template per app, the first by sha256 of its id: a fixed rule, so the
+    slice never moves to suit a result. It measures transfer to unseen templates without touching held-out ones;
+    training leaves it out unless told otherwise."""
+    from venuskit.tasks.spec import get_task
+
+    picked = []
+    for category in ("short", "medium"):
+        by_app: dict[str, list[str]] = {}
+        for tid in world_templates("train", category):
+            by_app.setdefault(get_task(tid).apps[0], []).append(tid)
+        for app in sorted(by_app):
+            picked.append(min(by_app[app], key=lambda t: hashlib.sha256(t.encode()).hexdigest()))
+    return sorted(picked)
+
+
+def training_templates(categories: Iterable[str], keep_validation_out: bool = True) -> list[str]:
+    """The training split's templates of `categories` (without the validation slice unless asked)."""
+    val = set(validation_templates()) if keep_validation_out else set()
+    return [t for c in categories for t in world_templates("train", c) if t not in val]
+
+
+def require_train_template(task_id: str) -> None:
+    """Raise for a held-out template: it never enters training data, at any stage."""
+    if world_split(task_id) != "train":
+        raise ValueError(f"{task_id} is a held-out template; it never enters training data.")
+
+
+def require_train_seed(seed: int, rng: SeedRange, what: str) -> None:
+    """Raise for a seed outside a training range (`what` names the range in the message)."""
+    if not in_range(seed, rng):
+        raise ValueError(f"{what} seed {seed} is not a training seed {rng}.")
+
+
+def require_train_skin(skin: int) -> None:
+    """Raise for a skin that is not a training skin: a held-out skin never enters training data."""
+    if skin_split(skin) != "train":
+        raise ValueError(f"Skin {skin} is a held-out skin; it never enters training data.")
+
+
+def require_train_captcha(type_name: str) -> None:
+    if captcha_split(type_name) != "train":
+        raise ValueError(f"CAPTCHA type {type_name} is held out; it never enters training data.")

@@ -1,6 +1,6 @@
 """From a plan to a checked candidate task: compose, validate with the task loader, run the static checks.
 
-What is left after `build_candidate` is the proving run in real Chromium (venuskit.eval.synth_run): the
+What is left after `build_candidate` is the proving run in real Chromium (venuskit.flywheel.synth): the
 oracle must reach `completed`. A candidate's tags record its provenance, read by coverage and splits:
 
     synth                      every synthesised task

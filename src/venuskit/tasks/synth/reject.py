@@ -11,7 +11,7 @@
     oracle_failed         the composed scripted solution did not reach `completed` in real Chromium
 
 The static checks here run in-process on the seeded worlds (no browser); `oracle_failed` is decided by the
-proving run (`venuskit.eval.synth_run`). Preconditions and referents are checked on several seeds
+proving run (`venuskit.flywheel.synth`). Preconditions and referents are checked on several seeds
 (`SeedWorlds.seeds`), because a task must hold on any seed it is run with, as hand-written ones do.
 """
 

@@ -27,37 +27,36 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.parallel import Parallel
-from venuskit.eval.suites.common import PolicySpec
-from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, solved
+from venuskit.eval.suites.summary import solved_row
+from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
 from venuskit.infra.atomic import append_line, write_json, write_text
+from venuskit.infra.config import help_text, option
+from venuskit.runs.parallel import Parallel
+from venuskit.runs.policies import PolicySpec
 
 ROUNDS = "rounds.jsonl"
 
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
 
 
 @dataclass(frozen=True)
 class LoopConfig:
     """The closed loop's rounds."""
 
-    out: str = field(metadata=_help("Run folder (round table, curves, each round's data and checkpoints)."))
-    rounds: int = field(default=3, metadata=_help("Rounds to run (a rerun resumes after the last finished one)."))
-    rollouts: int = field(default=16, metadata=_help("Rollout episodes per round (training templates)."))
-    templates: str = field(default="*", metadata=_help("Training template globs to draw rollouts from."))
-    eval_templates: str = field(default="*", metadata=_help("Held-out template globs for each round's evaluation."))
-    eval_seeds: int = field(default=1, metadata=_help("Eval seeds per held-out template."))
-    surface: str = field(default="browser", metadata=_help("browser or mobile."))
-    max_steps: int = field(default=15, metadata=_help("Step limit of rollout and eval episodes."))
-    sgv: str = field(default="ocr,log", metadata=_help("SGV judges that pick the verified successes."))
-    init: str = field(default="", metadata=_help("Starting checkpoint (default: the shipped venus-nano)."))
-    sft_epochs: int = field(default=5, metadata=_help("SFT epochs per round."))
-    grpo_epochs: int = field(default=1, metadata=_help("GRPO epochs per round."))
-    group_size: int = field(default=4, metadata=_help("GRPO samples per state (G)."))
-    stage_minutes: float = field(default=3.0, metadata=_help("Time cap of each training stage per round."))
-    seed: int = field(default=0, metadata=_help("Seed of template sampling and training."))
+    out: str = field(metadata=help_text("Run folder (round table, curves, each round's data and checkpoints)."))
+    rounds: int = option("Rounds to run (a rerun resumes after the last finished one).", default=3)
+    rollouts: int = option("Rollout episodes per round (training templates).", default=16)
+    templates: str = field(default="*", metadata=help_text("Training template globs to draw rollouts from."))
+    eval_templates: str = option("Held-out template globs for each round's evaluation.", default="*")
+    eval_seeds: int = option("Eval seeds per held-out template.", default=1)
+    surface: str = field(default="browser", metadata=help_text("browser or mobile."))
+    max_steps: int = option("Step limit of rollout and eval episodes.", default=15)
+    sgv: str = field(default="ocr,log", metadata=help_text("SGV judges that pick the verified successes."))
+    init: str = field(default="", metadata=help_text("Starting checkpoint (default: the shipped venus-nano)."))
+    sft_epochs: int = option("SFT epochs per round.", default=5)
+    grpo_epochs: int = option("GRPO epochs per round.", default=1)
+    group_size: int = option("GRPO samples per state (G).", default=4)
+    stage_minutes: float = option("Time cap of each training stage per round.", default=3.0)
+    seed: int = option("Seed of template sampling and training.", default=0)
 
     def __post_init__(self) -> None:
         if self.rounds < 1 or self.rollouts < 1 or self.eval_seeds < 1:
@@ -113,7 +112,7 @@ def write_back(rollout_rows: list[dict[str, Any]], pool: list[str], out: Path) -
             continue
         contract = json.loads((out.parent / "rollouts" / r["episode_dir"] / "manifest.json").read_text())["verdicts"]
         outcomes.append((get_task(r["template"]), contract["contract"]))
-        if not solved(r):
+        if not solved_row(r):
             entry = failed.setdefault(r["template"], {"episodes": 0, "keypoints": {}})
             entry["episodes"] += 1
             for kp in r.get("keypoints", []):
