@@ -172,3 +172,48 @@ def test_held_out_skins_are_apart_from_training_skins():
         splits.require_train_skin(held[0])
     with pytest.raises(ValueError, match="neither"):
         splits.skin_split(held[-1] + 1)
+
+
+def test_training_never_uses_a_held_out_skin(tmp_path):
+    """The training collectors take skins from the training skins only: every job they make, and the recipe's
+    config, refuse a held-out skin."""
+    from venuskit.flywheel import collect
+    from venuskit.flywheel.nano import NanoTrainConfig
+
+    templates = splits.training_templates(["short"])[:4]
+    looks = splits.training_skins()[:3]
+    jobs = collect.world_jobs(templates, ["browser", "mobile"], skins=looks)
+    assert {j.skin for j in jobs} == set(looks) and all(splits.skin_split(j.skin) == "train" for j in jobs)
+    assert len({j.key for j in jobs}) == len(jobs)
+    assert [j.key for j in collect.world_jobs(templates, ["browser"])] == [
+        f"{j.task}|{j.seed}|{j.surface}" for j in collect.world_jobs(templates, ["browser"])
+    ]  # skin 0: old keys
+    for held in (splits.heldout_skins()[0], splits.heldout_skins()[-1]):
+        with pytest.raises(ValueError, match="held-out skin"):
+            collect.world_jobs(templates, ["browser"], skins=[0, held])
+        with pytest.raises(ValueError, match="held-out skin"):
+            NanoTrainConfig(out=tmp_path, skins=(1, held))
+    assert NanoTrainConfig(out=tmp_path, skins=tuple(looks)).skins == tuple(looks)
+
+
+def test_the_world_suite_runs_each_job_once_per_skin_and_groups_them(tmp_path):
+    from venuskit.eval.suites.summary import world_summary
+    from venuskit.eval.suites.world import WorldSuiteConfig, world_jobs
+
+    config = WorldSuiteConfig(out=str(tmp_path), templates="mail.star_message", split="all", skins=(0, 900, 5))
+    jobs = world_jobs(config)
+    assert [(j["key"], j["skin"], j["skins"]) for j in jobs] == [
+        ("mail.star_message/browser/5000", 0, "default"),  # the key a run had before skins: it resumes
+        ("mail.star_message/browser/5000/skin900", 900, "heldout"),
+        ("mail.star_message/browser/5000/skin5", 5, "train"),
+    ]
+    assert config.public()["skins"] == [0, 900, 5]
+    for bad in ((), (-1,)):
+        with pytest.raises(ValueError):
+            WorldSuiteConfig(out=str(tmp_path), skins=bad)
+    rows = [
+        {**j, "contract": v, "steps": 3, "seconds": 1.0}
+        for j, v in zip(jobs, ("completed", "failed", "completed"), strict=True)
+    ]
+    by_skins = world_summary(rows)["by_skins"]
+    assert {k: v["success"] for k, v in by_skins.items()} == {"default": 1.0, "heldout": 0.0, "train": 1.0}

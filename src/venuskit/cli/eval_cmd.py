@@ -202,7 +202,7 @@ def _print_summary(summary: dict, out: Path, keys: tuple[str, ...], json_out: bo
         typer.echo(json.dumps(head, ensure_ascii=False))
         return
     bits = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) else f"{k} {v}" for k, v in head.items()
-                     if k not in ("by_app", "out", "report"))  # fmt: skip
+                     if k not in ("by_app", "by_skins", "out", "report"))  # fmt: skip
     console.print(f"[green]{bits}[/green] -> {out}/report.html")
 
 
@@ -217,6 +217,10 @@ def world(
     n_seeds: int = typer.Option(1, "--n-seeds", help="Seeds per template when --seeds is not given."),
     surface: str = typer.Option("browser", "--surface", help="browser, mobile, or browser,mobile."),
     locale: str = typer.Option("all", "--locale", help="en, zh or all: the language of the task variant."),
+    skins: str = typer.Option(
+        "0", "--skins", help="The world's looks, e.g. '0,900-904': every episode once per skin (0: the default; "
+        "held-out skins 900-999). The report gives rates for the default, training and held-out skins."
+    ),  # fmt: skip
     workers: int = SuiteOpts.workers,
     ray: str | None = SuiteOpts.ray,
     out: Path | None = typer.Option(None, "--out", help="Run folder (default: runs/eval-world-<model>)."),
@@ -236,6 +240,7 @@ def world(
     """World tasks: each episode's contract verdict and SGV's side by side, rates with 95% CIs, one HTML report."""
     from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
     from venuskit.runs.parallel import Parallel
+    from venuskit.world.skins import parse as parse_skins
 
     folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
 
@@ -244,11 +249,11 @@ def world(
             out=str(folder), policy=policy, templates=templates, split=split, seeds=_seed_list(seeds),
             n_seeds=n_seeds, surfaces=tuple(s.strip() for s in surface.split(",") if s.strip()), locale=locale,
             max_steps=max_steps, sgv=sgv, sgv_model=sgv_model, sgv_model_name=sgv_model_name,
-            sgv_keypoints=sgv_keypoints,
+            sgv_keypoints=sgv_keypoints, skins=tuple(parse_skins(skins)),
         )  # fmt: skip
 
     suite = _Suite(world_jobs, run_world_suite, ("episodes", "success", "partial", "infeasible", "sgv_agreement",
-                                                  "by_app", "infra_errors"))  # fmt: skip
+                                                  "by_app", "by_skins", "infra_errors"))  # fmt: skip
     suite.run(config, _policy_args(model, model_name, api_key, max_tokens, timeout), folder,
               lambda: Parallel(workers=workers, ray=ray, max_infra_retries=retries), resume, json_out)
 

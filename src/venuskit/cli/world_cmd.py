@@ -75,12 +75,14 @@ def oracle(
     out: Path = typer.Option(Path("runs/world"), help="Folder that receives the episode folder."),
     surface: str = typer.Option("browser", help="browser (desktop) or mobile (mobile-web preset)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    skin: int = typer.Option(0, help=SKIN_HELP),
 ) -> None:
     """Run a task's scripted solution in real Chromium and print the contract verdict."""
     from venuskit.runs.world import run_world_task
 
     try:
-        run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
+        run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False),
+                             skin=skin)  # fmt: skip
     except (KeyError, ValueError) as e:
         fail(str(e.args[0]) if e.args else str(e))
     from venuskit.tasks.spec import get_task

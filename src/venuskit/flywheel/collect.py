@@ -15,8 +15,8 @@ collected here into rows.
 - `captcha_data` / `captcha_rows`: CAPTCHA instances of the training types on training seeds with the oracle's
   solution (`venus captcha synth`), as UI-Venus-2 CAPTCHA rows.
 
-Only training templates and training seeds ever enter (`venuskit.tasks.splits`); the validation slice of the
-training templates (`splits.validation_templates`) is collected apart, for the learning curves only.
+Only training templates, training seeds and training skins ever enter (`venuskit.tasks.splits`); the validation
+slice of the training templates (`splits.validation_templates`) is collected apart, for the learning curves only.
 
 Every collection keeps an index (`index.jsonl`) and skips what is already there, so a rerun resumes.
 """
@@ -53,10 +53,11 @@ class Job:
     task: str
     seed: int
     surface: str
+    skin: int = 0  # the world's look (venuskit.world.skins); always a training skin
 
     @property
-    def key(self) -> str:
-        return f"{self.task}|{self.seed}|{self.surface}"
+    def key(self) -> str:  # a skin-0 job keeps the key it had before skins existed, so old indexes resume
+        return f"{self.task}|{self.seed}|{self.surface}" + (f"|skin{self.skin}" if self.skin else "")
 
 
 def _done(out: Path) -> dict[str, dict[str, Any]]:
@@ -78,8 +79,15 @@ def _append(out: Path, row: dict[str, Any]) -> None:
 
 
 def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_variant: int = 1,
-               seed_offset: int = 0) -> list[Job]:  # fmt: skip
-    """Every parameter variant of each template on each surface it supports, with training seeds only."""
+               seed_offset: int = 0, skins: Iterable[int] = (0,)) -> list[Job]:  # fmt: skip
+    """Every parameter variant of each template on each surface it supports, with training seeds only; the jobs
+    take their skins from `skins` in turn (training skins only: `splits.training_skins()`), so a collection over
+    many skins spreads its episodes over many looks."""
+    looks = list(skins)
+    if not looks:
+        raise ValueError("world_jobs needs at least one skin (0 is the default look).")
+    for skin in looks:
+        splits.require_train_skin(skin)
     lo, hi = splits.load().world_train_seeds
     jobs = []
     for tid in templates:
@@ -94,7 +102,7 @@ def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_vari
                     seed = lo + seed_offset + (k * n) + v + (n * seeds_per_variant if surface == "mobile" else 0)
                     if seed > hi:
                         raise ValueError(f"Seed {seed} is outside the training seeds {lo}..{hi}.")
-                    jobs.append(Job(tid, seed, surface))
+                    jobs.append(Job(tid, seed, surface, looks[len(jobs) % len(looks)]))
     return jobs
 
 
@@ -115,10 +123,11 @@ def world_oracle_episodes(out: Path, jobs: list[Job], on_done: Callable[[dict[st
                 env = envs.get(job.surface) or envs.setdefault(job.surface, world_browser(job.surface))
                 steps = get_task(job.task).instance(job.seed).oracle
                 rec = OracleRecorder(env, box_oracle(steps, job.surface), job.surface)
-                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface}
+                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface, "skin": job.skin}
                 try:
                     run = run_world_task(job.task, job.seed, policy=lambda g, t, r=rec: r, out=out / "episodes",
-                                         surface=job.surface, server=server, env=env, max_steps=max_steps)  # fmt: skip
+                                         surface=job.surface, server=server, env=env, max_steps=max_steps,
+                                         skin=job.skin)  # fmt: skip
                     _write_targets(run.episode_dir, rec.targets)
                     row.update(episode_dir=str(run.episode_dir), verdict=run.verdict.verdict,
                                oracle_error=rec.error, seconds=round(run.seconds, 2))  # fmt: skip
@@ -194,7 +203,7 @@ def world_relabel_rollouts(out: Path, jobs: list[Job], make_student: Callable[[s
             for job in todo:
                 env = envs.get(job.surface) or envs.setdefault(job.surface, world_browser(job.surface))
                 steps = get_task(job.task).instance(job.seed).oracle
-                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface}
+                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface, "skin": job.skin}
 
                 def factory(goal: str, today: str, job: Job = job, steps: Any = steps, env: Any = env) -> Any:
                     return RelabelPolicy(env, steps, job.surface, make_student(goal, today), max_off)
@@ -207,7 +216,8 @@ def world_relabel_rollouts(out: Path, jobs: list[Job], make_student: Callable[[s
 
                 try:
                     run = run_world_task(job.task, job.seed, policy=capture, out=out / "episodes",
-                                         surface=job.surface, server=server, env=env, max_steps=max_steps)  # fmt: skip
+                                         surface=job.surface, server=server, env=env, max_steps=max_steps,
+                                         skin=job.skin)  # fmt: skip
                     _write_targets(run.episode_dir, holder["p"].targets)
                     agreed = sum(t["agreed"] for t in holder["p"].targets)
                     row.update(episode_dir=str(run.episode_dir), verdict=run.verdict.verdict, agreed=agreed,

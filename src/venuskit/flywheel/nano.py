@@ -68,6 +68,8 @@ class NanoTrainConfig:
     rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
     size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
+    skins: tuple[int, ...] = field(default=(0,), metadata={
+        "help": "World skins the episodes are spread over (training skins only; 0 is the default look)."})
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -84,6 +86,11 @@ class NanoTrainConfig:
             raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
         NetConfig.named(self.size)
         NetConfig.named(self.teacher_size)
+        self.skins = tuple(self.skins)
+        if not self.skins:
+            raise ValueError("skins needs at least one skin (0 is the default look).")
+        for skin in self.skins:
+            splits.require_train_skin(skin)
 
 
 def templates_of(cfg: NanoTrainConfig) -> list[str]:
@@ -95,7 +102,8 @@ def templates_of(cfg: NanoTrainConfig) -> list[str]:
 def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
     """Collect every off-policy source (each resumable), then turn each into rows: source name -> rows."""
     out = cfg.out
-    jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant)
+    jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant,
+                              skins=cfg.skins)  # fmt: skip
     sources = {"world": rows.world_rows(collect.world_oracle_episodes(out / "world", jobs), relabelled=False)}
     if cfg.validation and not cfg.templates:
         vjobs = collect.world_jobs(splits.validation_templates(), ("browser",), seed_offset=4000)
@@ -150,7 +158,8 @@ class _Run:
         if n <= 0:
             return []
         model = NanoModel.load(checkpoint, reader=self.reader)
-        jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000)
+        jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000,
+                                  skins=self.cfg.skins)  # fmt: skip
         random.Random(f"{self.cfg.seed}:{name}").shuffle(jobs)
         by_surface: dict[str, list[collect.Job]] = {}
         for job in jobs[:n]:
