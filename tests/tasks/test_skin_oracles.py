@@ -120,3 +120,26 @@ def test_venus_world_oracle_takes_a_skin_and_records_it(tmp_path):
     assert load_episode(run["episode_dir"]).task["skin"] == 903
     bad = CliRunner().invoke(app, ["world", "oracle", "mail.star_message", "--skin", "-2", "--out", str(tmp_path)])
     assert bad.exit_code != 0 and "whole number" in bad.output
+
+
+def test_venus_run_world_takes_a_skin_the_model_never_hears_of(tmp_path):
+    from venuskit.models.standin_server import StandinServer
+
+    give_up = "<think>I will stop here.</think>\n<action>Finished(content='done')</action>"
+    with StandinServer([give_up]) as srv:
+        result = CliRunner().invoke(app, ["run", "--world", "calendar.delete_event", "--skin", "917", "--model",
+                                          srv.base_url, "--model-name", "standin", "--out", str(tmp_path), "--json"])  # fmt: skip
+        sent = " ".join(_texts(r.json["messages"]) for r in srv.chat_requests())
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.output.strip().splitlines()[-1])
+    assert run["verdict"] == "failed" and load_episode(run["episode_dir"]).task["skin"] == 917
+    assert "skin" not in sent.lower() and "917" not in sent  # the prompt's words hold the goal, not the look
+
+
+def _texts(messages: list[dict]) -> str:
+    """The words of a chat request (its screenshots left out: base64 holds any short string by chance)."""
+    parts = []
+    for m in messages:
+        content = m["content"]
+        parts += [content] if isinstance(content, str) else [c["text"] for c in content if c.get("type") == "text"]
+    return " ".join(parts)
