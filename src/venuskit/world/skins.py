@@ -224,36 +224,40 @@ def _density_css(d: dict[str, Any], rules: list[dict[str, Any]]) -> str:
     return "\n".join(every + ([f"{WIDE} {{ {' '.join(wide)} }}"] if wide else []))
 
 
-# icon buttons that have a name (title) to show beside the icon in the "words" mode
-_NAMED_ICON_BUTTONS = (".toolbar .icon-btn[title]", ".file-row .icon-btn[title]", ".viewer-bar a[title]")
+# icon buttons that show their name (title) beside the icon in the "words" mode: everywhere, and on wide screens
+# only (a phone keeps its top bar and its file rows' buttons as icons: names would push the file names out)
+_NAMED_ICON_BUTTONS = (".toolbar .icon-btn[title]", ".viewer-bar a[title]")
+_NAMED_WHEN_WIDE = (".top-right .icon-btn[title]", ".file-row .icon-btn[title]")
+
+
+def _named(selectors: tuple[str, ...]) -> str:
+    after = ", ".join(f"{s}::after" for s in selectors)
+    return (f"{', '.join(selectors)} {{ width: auto; gap: 6px; padding-inline: 10px; border-radius: 18px; }} "
+            f"{after} {{ content: attr(title); font-size: 13px; white-space: nowrap; }}")  # fmt: skip
 
 
 def _labels_css(mode: str) -> str:
     if mode == "icons":  # buttons that carry an icon show only the icon (their words shrink to nothing)
         return ".btn:has(.ic) { font-size: 0; gap: 0; padding-inline: 11px; }"
     if mode == "words":
-        named = ", ".join(_NAMED_ICON_BUTTONS)
-        after = ", ".join(f"{s}::after" for s in _NAMED_ICON_BUTTONS)
-        return (f"{named} {{ width: auto; gap: 6px; padding-inline: 10px; border-radius: 18px; }}\n"
-                f"{after} {{ content: attr(title); font-size: 13px; white-space: nowrap; }}\n"
-                f"{WIDE} {{ .top-right .icon-btn[title] {{ width: auto; gap: 6px; padding-inline: 10px; "
-                f"border-radius: 18px; }} .top-right .icon-btn[title]::after {{ content: attr(title); "
-                f"font-size: 13px; }} }}")  # fmt: skip
+        return f"{_named(_NAMED_ICON_BUTTONS)}\n{WIDE} {{ {_named(_NAMED_WHEN_WIDE)} }}"
     return ""
 
 
 def _rows_css(mode: str, labels: str) -> str:
-    actions = "auto" if labels == "words" else "80px"  # the file row's action column fits the names it shows
+    # on wide screens the file row's action column fits the names it shows ("Remove star" and "Delete"; a fixed
+    # width, since every row is a grid of its own), and the folder, date and size columns narrow so the file name
+    # keeps its room
+    actions, cells = ("220px", "100px 90px 70px") if labels == "words" else ("80px", "140px 160px 90px")
     if mode != "left":
         if labels != "words":
             return ""
-        return (f".file-row {{ grid-template-columns: 1fr {actions}; }} "
-                f"{WIDE} {{ .file-row {{ grid-template-columns: 1fr 140px 160px 90px {actions}; }} }}")  # fmt: skip
+        return f"{WIDE} {{ .file-row {{ grid-template-columns: 1fr {cells} {actions}; }} }}"
     return "\n".join(
         [
             # file rows: the star / delete / restore buttons before the name instead of after the size
-            f".file-row {{ grid-template-columns: {actions} 1fr; }} .file-row > :last-child {{ order: -1; }}",
-            f"{WIDE} {{ .file-row {{ grid-template-columns: {actions} 1fr 140px 160px 90px; }} }}",
+            ".file-row { grid-template-columns: 80px 1fr; } .file-row > :last-child { order: -1; }",
+            f"{WIDE} {{ .file-row {{ grid-template-columns: {actions} 1fr {cells}; }} }}",
             ".file-row form { justify-content: flex-start; }",
             ".payee-row > .btn { order: -1; } .stepper > form:last-child { order: -1; }",
             ".att-actions { flex-direction: row-reverse; }",
