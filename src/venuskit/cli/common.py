@@ -265,16 +265,32 @@ def serve_until_ctrl_c(announce: Callable[[], None], stop: Callable[[], None]) -
 
 
 @contextlib.contextmanager
-def ctrl_c_interrupts() -> Iterator[None]:
-    """Ctrl-C (or SIGTERM) raises KeyboardInterrupt inside, however the process was started: a job a shell starts
-    in the background, or a parent that ignores SIGINT, would otherwise leave a batch verb deaf to it. The verbs
-    catch it, say what is saved and how to resume, and exit 130."""
-    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+def ctrl_c_interrupts() -> Iterator[threading.Event]:
+    """Ctrl-C for the batch verbs (suites, task synthesis). The first Ctrl-C sets the yielded event: the caller
+    finishes the episode under way and raises KeyboardInterrupt at the next job boundary (`stop_point`), so no
+    browser is torn down mid-call. A second Ctrl-C, or SIGTERM, raises at once. The handlers are installed
+    explicitly, so a process started with SIGINT ignored (a background job of a shell) still hears Ctrl-C."""
+    stop = threading.Event()
+
+    def on_int(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("[yellow]stopping after the episode under way[/yellow] (Ctrl-C again to stop at once)")
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_int),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, signal.default_int_handler)}  # fmt: skip
     try:
-        yield
+        yield stop
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def stop_point(stop: threading.Event) -> None:
+    """A job boundary: raise KeyboardInterrupt if a Ctrl-C asked to stop."""
+    if stop.is_set():
+        raise KeyboardInterrupt
 
 
 def echo_oracle_run(run: Any, feasible: bool, json_out: bool) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import typer
 
-from venuskit.cli.common import console, ctrl_c_interrupts, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -161,9 +161,13 @@ def _run_suite(run, total: int, json_out: bool):  # noqa: ANN001, ANN202 -- run(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True, disable=json_out) as bar:
         task = bar.add_task("episodes", total=total)
+        def advance(row: dict) -> None:
+            bar.advance(task)
+            stop_point(stop)
+
         try:
-            with ctrl_c_interrupts():
-                return run(lambda row: bar.advance(task))
+            with ctrl_c_interrupts() as stop:
+                return run(advance)
         except KeyboardInterrupt:
             bar.stop()
             console.print("[yellow]interrupted[/yellow]: finished episodes are in the ledger; rerun with --resume")

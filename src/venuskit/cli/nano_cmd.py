@@ -26,6 +26,9 @@ def train(
     captcha_per_type: int = typer.Option(6, help="CAPTCHA instances per training type (0: none)."),
     validation: bool = typer.Option(True, "--validation/--no-validation",
                                     help="Keep the validation templates out of training (learning curves)."),
+    tasks: list[Path] = typer.Option([], "--tasks", help="Synthesised task files (`venus tasks synth --split train`); "
+                                     "their train-split tasks join the training templates. Repeatable."),
+    workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world server)."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
     skins: str = typer.Option("0", "--skins", help="World skins the training episodes are spread over, e.g. "
                               "'0-99' (training skins 0-899 only; held-out skins are refused)."),  # fmt: skip
@@ -39,7 +42,8 @@ def train(
         cfg = NanoTrainConfig(out=out, seed=seed, stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
                               budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant,
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
-                              validation=validation, skins=tuple(parse_skins(skins)))  # fmt: skip
+                              validation=validation, tasks=tuple(tasks), workers=workers,
+                              skins=tuple(parse_skins(skins)))  # fmt: skip
     except ValueError as exc:
         fail(str(exc))
     summary = run_all(cfg)

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from venuskit.cli.common import console, ctrl_c_interrupts, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 
 class GateOpts:
@@ -143,12 +143,13 @@ def eval_safety(
             per_category=per_category, max_steps=max_steps, judge=judge, judge_name=judge_name, ocr=ocr,
         )  # fmt: skip
         parallel = Parallel(workers=workers)
-        with ctrl_c_interrupts(), console.status("eval safety…") as status:
+        with ctrl_c_interrupts() as stop, console.status("eval safety…") as status:
             done = [0]
 
             def progress(row: dict[str, Any]) -> None:
                 done[0] += 1
                 status.update(f"eval safety: {done[0]} episodes ({row['key']})")
+                stop_point(stop)
 
             summary = run_safety_eval(config, parallel, resume=resume, on_result=progress)
     except ValueError as e:

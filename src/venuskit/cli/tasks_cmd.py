@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import console, ctrl_c_interrupts, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -91,8 +91,15 @@ def synth(
                              tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume)  # fmt: skip
         if runs is not None and not runs.is_dir():
             raise ValueError(f"--runs {runs} is not a folder of episode folders.")
-        with ctrl_c_interrupts():
-            result = synthesize(config, progress=None if json_out else _progress(n))
+        with ctrl_c_interrupts() as stop:
+            show = None if json_out else _progress(n)
+
+            def progress(p: dict) -> None:
+                if show is not None:
+                    show(p)
+                stop_point(stop)
+
+            result = synthesize(config, progress=progress)
     except (ValueError, TaskFileError, FileNotFoundError) as e:
         fail(str(e))
     except KeyboardInterrupt:

@@ -23,6 +23,7 @@ Every collection keeps an index (`index.jsonl`) and skips what is already there,
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import logging
@@ -32,9 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.actions import format_call
-from venuskit.actions.types import CallUser
+from venuskit.actions.types import CallUser, Launch, PressBack
+from venuskit.agent.nano import nano_policy_factory
 from venuskit.agent.policy import PolicyOutput
 from venuskit.infra.atomic import append_line, write_json
+from venuskit.runs.parallel import Parallel, run_jobs
 from venuskit.runs.policies import OracleDriven, OracleRecorder, box_oracle
 from venuskit.runs.world import run_world_task, world_browser
 from venuskit.tasks import splits
@@ -74,6 +77,11 @@ def _done(out: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
+def read_index(out: Path) -> list[dict[str, Any]]:
+    """The index rows of a collection folder, one per job (the latest line of each)."""
+    return list(_done(out).values())
+
+
 def _append(out: Path, row: dict[str, Any]) -> None:
     append_line(out / INDEX, (json.dumps(row) + "\n").encode(), durable=False)
 
@@ -110,77 +118,67 @@ def _write_targets(folder: Path, targets: list[dict[str, Any]]) -> None:
     write_json(folder / TARGETS, targets, durable=False)
 
 
-def world_oracle_episodes(out: Path, jobs: list[Job], on_done: Callable[[dict[str, Any]], None] | None = None,
-                          max_steps: int | None = None) -> list[dict[str, Any]]:  # fmt: skip
-    """Run the oracle on every job not already in `out/index.jsonl`; returns the index rows of all jobs."""
-    out.mkdir(parents=True, exist_ok=True)
-    done = _done(out)
-    todo = [j for j in jobs if j.key not in done]
-    envs: dict[str, Any] = {}
-    with WorldServer() as server:
-        try:
-            for job in todo:
-                env = envs.get(job.surface) or envs.setdefault(job.surface, world_browser(job.surface))
-                steps = get_task(job.task).instance(job.seed).oracle
-                rec = OracleRecorder(env, box_oracle(steps, job.surface), job.surface)
-                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface, "skin": job.skin}
-                try:
-                    run = run_world_task(job.task, job.seed, policy=lambda g, t, r=rec: r, out=out / "episodes",
-                                         surface=job.surface, server=server, env=env, max_steps=max_steps,
-                                         skin=job.skin)  # fmt: skip
-                    _write_targets(run.episode_dir, rec.targets)
-                    row.update(episode_dir=str(run.episode_dir), verdict=run.verdict.verdict,
-                               oracle_error=rec.error, seconds=round(run.seconds, 2))  # fmt: skip
-                except Exception as exc:  # noqa: BLE001 - one broken task must not stop the collection
-                    log.warning("World job %s failed: %s", job.key, exc)
-                    row.update(episode_dir=None, verdict="error", oracle_error=f"{type(exc).__name__}: {exc}")
-                _append(out, row)
-                done[job.key] = row
-                if on_done:
-                    on_done(row)
-        finally:
-            for env in envs.values():
-                env.close()
-    return [done[j.key] for j in jobs if j.key in done]
-
-
-# ---- policy rollouts relabelled by the oracle -------------------------------------------------------------
+# ---- world episodes: the oracle's, and the policy's own relabelled by the oracle --------------------------------
 
 
 class RelabelPolicy(OracleDriven):
-    """The student acts; at every state the oracle plans its own next action on the live page (the reference, with
-    its box, in `targets`), and its plan advances only when the student did the same thing. After `max_off` steps
-    off the oracle's path the episode stops: the oracle can no longer say what is right."""
+    """The student acts; the oracle watches and labels every state it visits (the DAgger expert).
+
+    At each state the oracle plans its next action on the live page: that is the reference (with the target box),
+    and the plan advances only when the student did the same thing. When the student left the path and the
+    oracle's next element is not on the live page, the oracle re-plans a recovery: back to the page where the plan
+    stands (Launch of that URL on the browser surface, PressBack on mobile). Where it can do neither the state
+    is left unlabelled and `targets` says why. The student's actions are never changed; after `max_off` states
+    off the path (None: never) or `max_lost` states in a row the oracle cannot label, the episode stops, since
+    nothing more can be learned from it."""
 
     name = "relabel"
 
-    def __init__(self, env: Any, steps: Any, surface: str, student: Any, max_off: int) -> None:
+    def __init__(self, env: Any, steps: Any, surface: str, student: Any, max_off: int | None = 2,
+                 max_lost: int = 3) -> None:  # fmt: skip
         super().__init__(surface)
-        self.env, self.student, self.max_off = env, student, max_off
+        self.env, self.student, self.max_off, self.max_lost = env, student, max_off, max_lost
         self.oracle = box_oracle(steps, surface)
         self.targets: list[dict[str, Any]] = []
-        self.off = 0
+        self.off = self.lost = 0
+        self.anchor: str | None = None  # the URL where the oracle's plan stands
+        self._advanced = True
 
     def act(self, observation: Any, history: list, feedback: str | None = None) -> PolicyOutput:
+        page = self.env.page
+        if self._advanced:  # the student did what the oracle planned: the plan now stands on this page
+            self.anchor = page.url
         saved = (copy.copy(self.oracle.steps), copy.copy(self.oracle.queue), self.oracle._scrolls)
-        try:
-            _, ref = self.oracle.next(self.env.page)
-            box = self.oracle.boxes.get(id(ref))
-        except OracleError:
-            ref, box = None, None
+        ref, box, label, why = self._reference(page)
         out = self.student.act(observation, history, feedback)
         mine = out.actions[0] if out.error is None and len(out.actions) == 1 else None
-        same = ref is not None and mine is not None and action_verdict(mine, ref, tuple(box) if box else None
-                                                                       ) == "correct"  # fmt: skip
+        same = label == "plan" and mine is not None and action_verdict(mine, ref, tuple(box) if box else None
+                                                                      ) == "correct"  # fmt: skip
         if not same:  # the oracle's plan stays where it was; the page has moved on without it
             self.oracle.steps, self.oracle.queue, self.oracle._scrolls = saved
-            self.off += 1
-        self.targets.append({"action": format_call(ref, self.surface) if ref is not None else None,
-                             "box": box, "agreed": same})  # fmt: skip
+        self._advanced = same
+        self.off += not same
+        self.lost = self.lost + 1 if ref is None else 0
+        self.targets.append({"action": format_call(ref, self.surface) if ref is not None else None, "box": box,
+                             "agreed": same, "label": label, "why": why})  # fmt: skip
         self.steps += 1
-        if self.off > self.max_off or ref is None:
+        if (self.max_off is not None and self.off > self.max_off) or self.lost >= self.max_lost:
             return self.reply("Stop here.", CallUser(content="Stopping: off the reference path."))
         return out
+
+    def _reference(self, page: Any) -> tuple[Any, Any, str | None, str | None]:
+        """(action, box, 'plan' | 'recover' | None, why unlabelled)."""
+        try:
+            _, ref = self.oracle.next(page)
+            return ref, self.oracle.boxes.get(id(ref)), "plan", None
+        except OracleError as e:
+            why = str(e)
+        if self.anchor is not None and page.url != self.anchor:
+            if self.surface == "browser":
+                return Launch(url=self.anchor), None, "recover", None
+            if self.surface == "mobile":
+                return PressBack(), None, "recover", None
+        return None, None, None, f"the oracle cannot re-plan here: {why}"
 
     def set_goal(self, goal: str) -> None:
         self.goal = goal
@@ -190,47 +188,132 @@ class RelabelPolicy(OracleDriven):
         return {"policy": self.name, "student": self.student.describe()}
 
 
+@dataclass(frozen=True)
+class CollectSpec:
+    """What a collection worker runs (picklable: it crosses into worker processes and Ray actors).
 
-def world_relabel_rollouts(out: Path, jobs: list[Job], make_student: Callable[[str, str], Any], *,
-                           max_off: int = 2, max_steps: int = 12) -> list[dict[str, Any]]:  # fmt: skip
-    """Run the student on every job (resumable), each state relabelled with the oracle's action."""
+    `kind`: "oracle" (the task's oracle, recording the target box of each click) or "relabel" (venus-nano from
+    `checkpoint` acts, the oracle labels every state)."""
+
+    out: str
+    kind: str = "oracle"
+    checkpoint: str = ""
+    max_steps: int | None = None
+    max_off: int | None = 2
+    task_files: tuple[str, ...] = ()  # synthesised task files the jobs may name (registered in each worker)
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("oracle", "relabel"):
+            raise ValueError(f"Collection kind must be oracle or relabel, got {self.kind!r}.")
+        if self.kind == "relabel" and not self.checkpoint:
+            raise ValueError("A relabelled rollout needs the student's checkpoint.")
+
+    def __call__(self) -> CollectWorker:
+        return CollectWorker(self)
+
+
+class CollectWorker:
+    """Owns one world server and one browser env per surface for its life; one episode per job."""
+
+    def __init__(self, spec: CollectSpec) -> None:
+        from venuskit.tasks.spec import register_file
+
+        self.spec = spec
+        for path in spec.task_files:
+            register_file(path)
+        self.server: Any = None
+        self.envs: dict[str, Any] = {}
+        self.student: Any = None
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        if self.server is None:
+            self.server = WorldServer().start()
+        surface = job["surface"]
+        env = self.envs.get(surface) or self.envs.setdefault(surface, world_browser(surface))
+        steps = get_task(job["task"]).instance(job["seed"]).oracle
+        holder: dict[str, Any] = {}
+
+        def policy(goal: str, today: str) -> Any:
+            if self.spec.kind == "oracle":
+                holder["p"] = OracleRecorder(env, box_oracle(steps, surface), surface)
+            else:
+                holder["p"] = RelabelPolicy(env, steps, surface, self._student(surface, goal, today),
+                                            self.spec.max_off)  # fmt: skip
+            return holder["p"]
+
+        row = {k: job[k] for k in ("key", "task", "seed", "surface", "skin")}
+        splits.require_train_skin(job["skin"])  # a job written by hand is checked too
+        try:
+            run = run_world_task(job["task"], job["seed"], policy=policy, out=Path(self.spec.out) / "episodes",
+                                 surface=surface, server=self.server, env=env, max_steps=self.spec.max_steps,
+                                 skin=job["skin"])  # fmt: skip
+        except Exception:
+            self.close()  # the server or the browser may be what broke: the next job builds them again
+            raise
+        targets = holder["p"].targets
+        _write_targets(run.episode_dir, targets)
+        row.update(episode_dir=str(run.episode_dir), verdict=run.verdict.verdict, oracle_error=holder["p"].error,
+                   seconds=round(run.seconds, 2), states=len(targets),
+                   labelled=sum(t.get("action") is not None for t in targets),
+                   agreed=sum(bool(t.get("agreed")) for t in targets))  # fmt: skip
+        return row
+
+    def _student(self, surface: str, goal: str, today: str) -> Any:
+        if self.student is None:
+            from venuskit.models.nano import NanoModel
+
+            self.student = NanoModel.load(self.spec.checkpoint)
+        return nano_policy_factory(surface, self.student)(goal, today)
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
+                env.close()
+        self.envs = {}
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def collect_episodes(spec: CollectSpec, jobs: list[Job], parallel: Parallel = Parallel(),
+                     on_done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """Run every job not already in `spec.out/index.jsonl` (serially, on worker processes or Ray actors), append
+    each row to the index as it finishes (a rerun resumes), and return the index rows of all jobs. A job whose
+    infrastructure failed after its retries is kept as verdict 'error' with the reason."""
+    out = Path(spec.out)
     out.mkdir(parents=True, exist_ok=True)
     done = _done(out)
-    todo = [j for j in jobs if j.key not in done]
-    envs: dict[str, Any] = {}
-    with WorldServer() as server:
-        try:
-            for job in todo:
-                env = envs.get(job.surface) or envs.setdefault(job.surface, world_browser(job.surface))
-                steps = get_task(job.task).instance(job.seed).oracle
-                row = {"key": job.key, "task": job.task, "seed": job.seed, "surface": job.surface, "skin": job.skin}
+    todo = [{"key": j.key, "task": j.task, "seed": j.seed, "surface": j.surface, "skin": j.skin}
+            for j in jobs if j.key not in done]  # fmt: skip
 
-                def factory(goal: str, today: str, job: Job = job, steps: Any = steps, env: Any = env) -> Any:
-                    return RelabelPolicy(env, steps, job.surface, make_student(goal, today), max_off)
+    def record(row: dict[str, Any]) -> None:
+        if row.get("infra_error"):
+            log.warning("World job %s failed: %s", row["key"], row["infra_error"])
+            job = next(j for j in todo if j["key"] == row["key"])
+            row = {**job, "episode_dir": None, "verdict": "error", "oracle_error": row["infra_error"]}
+        _append(out, row)
+        done[row["key"]] = row
+        if on_done:
+            on_done(row)
 
-                holder: dict[str, Any] = {}
-
-                def capture(goal: str, today: str, f: Callable = factory, h: dict = holder) -> Any:
-                    h["p"] = f(goal, today)
-                    return h["p"]
-
-                try:
-                    run = run_world_task(job.task, job.seed, policy=capture, out=out / "episodes",
-                                         surface=job.surface, server=server, env=env, max_steps=max_steps,
-                                         skin=job.skin)  # fmt: skip
-                    _write_targets(run.episode_dir, holder["p"].targets)
-                    agreed = sum(t["agreed"] for t in holder["p"].targets)
-                    row.update(episode_dir=str(run.episode_dir), verdict=run.verdict.verdict, agreed=agreed,
-                               states=len(holder["p"].targets))  # fmt: skip
-                except Exception as exc:  # noqa: BLE001
-                    log.warning("Rollout %s failed: %s", job.key, exc)
-                    row.update(episode_dir=None, verdict="error", error=f"{type(exc).__name__}: {exc}")
-                _append(out, row)
-                done[job.key] = row
-        finally:
-            for env in envs.values():
-                env.close()
+    run_jobs(todo, spec, parallel, record)
     return [done[j.key] for j in jobs if j.key in done]
+
+
+def world_oracle_episodes(out: Path, jobs: list[Job], on_done: Callable[[dict[str, Any]], None] | None = None,
+                          max_steps: int | None = None, parallel: Parallel = Parallel(),
+                          task_files: tuple[str, ...] = ()) -> list[dict[str, Any]]:  # fmt: skip
+    """The oracle on every job (resumable), with the target box of each click in `nano_targets.json`."""
+    spec = CollectSpec(str(out), "oracle", max_steps=max_steps, task_files=task_files)
+    return collect_episodes(spec, jobs, parallel, on_done)
+
+
+def world_relabel_rollouts(out: Path, jobs: list[Job], checkpoint: Path | str, *, max_off: int | None = 2,
+                           max_steps: int = 12, parallel: Parallel = Parallel(),
+                           task_files: tuple[str, ...] = ()) -> list[dict[str, Any]]:  # fmt: skip
+    """venus-nano from `checkpoint` on every job (resumable), each state it visits labelled by the oracle."""
+    spec = CollectSpec(str(out), "relabel", str(checkpoint), max_steps, max_off, task_files)
+    return collect_episodes(spec, jobs, parallel)
 
 
 # ---- grounding ---------------------------------------------------------------------------------------------

@@ -29,13 +29,14 @@ from typing import Any
 
 import torch
 
-from venuskit.agent.nano import nano_policy_factory
 from venuskit.flywheel import collect, rows
 from venuskit.infra.atomic import write_json
 from venuskit.models.nano.model import NanoModel
 from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.models.nano.reader import Reader
+from venuskit.runs.parallel import Parallel
 from venuskit.tasks import splits
+from venuskit.tasks.spec import register_file
 from venuskit.train.nano.common import StageResult
 from venuskit.train.nano.data import Example, FeatureCache, examples
 from venuskit.train.nano.grpo import GRPOConfig, grpo
@@ -66,6 +67,9 @@ class NanoTrainConfig:
     grounding_n: int = field(default=400, metadata={"help": "Synthetic grounding samples (0: no grounding)."})
     captcha_per_type: int = field(default=6, metadata={"help": "CAPTCHA instances per training type (0: none)."})
     rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
+    tasks: tuple[Path, ...] = field(default=(), metadata={
+        "help": "Synthesised task files (`venus tasks synth`); their train-split tasks join the training templates."})
+    workers: int = field(default=1, metadata={"help": "Collection workers (each a browser and a world server)."})
     size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
     skins: tuple[int, ...] = field(default=(0,), metadata={
@@ -86,14 +90,30 @@ class NanoTrainConfig:
             raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
         NetConfig.named(self.size)
         NetConfig.named(self.teacher_size)
+        self.tasks = tuple(Path(p) for p in self.tasks)
+        missing = [str(p) for p in self.tasks if not p.is_file()]
+        if missing:
+            raise ValueError(f"Task files not found: {', '.join(missing)}.")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}.")
         self.skins = tuple(self.skins)
         if not self.skins:
             raise ValueError("skins needs at least one skin (0 is the default look).")
         for skin in self.skins:
             splits.require_train_skin(skin)
 
+    def task_files(self) -> tuple[str, ...]:
+        return tuple(str(p) for p in self.tasks)
+
+    def parallel(self) -> Parallel:
+        return Parallel(workers=self.workers)
+
 
 def templates_of(cfg: NanoTrainConfig) -> list[str]:
+    """The training tasks: `templates`, else the training split's (hand-written, less the validation slice) and
+    the train-split tasks of every registered task file."""
+    for path in cfg.tasks:
+        register_file(path)
     if cfg.templates:
         return list(cfg.templates)
     return splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
@@ -104,10 +124,12 @@ def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
     out = cfg.out
     jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant,
                               skins=cfg.skins)  # fmt: skip
-    sources = {"world": rows.world_rows(collect.world_oracle_episodes(out / "world", jobs), relabelled=False)}
+    episodes = collect.world_oracle_episodes(out / "world", jobs, parallel=cfg.parallel(), task_files=cfg.task_files())
+    sources = {"world": rows.world_rows(episodes, relabelled=False)}
     if cfg.validation and not cfg.templates:
         vjobs = collect.world_jobs(splits.validation_templates(), ("browser",), seed_offset=4000)
-        sources["validation"] = rows.world_rows(collect.world_oracle_episodes(out / "validation", vjobs), False)
+        val = collect.world_oracle_episodes(out / "validation", vjobs, parallel=cfg.parallel())
+        sources["validation"] = rows.world_rows(val, relabelled=False)
     if cfg.grounding_n:
         sources["grounding"] = rows.grounding_rows(collect.grounding_data(out / "grounding", cfg.grounding_n,
                                                                           cfg.seed))  # fmt: skip
@@ -157,16 +179,12 @@ class _Run:
         """The policy's own rollouts on training templates and fresh training seeds, relabelled by the oracle."""
         if n <= 0:
             return []
-        model = NanoModel.load(checkpoint, reader=self.reader)
         jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000,
                                   skins=self.cfg.skins)  # fmt: skip
         random.Random(f"{self.cfg.seed}:{name}").shuffle(jobs)
-        by_surface: dict[str, list[collect.Job]] = {}
-        for job in jobs[:n]:
-            by_surface.setdefault(job.surface, []).append(job)
-        index = []
-        for surface, js in sorted(by_surface.items()):
-            index += collect.world_relabel_rollouts(self.cfg.out / name, js, nano_policy_factory(surface, model))
+        index = collect.world_relabel_rollouts(self.cfg.out / name, sorted(jobs[:n], key=lambda j: j.surface),
+                                               checkpoint, parallel=self.cfg.parallel(),
+                                               task_files=self.cfg.task_files())  # fmt: skip
         return self.featurise({name: rows.world_rows(index, relabelled=True)})[name]
 
     def record(self, result: StageResult) -> None:

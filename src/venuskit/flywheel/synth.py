@@ -37,7 +37,7 @@ from venuskit.tasks.synth import build, writer
 from venuskit.tasks.synth.build import Candidate
 from venuskit.tasks.synth.catalog import Catalog, bundled_catalog
 from venuskit.tasks.synth.coverage import Coverage, Failures, coverage_of, failures_of, sampling_weights
-from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures
+from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures, heldout_only
 from venuskit.tasks.synth.sample import HORIZONS, Domains, Sampler, SamplerConfig
 from venuskit.tasks.synth.taskfile import write_task_file
 
@@ -364,9 +364,10 @@ def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
 
 def _sampler_config(config: SynthConfig, catalog: Catalog) -> SamplerConfig:
     caps = None
-    if config.split == "train":
-        caps = build.train_capabilities(catalog)
-    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps)
+    avoid: frozenset[str] = frozenset()
+    if config.split == "train":  # nothing only a held-out template holds is even drawn
+        caps, avoid = build.train_capabilities(catalog), heldout_only()[1]
+    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps, avoid=avoid)
 
 
 def _draw(sampler: Sampler, config: SynthConfig, catalog: Catalog, worlds: SeedWorlds, seen: set[str],
