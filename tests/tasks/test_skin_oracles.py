@@ -143,3 +143,14 @@ def _texts(messages: list[dict]) -> str:
         content = m["content"]
         parts += [content] if isinstance(content, str) else [c["text"] for c in content if c.get("type") == "text"]
     return " ".join(parts)
+
+
+def test_training_collection_records_each_episode_in_its_training_skin(tmp_path):
+    from venuskit.flywheel.collect import world_jobs, world_oracle_episodes
+
+    jobs = world_jobs(["mail.star_message"], ["browser"], skins=[0, 7])[:2]
+    assert [j.skin for j in jobs] == [0, 7]
+    index = world_oracle_episodes(tmp_path, jobs)
+    assert [r["skin"] for r in index] == [0, 7] and all(r["verdict"] == "completed" for r in index)
+    assert [load_episode(r["episode_dir"]).task["skin"] for r in index] == [0, 7]
+    assert world_oracle_episodes(tmp_path, jobs) == index  # resumed: both keys are in the index, nothing reruns
