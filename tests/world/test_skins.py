@@ -217,3 +217,15 @@ def test_the_world_suite_runs_each_job_once_per_skin_and_groups_them(tmp_path):
     ]
     by_skins = world_summary(rows)["by_skins"]
     assert {k: v["success"] for k, v in by_skins.items()} == {"default": 1.0, "heldout": 0.0, "train": 1.0}
+
+
+def test_no_oracle_finds_a_control_by_a_wording_a_skin_changes():
+    """A skin rewords the lexicon's controls; an oracle step that looked for one by its text would break under it."""
+    from venuskit.tasks.spec import bundled
+
+    wordings = {w for key, words in skins.lexicon().items() for w in (*STRINGS[key], *words["en"], *words["zh"])}
+    for spec in bundled().values():
+        for seed in range(len(spec.params)):
+            for step in spec.instance(seed).oracle:
+                for text in re.findall(r"(?:has-text\(|text=)['\"]?([^'\")]+)", " ".join(step[1:2])):
+                    assert text not in wordings, f"{spec.id}: {list(step)} finds a control by its wording"
