@@ -145,7 +145,8 @@ def test_a_bad_skin_is_refused_before_anything_is_made(world):
             world.new_episode(seed=0, skin=bad)
     assert world.episode_count() == count
     assert skins.parse("0,3,7") == [0, 3, 7] and skins.parse("900-902,3") == [900, 901, 902, 3]
-    for text in ("a", "3-1", "1,,2", "-4"):
+    assert skins.parse("3,1-4") == [3, 1, 2, 4]
+    for text in ("a", "3-1", "1,,2", "-4", "²", "0-99999"):
         with pytest.raises(ValueError):
             skins.parse(text)
 

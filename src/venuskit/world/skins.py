@@ -45,6 +45,8 @@ WORD_RATE = 0.5  # share of lexicon entries a skin words differently
 WIDE = "@media (min-width: 761px)"  # world.css's phone breakpoint is max-width 760px
 _COLOUR = re.compile(r"#[0-9a-fA-F]{3,8}")
 _PX = re.compile(r"[0-9]{1,3}px")
+_DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII digits only ("²".isdigit() is True)
+MAX_LISTED = 10_000
 
 
 @dataclass(frozen=True)
@@ -111,17 +113,20 @@ def get(skin_id: int) -> Skin:
 
 
 def parse(text: str) -> list[int]:
-    """Skins from a command line: "0,3,7" or a range "0-9" (or both, "0,10-12"); ValueError with the reason."""
-    out: list[int] = []
+    """Skins from a command line: "0,3,7" or a range "0-9" (or both, "0,10-12"), in order, each once; ValueError
+    with the reason (at most MAX_LISTED skins: a run over more is a typing error)."""
+    out: dict[int, None] = {}
     for part in (p.strip() for p in text.split(",")):
         low, dash, high = part.partition("-")
-        if not low.isdigit() or (dash and not high.isdigit()):
+        if not _DIGITS.fullmatch(low) or (dash and not _DIGITS.fullmatch(high)):
             raise ValueError(f"Skins are whole numbers or ranges like '0,3,7' or '0-9'; cannot read {part!r}.")
         lo, hi = int(low), int(high) if dash else int(low)
         if hi < lo:
             raise ValueError(f"The skin range {part!r} ends before it starts.")
-        out.extend(x for x in range(lo, hi + 1) if x not in out)
-    return out
+        if hi - lo + 1 + len(out) > MAX_LISTED:
+            raise ValueError(f"{text!r} names more than {MAX_LISTED} skins.")
+        out.update(dict.fromkeys(range(lo, hi + 1)))
+    return list(out)
 
 
 @functools.lru_cache(maxsize=1024)
