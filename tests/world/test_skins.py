@@ -197,6 +197,36 @@ def test_training_never_uses_a_held_out_skin(tmp_path):
     assert NanoTrainConfig(out=tmp_path, skins=tuple(looks)).skins == tuple(looks)
 
 
+def test_every_collector_refuses_a_held_out_skin_and_the_loop_spreads_its_rollouts(tmp_path, monkeypatch):
+    """Collection records training data: a job in a held-out skin is refused by the collectors themselves (however
+    the job was made), before anything runs or is written; the closed loop's rollouts take its training skins in
+    turn, and `venus loop --skins` refuses a held-out one in one line."""
+    from typer.testing import CliRunner
+
+    from venuskit.cli.main import app
+    from venuskit.flywheel import collect, loop
+
+    held = splits.heldout_skins()[0]
+    jobs = [collect.Job("mail.star_message", 0, "browser", 3), collect.Job("mail.star_message", 1, "browser", held)]
+    with pytest.raises(ValueError, match="held-out skin"):
+        collect.world_oracle_episodes(tmp_path / "oracle", jobs)
+    with pytest.raises(ValueError, match="held-out skin"):
+        collect.world_relabel_rollouts(tmp_path / "relabel", jobs, tmp_path / "student.pt")
+    assert not (tmp_path / "oracle").exists() and not (tmp_path / "relabel").exists()  # nothing ran, nothing kept
+
+    with pytest.raises(ValueError, match="held-out skin"):
+        loop.LoopConfig(out=str(tmp_path), skins=(0, held))
+    seen: list[collect.Job] = []
+    monkeypatch.setattr(collect, "world_relabel_rollouts", lambda out, jobs, *a, **kw: seen.extend(jobs) or [])
+    config = loop.LoopConfig(out=str(tmp_path), skins=(0, 5, 7))
+    loop.collect_round(config, tmp_path, ["mail.star_message", "mail.reply_all", "settings.rename_profile"] * 2, 0,
+                       "student.pt", None)  # fmt: skip
+    assert [j.skin for j in seen] == [0, 5, 7, 0, 5, 7]
+    result = CliRunner().invoke(app, ["loop", "--skins", f"0,{held}", "--out", str(tmp_path / "cli")])
+    assert result.exit_code != 0 and "held-out skin" in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "cli").exists()
+
+
 def test_the_world_suite_runs_each_job_once_per_skin_and_groups_them(tmp_path):
     from venuskit.eval.suites.summary import world_summary
     from venuskit.eval.suites.world import WorldSuiteConfig, world_jobs

@@ -278,7 +278,10 @@ def collect_episodes(spec: CollectSpec, jobs: list[Job], parallel: Parallel = Pa
                      on_done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """Run every job not already in `spec.out/index.jsonl` (serially, on worker processes or Ray actors), append
     each row to the index as it finishes (a rerun resumes), and return the index rows of all jobs. A job whose
-    infrastructure failed after its retries is kept as verdict 'error' with the reason."""
+    infrastructure failed after its retries is kept as verdict 'error' with the reason. A job in a held-out skin
+    is refused (ValueError) before any job runs."""
+    for job in jobs:  # every collector records training data: a held-out skin never enters, however it was made
+        splits.require_train_skin(job.skin)
     out = Path(spec.out)
     out.mkdir(parents=True, exist_ok=True)
     done = _done(out)
