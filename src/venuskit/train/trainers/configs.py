@@ -48,6 +48,21 @@ class _DataFields:
         parse_weights(self.domain_weights)  # a clear error now rather than after the model loads
         if self.n_img < 0:
             raise ValueError(f"`n_img` must be 0 or more, got {self.n_img}.")
+        self._default_precision()
+
+    def _default_precision(self) -> None:
+        """Device and precision follow the hardware, so the same stage flags run on CPU processes and on GPUs and
+        only the accelerate config changes. With no accelerator at all, use_cpu is set: without it a process
+        started by torchrun finds no GPU backend and trains alone instead of joining the gloo group. Left unset,
+        bf16 is on only where a bf16 GPU is (TRL turns it on everywhere, and transformers then refuses a CPU)."""
+        import torch
+
+        if not torch.accelerator.is_available():
+            self.use_cpu = True
+        if getattr(self, "bf16", None) is None and not getattr(self, "fp16", False):
+            from transformers.utils import is_torch_bf16_gpu_available
+
+            self.bf16 = not self.use_cpu and is_torch_bf16_gpu_available()
 
 
 def parse_weights(text: str) -> dict[str, float]:
