@@ -28,4 +28,12 @@ fi
 "$VENV/bin/python" -m pip install -q --upgrade pip
 # The project never lets a dependency pull a torch other than the CPU 2.13.0 kept on disk (train extra pins it).
 "$VENV/bin/python" -m pip install -q -e ".[${EXTRAS}]"
+# DeepSpeed (configs/accelerate/zero2.yaml, zero3.yaml) with the train extra. It ships as source whose setup.py
+# imports torch: built against the torch installed above (--no-build-isolation), its small requirements named by
+# the `deepspeed` extra in pyproject.toml and installed with --no-deps, so pip never resolves a torch of its own.
+# Without CUDA it runs on its CPU accelerator over gloo (tests/train/test_distributed.py).
+if [[ ",${EXTRAS}," == *",train,"* ]] && ! "$VENV/bin/python" -m pip show -q deepspeed >/dev/null 2>&1; then
+  DS_BUILD_OPS=0 "$VENV/bin/python" -m pip install -q --no-build-isolation --no-deps \
+    "deepspeed>=0.18,<0.20" "hjson>=3.1" "py-cpuinfo>=9" "einops>=0.8" "ninja>=1.11" "msgpack>=1.0"
+fi
 echo "venuskit is set up in $VENV (extras: ${EXTRAS}); activate with: source $VENV/bin/activate"

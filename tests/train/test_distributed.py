@@ -5,6 +5,8 @@ torchrun starts them, torch.distributed joins them over gloo) against one proces
   relative 1e-4 and the weights after 4 steps to 1e-5, while training moved them by far more than that. A
   checkpoint the 2 processes saved at step 2 resumes on 1 process to the same losses and weights (optimizer,
   scheduler and data position carried over, not only the weights).
+- DeepSpeed ZeRO-2 (configs/accelerate/zero2.yaml, the GPU file with mixed precision off): the same losses and
+  weights as 1 process.
 - MOPD (a GRPOTrainer subclass: generation, teacher scoring, the clipped loss and its all-reduce) with greedy
   decoding (top_k 1), so both layouts draw the same completions: 1 process saves at step 1, 2 processes resume
   from it, and step 2 gives 1 process's loss and weights.
@@ -37,7 +39,7 @@ from venuskit.cli.train_cmd import app
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-CPU_CONFIG = ROOT / "configs" / "accelerate" / "cpu.yaml"
+CONFIGS = ROOT / "configs" / "accelerate"
 LOSS_RTOL = 1e-4
 WEIGHT_ATOL = 1e-5
 FAST = ["--report_to", "none", "--logging_steps", "1", "--disable_tqdm", "true", "--gradient_checkpointing",
@@ -50,16 +52,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def venus_train(processes: int, stage: str, args: list[str], out: Path) -> dict:
-    """Run `venus train STAGE` on `processes` processes; returns its one result line."""
+def venus_train(
+    processes: int, stage: str, args: list[str], out: Path, config: str = "cpu", *launch_args: str
+) -> dict:
+    """Run `venus train STAGE` on `processes` processes under configs/accelerate/CONFIG.yaml; returns its one
+    result line."""
     argv = [stage, *FAST, *args, "--output_dir", str(out)]
     if processes == 1:
         result = CliRunner().invoke(app, argv)
         assert result.exit_code == 0, (result.output[-3000:], result.exception)
         output = result.output
     else:
-        launch = ["-m", "accelerate.commands.launch", "--config_file", str(CPU_CONFIG), "--num_processes",
-                  str(processes), "--main_process_port", str(_free_port()), "--num_cpu_threads_per_process", "1"]  # fmt: skip
+        launch = ["-m", "accelerate.commands.launch", "--config_file", str(CONFIGS / f"{config}.yaml"),
+                  "--num_processes", str(processes), "--main_process_port", str(_free_port()),
+                  "--num_cpu_threads_per_process", "1", *launch_args]  # fmt: skip
         cmd = [sys.executable, *launch, "-m", "venuskit.cli.main", "train", *argv]
         env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
@@ -109,7 +115,7 @@ def data(tmp_path_factory) -> Path:
     return root
 
 
-def test_sft_two_processes_match_one_and_their_checkpoint_resumes_on_one(tiny_model, data, tmp_path):
+def test_sft_two_processes_and_zero2_match_one_and_a_checkpoint_resumes_on_one(tiny_model, data, tmp_path):
     common = ["--model", str(tiny_model), "--data", str(data / "eps"), "--max_steps", "4", "--save_steps", "2",
               "--per_device_train_batch_size", "2", "--learning_rate", "3e-3"]  # fmt: skip
     two, one, resumed = tmp_path / "two", tmp_path / "one", tmp_path / "resumed"
@@ -121,6 +127,11 @@ def test_sft_two_processes_match_one_and_their_checkpoint_resumes_on_one(tiny_mo
     assert max_diff(weights(two), weights(tiny_model)) > 100 * WEIGHT_ATOL  # the comparison is not vacuous
     venus_train(1, "sft", [*one_proc, "--resume_from_checkpoint", str(two / "checkpoint-2")], resumed)
     assert_same_run(two, resumed)
+    # the GPU config file itself: DeepSpeed ZeRO-2 on its CPU accelerator (gloo), float32 so it must match exactly
+    zero2 = tmp_path / "zero2"
+    venus_train(2, "sft", common, zero2, "zero2", "--mixed_precision", "no")
+    assert (zero2 / "checkpoint-2" / "global_step2").is_dir()  # DeepSpeed's own checkpoint layout: it really ran
+    assert_same_run(one, zero2)
 
 
 def test_mopd_checkpoint_of_one_process_resumes_on_two_to_the_same_step(tiny_model, data, tmp_path):

@@ -13,10 +13,19 @@ from venuskit.train.nano import GRPOConfig, MOPDConfig, SFTConfig, grpo, mopd, s
 from venuskit.train.nano.common import step_accuracy
 from venuskit.train.nano.data import FeatureCache, examples
 
-TRAIN = ["mail.star_message", "mail.unstar", "mail.archive_message", "mail.trash_message", "mail.mark_unread",
-         "mail.restore_from_trash"]
-HELD_OUT = [Job("mail.delete_forever", 5000, "browser"), Job("mail.delete_forever", 5001, "browser"),
-            Job("mail.reply_all", 5000, "browser")]
+TRAIN = [
+    "mail.star_message",
+    "mail.unstar",
+    "mail.archive_message",
+    "mail.trash_message",
+    "mail.mark_unread",
+    "mail.restore_from_trash",
+]
+HELD_OUT = [
+    Job("mail.delete_forever", 5000, "browser"),
+    Job("mail.delete_forever", 5001, "browser"),
+    Job("mail.reply_all", 5000, "browser"),
+]
 MARGIN = 0.25  # held-out step accuracy the trained policy must gain over the untrained one (measured: see below)
 
 

@@ -3,6 +3,7 @@ checked before any model loads."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,18 +52,24 @@ class _DataFields:
         self._default_precision()
 
     def _default_precision(self) -> None:
-        """Device and precision follow the hardware, so the same stage flags run on CPU processes and on GPUs and
+        """Device and precision follow the launch, so the same stage flags run on CPU processes and on GPUs and
         only the accelerate config changes. With no accelerator at all, use_cpu is set: without it a process
         started by torchrun finds no GPU backend and trains alone instead of joining the gloo group. Left unset,
-        bf16 is on only where a bf16 GPU is (TRL turns it on everywhere, and transformers then refuses a CPU)."""
+        bf16 / fp16 follow the accelerate config's mixed_precision (DeepSpeed refuses a mismatch), and outside
+        accelerate bf16 is on only where a bf16 GPU is (TRL turns it on everywhere; transformers refuses a CPU)."""
         import torch
 
         if not torch.accelerator.is_available():
             self.use_cpu = True
-        if getattr(self, "bf16", None) is None and not getattr(self, "fp16", False):
-            from transformers.utils import is_torch_bf16_gpu_available
+        if getattr(self, "bf16", None) is not None or getattr(self, "fp16", False):
+            return
+        launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
+        if launched in ("no", "bf16", "fp16"):
+            self.bf16, self.fp16 = launched == "bf16", launched == "fp16"
+            return
+        from transformers.utils import is_torch_bf16_gpu_available
 
-            self.bf16 = not self.use_cpu and is_torch_bf16_gpu_available()
+        self.bf16 = not self.use_cpu and is_torch_bf16_gpu_available()
 
 
 def parse_weights(text: str) -> dict[str, float]:
