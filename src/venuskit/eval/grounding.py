@@ -8,8 +8,10 @@ Protocol (reference/ui-venus.md §2.5, §3.1): one user message, image then the 
 message, thinking off, temperature 0. The reply is read as: a box [x1,y1,x2,y2] → its centre; two points
 [x1,y1],[x2,y2] → their centre; a point [x,y]; else the numbers in it (2 → a point, 4 or more → the centre of the
 first four). Values are on the 0-1000 grid. [-1,-1] is a refusal. A sample is correct when the normalised point
-lies inside the normalised box (edges included); a refusal sample (bbox all -1, or gt_type negative) is correct
-when the model refuses; a reply with no coordinates is `wrong_format`.
+lies inside the normalised box (edges included); a negative sample (ScreenSpot-Pro's `gt_type: "negative"`, and
+files written before that convention whose refusals have a bbox of -1s and say "positive") is correct when the
+model refuses; a reply with no coordinates is `wrong_format`. Negative samples are reported under gt_type
+"negative", as ScreenSpot-Pro's own breakdowns do.
 
 Every answered sample is appended to `details.jsonl` at once, so an interrupted run resumes where it stopped;
 samples whose request failed are not written and are retried on resume.
@@ -30,6 +32,8 @@ from typing import Any
 from PIL import Image
 
 from venuskit.actions.coords import normalise_box
+from venuskit.actions.grounding import GT_NEGATIVE as NEGATIVE
+from venuskit.actions.grounding import GT_POSITIVE as POSITIVE
 from venuskit.actions.grounding import GroundingReply, parse_grounding
 from venuskit.actions.history import grounding_messages
 from venuskit.eval.report import write_html_summary, write_json_report
@@ -117,19 +121,20 @@ def _load_pro(folder: Path, images: Path, language: str) -> list[GroundingItem]:
                 continue  # e.g. no instruction_cn for this sample
             box = rec.get("bbox", [-1, -1, -1, -1])
             size = tuple(rec["img_size"]) if rec.get("img_size") else None
+            gt_type = _gt_type(rec, box)
             items.append(
                 GroundingItem(
                     key=f"{task}:{rec.get('id', i)}:{language}",
                     img_path=str(images / rec["img_filename"]),
                     instruction=text,
-                    bbox=None if _refusal(box) else tuple(box),
+                    bbox=None if gt_type == NEGATIVE else tuple(box),
                     img_size=size,
                     platform=rec.get("platform"),
                     application=rec.get("application"),
                     group=rec.get("group"),
                     ui_type=rec.get("ui_type"),
                     instruction_style=rec.get("instruction_style", "instruction"),
-                    gt_type=_gt_type(rec, box),
+                    gt_type=gt_type,
                     language=language,
                     task_filename=task,
                 )
@@ -138,9 +143,8 @@ def _load_pro(folder: Path, images: Path, language: str) -> list[GroundingItem]:
 
 
 def _gt_type(rec: dict[str, Any], box: list[float]) -> str:
-    if rec.get("gt_type") == "negative" or _refusal(box):
-        return "refusal"
-    return "positive"
+    """ScreenSpot-Pro's gt_type; a bbox of -1s is negative whatever the file says (files written before)."""
+    return NEGATIVE if rec.get("gt_type") == NEGATIVE or _refusal(box) else POSITIVE
 
 
 def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingItem]:
@@ -153,7 +157,7 @@ def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingIt
                 continue
             img = images / rec.get("img_filename", rec.get("file_name", ""))
             size = tuple(rec["img_size"]) if rec.get("img_size") else None
-            box = _v2_box(rec["bbox"], img, size)
+            box = None if rec.get("gt_type") == NEGATIVE else _v2_box(rec["bbox"], img, size)
             items.append(
                 GroundingItem(
                     key=f"{path.stem}:{rec.get('id', i)}:{language}",
@@ -166,7 +170,7 @@ def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingIt
                     group=rec.get("group", split),
                     ui_type=rec.get("data_type") or rec.get("ui_type"),
                     instruction_style=rec.get("instruction_style", "instruction"),
-                    gt_type="refusal" if box is None else "positive",
+                    gt_type=NEGATIVE if box is None else POSITIVE,
                     language=language,
                     task_filename=path.stem,
                 )
@@ -193,6 +197,7 @@ def image_size(path: str | Path) -> tuple[int, int]:
 
 
 # ---- parsing and scoring -------------------------------------------------------------------------
+
 
 def read_reply(text: str, grid: int = 1000) -> GroundingReply | None:
     """The eval's reading of a reply: venuskit.actions' one grounding reader, lenient (module docstring)."""
