@@ -58,3 +58,29 @@ def test_deepspeeds_schema_refuses_a_bad_value():
 
     with pytest.raises(ValidationError, match="offload_optimizer.device"):
         DeepSpeedZeroConfig(**dict(zero_section("zero2"), offload_optimizer={"device": "gpu"}))
+
+
+@pytest.mark.parametrize(
+    "launched, given, bf16, fp16",
+    [
+        (None, None, False, False),  # no accelerate, no GPU: TRL's bf16-everywhere default would be refused
+        ("bf16", None, True, False),  # zero2.yaml as shipped: DeepSpeed refuses a stage that disagrees
+        ("fp16", None, False, True),
+        ("no", None, False, False),  # cpu.yaml
+        ("bf16", False, False, False),  # a flag on the command line wins
+    ],
+)
+def test_precision_follows_the_launch_unless_given(tiny_model, tmp_path, monkeypatch, launched, given, bf16, fp16):
+    from train_fixtures import fast_args, record_episodes
+
+    from venuskit.train import trainers as T
+
+    record_episodes(tmp_path / "eps", 1)
+    if launched is None:
+        monkeypatch.delenv("ACCELERATE_MIXED_PRECISION", raising=False)
+    else:
+        monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", launched)
+    args = {**fast_args(tmp_path / "o"), "bf16": given, "use_cpu": False}
+    cfg = T.VenusSFTConfig(model=str(tiny_model), data=str(tmp_path / "eps"), **args)
+    assert (cfg.bf16, cfg.fp16) == (bf16, fp16)
+    assert cfg.use_cpu  # no accelerator here: without it a torchrun rank would not join the gloo group
