@@ -1,5 +1,6 @@
 """`venus synth grounding-convert`: files written before refusals said `gt_type: "negative"` are rewritten as
-ScreenSpot-Pro marks them, in place; a second run changes nothing; a broken file is named and left as it was."""
+ScreenSpot-Pro marks them, in place; a second run changes nothing; a broken file is named and the folder is left
+as it was."""
 
 from __future__ import annotations
 
@@ -66,6 +67,12 @@ def test_bad_input_is_named_and_nothing_is_lost(tmp_path):
     (tmp_path / "annotations").mkdir()
     broken = tmp_path / "annotations" / "mail_web.json"
     broken.write_text('[{"bbox": [-1, -1, -1, -1], "gt_type": "positive"')  # cut short
+    good = tmp_path / "annotations" / "shop_web.json"  # sorts after the broken one
+    good.write_text(json.dumps([old_record(0, refusal=True)]))
     res = runner.invoke(app, ["grounding-convert", str(tmp_path)])
-    assert res.exit_code == 2 and "mail_web.json" in res.output
+    assert res.exit_code == 2 and "mail_web.json" in res.output and "Nothing in the folder was changed" in res.output
     assert broken.read_text() == '[{"bbox": [-1, -1, -1, -1], "gt_type": "positive"'
+    assert json.loads(good.read_text())[0]["gt_type"] == "positive"  # not half converted
+    broken.write_text(json.dumps([old_record(1, refusal=False)]))  # once fixed, the whole folder converts
+    res = runner.invoke(app, ["grounding-convert", str(tmp_path), "--json"])
+    assert json.loads(res.output) == {"files": 2, "samples": 2, "negative": 1, "changed": 1}

@@ -252,7 +252,8 @@ def convert_refusals(folder: str | Path) -> dict[str, int]:
     """Rewrite, in place and atomically, the ScreenSpot-Pro (`annotations/*.json`) or ScreenSpot-v2
     (`screenspot_*.json`) files of `folder` so that every refusal sample (bbox all -1) says `gt_type: "negative"`
     and every other sample `"positive"`. Returns counts: files, samples, and how many gt_types changed. Running it
-    again changes nothing."""
+    again changes nothing. Every file is read before any is written, so a folder with a broken file is left whole
+    (the error names each one) rather than half converted."""
     folder = Path(folder)
     files = sorted((folder / "annotations").rglob("*.json")) or sorted(folder.glob("screenspot_*.json"))
     if not files:
@@ -260,9 +261,17 @@ def convert_refusals(folder: str | Path) -> dict[str, int]:
             f"{folder} holds no ScreenSpot files: expected annotations/*.json (ScreenSpot-Pro) or "
             "screenspot_*.json (ScreenSpot-v2)."
         )
-    counts = {"files": 0, "samples": 0, "negative": 0, "changed": 0}
+    loaded: dict[Path, list[dict[str, Any]]] = {}
+    errors: list[str] = []
     for path in files:
-        records = _read_records(path)
+        try:
+            loaded[path] = _read_records(path)
+        except SynthError as e:
+            errors.append(str(e))
+    if errors:
+        raise SynthError(" ".join(errors) + " Nothing in the folder was changed.")
+    counts = {"files": 0, "samples": 0, "negative": 0, "changed": 0}
+    for path, records in loaded.items():
         changed = 0
         for rec in records:
             want = NEGATIVE if is_refusal_box(rec.get("bbox")) or rec.get("gt_type") == NEGATIVE else POSITIVE
@@ -281,7 +290,7 @@ def _read_records(path: Path) -> list[dict[str, Any]]:
     try:
         records = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SynthError(f"Could not read {path}: {e}. Nothing was changed in it.") from e
+        raise SynthError(f"Could not read {path}: {e}.") from e
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise SynthError(f"{path} must hold a JSON list of sample objects; nothing was changed in it.")
+        raise SynthError(f"{path} must hold a JSON list of sample objects.")
     return records
