@@ -16,7 +16,8 @@ torchrun starts them, torch.distributed joins them over gloo) against one proces
 
 The 2-process runs are the real `accelerate launch ... -m venuskit.cli.main train STAGE` in a subprocess, as a
 user starts them; 1-process runs call the same `venus train` command in this process (it saves the interpreter
-start-up). About 1-2 minutes on 2 loaded cores, nearly all of it process start-up.
+start-up). Nearly all of the wall time is process start-up: 1-2 minutes on 2 lightly loaded cores, 8 minutes
+at load average 15-18 on a shared 2-core machine.
 """
 
 from __future__ import annotations
