@@ -22,7 +22,7 @@ from venuskit.cli import (
     verify_cmd,
     world_cmd,
 )
-from venuskit.cli.common import ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
+from venuskit.cli.common import SKIN_HELP, ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
 from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
@@ -58,6 +58,7 @@ def run(
     tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
                                            "(e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
+    skin: int = typer.Option(0, "--skin", help="With --world: " + SKIN_HELP),
     model: str = ModelOpts.model,
     model_name: str = ModelOpts.model_name,
     api_key: str = ModelOpts.api_key,
@@ -128,7 +129,8 @@ def run(
             fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
                  "expose; on --surface android actions are recorded, not stopped (docs/android.md).")  # fmt: skip
         if world:
-            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety, device)
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety, device,
+                              skin)  # fmt: skip
         if device is not None:
             return _run_device(task, start_url, app_name, resume, device, mcfg, out, max_steps, n_img, interactive,
                                json_out, checker)  # fmt: skip
@@ -164,7 +166,7 @@ def run(
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
-               checker=None, safety: SafetyOpts | None = None, device=None):  # fmt: skip
+               checker=None, safety: SafetyOpts | None = None, device=None, skin: int = 0):  # fmt: skip
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
@@ -191,7 +193,7 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
     else:
         guarded = world_guard(task_id, surface, browser_config(surface, [], headed=False), safety or SafetyOpts())
     with guarded as (server, env, safety_gate):
-        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps,
+        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps, skin=skin,
                              server=server, env=env, step_check=checker, safety_gate=safety_gate)  # fmt: skip
     result = run.to_dict()
     typer.echo(json.dumps(result) if json_out else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")
