@@ -16,14 +16,17 @@ import re
 import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
+from venuskit.tasks.registry import Checks
+
 SSCONVERT_TIMEOUT_S = 30.0
+CONSEQUENTIAL = ("file.trash", "file.delete")  # what a task must declare to do (see consequential_actions)
+TRASH = ".local/share/Trash/files"  # the freedesktop trash, as the file manager writes it
 _CELL = re.compile(r"^([A-Za-z]{1,3})([1-9][0-9]{0,6})$")
 _GNM = "{http://www.gnumeric.org/v10.dtd}"
 
@@ -57,21 +60,9 @@ class DesktopContext:
         return self._books[key]
 
 
-CheckFn = Callable[..., bool]
-CHECKS: dict[str, tuple[CheckFn, frozenset[str]]] = {}
-
-
-def check(name: str, *args: str) -> Callable[[CheckFn], CheckFn]:
-    def deco(fn: CheckFn) -> CheckFn:
-        CHECKS[name] = (fn, frozenset(args))
-        return fn
-
-    return deco
-
-
-def run_check(name: str, ctx: DesktopContext, args: dict[str, Any]) -> bool:
-    fn, _ = CHECKS[name]
-    return bool(fn(ctx, **args))
+CHECKS = Checks("desktop")  # the desktop surface's table (venuskit.tasks.registry)
+check = CHECKS.check
+run_check = CHECKS.run
 
 
 def _norm(text: str) -> str:
@@ -167,7 +158,7 @@ def dir_files(ctx, path, names=(), exactly=False, count=None) -> bool:
 @check("trash.has", "name")
 def trash_has(ctx, name) -> bool:
     """`name` was moved to the desktop trash (freedesktop layout, as the file manager writes it)."""
-    return (ctx.path(".local/share/Trash/files") / name).exists()
+    return (ctx.path(TRASH) / name).exists()
 
 
 @check("home.changed", "ignore")
@@ -182,6 +173,27 @@ def home_changes(home: Path, snapshot: Path | None, ignore: tuple[str, ...] = ()
     file moved to the trash still shows as gone from where it was."""
     now, then = _digests(home, ignore), _digests(snapshot, ignore) if snapshot else {}
     return sorted(p for p in set(now) | set(then) if now.get(p) != then.get(p))
+
+
+def consequential_actions(home: Path, snapshot: Path | None) -> list[dict[str, str]]:
+    """The consequential actions an episode took on the user's files, in the shape of the world's action log
+    ({kind, detail}): a file of the start that is gone from the home folder, its bytes nowhere else in it, was moved
+    to the trash (`file.trash`: the trash holds its bytes or its name) or deleted for good (`file.delete`). A file
+    moved or renamed keeps its bytes in the home folder and is no such action; an edited one keeps its path."""
+    if snapshot is None:
+        return []
+    now, then = _digests(home, ()), _digests(snapshot, ())
+    kept = set(now.values())
+    trash = home / TRASH
+    in_trash = [p for p in trash.rglob("*") if p.is_file()] if trash.is_dir() else []
+    trashed = {hashlib.sha256(p.read_bytes()).hexdigest() for p in in_trash} | {p.name for p in in_trash}
+    out = []
+    for path, digest in sorted(then.items()):
+        if digest == "dir" or path in now or digest in kept:
+            continue
+        kind = "file.trash" if digest in trashed or Path(path).name in trashed else "file.delete"
+        out.append({"kind": kind, "detail": path})
+    return out
 
 
 def _digests(root: Path, skip: tuple[str, ...]) -> dict[str, str]:
