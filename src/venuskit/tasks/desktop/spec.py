@@ -125,9 +125,9 @@ def _task(raw: Any, w: Where) -> DesktopTaskSpec:
     spec = DesktopTaskSpec(
         id=c.id, apps=c.apps, category=c.category, goal=c.goal, goal_zh=c.goal_zh, params=c.params,
         keypoints=c.keypoints, source=w.path,
-        files=tuple(_file(f, w, f"files[{i}]") for i, f in enumerate(raw.get("files", []))),
-        config=tuple(_config(x, w, f"config[{i}]") for i, x in enumerate(raw.get("config", []))),
-        windows=tuple(_window(x, w, f"windows[{i}]") for i, x in enumerate(raw.get("windows", []))),
+        files=tuple(file_entry(f, w, f"files[{i}]") for i, f in enumerate(raw.get("files", []))),
+        config=tuple(config_entry(x, w, f"config[{i}]") for i, x in enumerate(raw.get("config", []))),
+        windows=tuple(window_entry(x, w, f"windows[{i}]") for i, x in enumerate(raw.get("windows", []))),
         focus=int(raw.get("focus", -1)), forbid=c.forbid, consequential=c.consequential, oracle=c.oracle,
         steps=c.steps, max_steps=c.max_steps, tags=c.tags, infeasible_reason=c.infeasible_reason,
     )  # fmt: skip
@@ -138,7 +138,7 @@ def _task(raw: Any, w: Where) -> DesktopTaskSpec:
     return spec
 
 
-def _file(raw: Any, w: Where, where: str) -> dict[str, Any]:
+def file_entry(raw: Any, w: Where, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
         raise w.fail(where, "a file needs a 'path' relative to the home folder")
     kinds = [k for k in FILE_KINDS if k in raw]
@@ -151,14 +151,14 @@ def _file(raw: Any, w: Where, where: str) -> dict[str, Any]:
     return dict(raw)
 
 
-def _config(raw: Any, w: Where, where: str) -> dict[str, Any]:
+def config_entry(raw: Any, w: Where, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict) or set(raw) != {"path", "section", "key", "value"}:
         raise w.fail(where, "a config entry has exactly path, section, key and value")
     _relative(raw["path"], w, f"{where}.path")
     return dict(raw)
 
 
-def _window(raw: Any, w: Where, where: str) -> dict[str, Any]:
+def window_entry(raw: Any, w: Where, where: str) -> dict[str, Any]:
     if not isinstance(raw, dict) or raw.get("app") not in APPS:
         raise w.fail(f"{where}.app", f"must be one of {', '.join(APPS)}")
     extra = set(raw) - {"app", "args", "geometry"}
