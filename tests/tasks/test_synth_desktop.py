@@ -176,3 +176,23 @@ def test_a_duplicate_of_a_hand_written_desktop_template_or_of_the_set():
     with pytest.raises(Rejected, match="already holds") as err:
         build_of(two, {first.spec.id})
     assert err.value.reason == "duplicate"
+
+
+def test_a_desktop_proof_is_kept_only_when_the_oracle_completes_and_doing_nothing_fails():
+    """The run's decisions, in drawing order, from proofs as the desktop prover reports them."""
+    from venuskit.eval.synth_run import Outcome, SynthConfig, _Run
+
+    plans = [plan_of(("xterm.write_file", {}), ("mousepad.prepend_line", {}), seed=s) for s in (1, 2, 3, 4)]
+    cands = [build_of(p) for p in plans]
+    run = _Run(SynthConfig(surface="computer", n=4), CAT)
+    proofs = [("completed", "failed", "every keypoint holds"), ("completed", "partial", "doing nothing scores"),
+              ("failed", "", "no progress keypoint holds"), ("completed", "error", "the do-nothing run could not")]
+    for i, (cand, (verdict, idle, reason)) in enumerate(zip(cands, proofs, strict=True)):
+        run.pending[i] = Outcome(i, cand)
+        run.order.append(i)
+        run.done[i] = Outcome(i, cand, verdict=verdict, reason=reason, idle=idle)
+    run.commit()
+    assert [c.spec.id for c in run.accepted] == [cands[0].spec.id]
+    assert [(r["reason"], r["task"]) for r in run.rejected] == [
+        ("unverifiable_result", cands[1].spec.id), ("oracle_failed", cands[2].spec.id),
+        ("oracle_failed", cands[3].spec.id)]  # fmt: skip

@@ -52,8 +52,8 @@ def run(
     world: str = typer.Option("", "--world", help="World task id (`venus world tasks`); scored by its contract."),
     desktop_task: str = typer.Option("", "--desktop-task", help="Desktop task id (`venus desktop tasks`), with "
                                      "--surface computer; scored by its contract."),
-    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
-                                           "(e.g. written by `venus tasks synth`)."),
+    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world (or "
+                                           "--desktop-task) may name (e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
     model: str = typer.Option("", "--model", help="OpenAI-compatible base URL (vLLM, SGLang); none: venus-nano, "
                               "the embedded default policy, in process."),
@@ -111,6 +111,7 @@ def run(
         if desktop_task or surface == "computer":
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
+            desktop_cmd.register_tasks(tasks_file)
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
         if world:
             return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
