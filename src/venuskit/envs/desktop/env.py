@@ -55,6 +55,8 @@ from venuskit.infra import proc
 
 QUIET_S = 0.005  # a repaint is finished when no more drawing is reported for this long
 RESET_QUIET_S = 0.1  # after starting apps: they paint in several passes (window, then contents, then fonts)
+# A browser paints a page some time after its title is set (layout, fonts, images), in a process X does not ping.
+LOADING_QUIET_S = 0.6
 INPUT_TIMEOUT_S = 2.0  # cap on waiting for the server to process an action's input
 _X_GONE = (error.ConnectionClosedError, BrokenPipeError, ConnectionResetError, OSError)
 
@@ -326,6 +328,7 @@ class DesktopEnv:
         for w in windows:
             self._launch(get_app(w["app"]), tuple(w.get("args", ())), w.get("geometry"))
         self._await_windows(self._apps)
+        self._await_content(self._apps)
         for app in self._apps:
             self._place(app)
         if self._apps:
@@ -371,6 +374,17 @@ class DesktopEnv:
                 raise ActionTimeout(f"{names} showed no window within {self.config.launch_timeout_s:g} s (windows: "
                                     f"{[w.title for w in wins]}; log: {logs}).")  # fmt: skip
             time.sleep(0.01)
+
+    def _await_content(self, apps: list[_App]) -> None:
+        """Wait (bounded) until apps that load their first content after showing a window (the browser: a page
+        from the world server) no longer show a loading title. A page that never loads is left as it is: the
+        agent sees what a person would."""
+        end = time.monotonic() + self.config.launch_timeout_s
+        while time.monotonic() < end:
+            titles = {w.id: w.title for w in self.x.windows()}
+            if not any(a.spec.busy and titles.get(a.window, "").startswith(a.spec.busy) for a in apps):
+                return
+            time.sleep(0.05)
 
     def _place(self, app: _App) -> None:
         geometry = app.geometry or ("max" if len(self._apps) == 1 else None)
@@ -573,7 +587,9 @@ class DesktopEnv:
         """After starting apps: each has handled its start-up events (a ping), then the screen stays still for
         RESET_QUIET_S (apps paint in passes: the frame, the contents, late fonts and icons)."""
         self.x.ping(self.x.pingable(self.x.client_ids())[0], self.config.ping_timeout_s * 4)
-        return self._observe(first_s=0.0, quiet_s=RESET_QUIET_S)
+        loading = any(a.spec.busy for a in self._apps)
+        return self._observe(first_s=LOADING_QUIET_S if loading else 0.0,
+                             quiet_s=LOADING_QUIET_S if loading else RESET_QUIET_S)  # fmt: skip
 
     def _observe(self, first_s: float | None = None, quiet_s: float = QUIET_S) -> Observation:
         """Capture once the action's repaint is done. The wait for a repaint that may still come (`first_s`, a

@@ -3,7 +3,10 @@
 A check reads the home folder (files as the apps saved them; spreadsheets through Gnumeric's own converter,
 `ssconvert`), the snapshot the episode started from, the live desktop's facts (window titles, geometry and focus
 as the X server reports them, taken by the runner when the episode ended) and the agent's final answer. Paths are
-relative to the home folder and never leave it. Add a check with `@check("name", "arg", ...)`.
+relative to the home folder and never leave it. A task that uses the world's web apps in the desktop's browser also
+has their state (`world`): every world check runs on it as `web.<name>`, and `web.sent_file`, `web.drive_file_from`
+and `file.from_web` compare the bytes that crossed between the home folder and the world. Add a check with
+`@check("name", "arg", ...)`.
 """
 
 from __future__ import annotations
@@ -22,7 +25,10 @@ from typing import Any
 
 from PIL import Image
 
+from venuskit.tasks.checks import CHECKS as WORLD_CHECKS
+from venuskit.tasks.checks import CheckContext as WorldContext
 from venuskit.tasks.registry import Checks
+from venuskit.world.files import doc_bytes
 
 SSCONVERT_TIMEOUT_S = 30.0
 CONSEQUENTIAL = ("file.trash", "file.delete")  # what a task must declare to do (see consequential_actions)
@@ -42,6 +48,7 @@ class DesktopContext:
     facts: dict[str, Any] = field(default_factory=dict)  # windows, focus, pointer, screen (DesktopEnv.facts)
     answer: str | None = None  # content of the agent's final Finished / CallUser
     end_reason: str | None = None
+    world: Any = None  # the world episode's state (venuskit.world.state.EpisodeState) when the task uses its web apps
     _books: dict[tuple[str, float, int], Workbook] = field(default_factory=dict)
 
     def path(self, rel: str) -> Path:
@@ -50,6 +57,11 @@ class DesktopContext:
         if not p.is_relative_to(self.home.resolve()):
             raise CheckError(f"{rel!r} is outside the home folder.")
         return p
+
+    def world_state(self) -> Any:
+        if self.world is None:
+            raise CheckError("This check reads the world's web apps; the task has no [task.world].")
+        return self.world
 
     def workbook(self, rel: str) -> Workbook:
         p = self.path(rel)
@@ -468,3 +480,64 @@ def answer_contains(ctx, text=None, number=None) -> bool:
         nums = [_number(n) for n in re.findall(r"-?\d[\d,]*\.?\d*", got)]
         return any(n is not None and abs(n - float(number)) < 1e-6 for n in nums)
     return True
+
+
+# ---- the world's web apps beside the desktop (tasks with a [task.world]) -------------------------------------
+
+
+def _bridge(fn: Any) -> Any:
+    def run(ctx: DesktopContext, **kw: Any) -> bool:
+        return bool(fn(WorldContext(ctx.world_state(), ctx.answer, ctx.end_reason), **kw))
+
+    return run
+
+
+# Every world check, as `web.<name>`, over the task's world episode (e.g. web.mail.sent, web.drive.file).
+for _name, (_fn, _args) in WORLD_CHECKS.items():
+    check(f"web.{_name}", *_args)(_bridge(_fn))
+
+
+def _home_bytes(ctx: DesktopContext, path: str) -> bytes | None:
+    p = ctx.path(path)
+    return p.read_bytes() if p.is_file() else None
+
+
+@check("web.sent_file", "path", "attachment", "to", "subject_contains")
+def web_sent_file(ctx, path, attachment, to=None, subject_contains=None) -> bool:
+    """A mail was sent (to `to`, with `subject_contains` in its subject) carrying an attachment named `attachment`
+    whose bytes are exactly those of the home folder's `path` as it is now: the file crossed whole."""
+    want, state = _home_bytes(ctx, path), ctx.world_state()
+    if want is None:
+        return False
+    for m in state.rows("SELECT * FROM mails WHERE folder = 'sent'"):
+        if (to and to.casefold() not in m["recipients"].casefold()) or (
+                subject_contains and subject_contains.casefold() not in m["subject"].casefold()):  # fmt: skip
+            continue
+        atts = state.rows("SELECT * FROM attachments WHERE mail_id = ? AND name = ?", (m["id"], attachment))
+        if any(doc_bytes(state, a["doc_id"]) == want for a in atts):
+            return True
+    return False
+
+
+@check("web.drive_file_from", "path", "name")
+def web_drive_file_from(ctx, path, name) -> bool:
+    """Drive holds a file called `name` (not in the trash) with exactly the bytes of the home folder's `path`."""
+    want, state = _home_bytes(ctx, path), ctx.world_state()
+    rows = state.rows("SELECT doc_id FROM files WHERE name = ? AND trashed = 0", (name,))
+    return want is not None and any(doc_bytes(state, r["doc_id"]) == want for r in rows)
+
+
+@check("file.from_web", "path", "attachment", "subject", "drive_file")
+def file_from_web(ctx, path, attachment=None, subject=None, drive_file=None) -> bool:
+    """The home folder's `path` holds exactly what downloading gives: the world's mail attachment `attachment` (of
+    the mail titled `subject`) or its Drive file `drive_file`."""
+    got, state = _home_bytes(ctx, path), ctx.world_state()
+    if got is None or (attachment is None) == (drive_file is None):
+        return False
+    if drive_file is not None:
+        rows = state.rows("SELECT doc_id FROM files WHERE name = ?", (drive_file,))
+    else:
+        sql = "SELECT a.doc_id FROM attachments a JOIN mails m ON m.id = a.mail_id WHERE a.name = ?"
+        rows = state.rows(sql + (" AND m.subject = ?" if subject else ""), (attachment, subject) if subject else
+                          (attachment,))  # fmt: skip
+    return any(doc_bytes(state, r["doc_id"]) == got for r in rows)

@@ -7,7 +7,11 @@ A template has a goal with `{param}` placeholders, parameter variants (`[[task.p
                          spreadsheet in the format of `path`'s extension, written by ssconvert), image = {...},
                          or dir = true; `mode` optional
     [[task.config]]      app configuration: an INI/keyfile `path`, `section`, `key`, `value`
-    [[task.windows]]     the apps open at the start: app, args (paths relative to the home folder), geometry
+    [[task.windows]]     the apps open at the start: app, args (paths relative to the home folder), geometry; the
+                         web browser (`chromium`) takes one path of the world's web apps ("/mail/compose"), opened
+                         signed in to the task's world episode
+    [task.world]         the world's web apps beside the desktop: `setup` rows (venuskit.tasks.setup ops) on top of
+                         the seeded world, `today`; checks `web.*` read its state (venuskit.tasks.desktop.checks)
     [[task.keypoints]]   checks over real state that must hold (venuskit.tasks.desktop.checks)
     [[task.forbid]]      checks that must not hold (a forbidden side effect)
     consequential = [...] the consequential actions the task asks for (moving a user file to the trash, deleting
@@ -30,9 +34,10 @@ from typing import Any
 from venuskit.tasks import loader
 from venuskit.tasks.desktop.checks import CHECKS, CONSEQUENTIAL
 from venuskit.tasks.loader import Keypoint, TaskKind, Where, fill, read_catalog
+from venuskit.tasks.spec import CONSEQUENTIAL as WORLD_CONSEQUENTIAL
 
 CATEGORIES = ("short", "medium", "long", "infeasible")
-APPS = ("mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance")
+APPS = ("mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance", "chromium")
 GEOMETRIES = ("max", "left", "right", "center")
 FILE_KINDS = ("text", "csv", "sheet", "image", "dir", "bytes_hex")
 # oracle op -> (min args, max args); see venuskit.tasks.desktop.oracle for what each does
@@ -43,8 +48,9 @@ ORACLE_OPS = {
     "key_until": (2, 2),
     "finish": (0, 1), "call_user": (1, 1),
 }  # fmt: skip
-KIND = TaskKind("desktop", frozenset({"files", "config", "windows", "focus"}), APPS, CATEGORIES, CHECKS, ORACLE_OPS,
-                CONSEQUENTIAL)  # fmt: skip
+KIND = TaskKind("desktop", frozenset({"files", "config", "windows", "focus", "world"}), APPS, CATEGORIES, CHECKS,
+                ORACLE_OPS, CONSEQUENTIAL + WORLD_CONSEQUENTIAL)  # fmt: skip
+WORLD_FIELDS = {"setup", "today"}
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,13 @@ class DesktopTaskSpec:
     windows: tuple[dict[str, Any], ...] = ()
     focus: int = -1
     forbid: tuple[Keypoint, ...] = ()
-    consequential: tuple[str, ...] = ()  # the consequential actions the task asks for (file.trash, file.delete)
+    consequential: tuple[str, ...] = ()  # the consequential actions the task asks for (file.trash, mail.send)
     oracle: tuple[tuple[Any, ...], ...] = ()
     steps: int = 5
     max_steps: int = 30
     tags: tuple[str, ...] = ()
     infeasible_reason: str = ""
+    world: dict[str, Any] | None = None  # {setup: [ops], today}: the task uses the world's web apps in Chromium
 
     @property
     def feasible(self) -> bool:
@@ -95,6 +102,7 @@ class DesktopTaskSpec:
             windows=tuple(fmt(w) for w in self.windows),
             keypoints=tuple(k.filled(params) for k in self.keypoints),
             forbid=tuple(k.filled(params) for k in self.forbid), oracle=fmt(self.oracle),
+            world_setup=tuple(fmt(op) for op in (self.world or {}).get("setup", ())),
         )  # fmt: skip
 
 
@@ -111,6 +119,7 @@ class DesktopTaskInstance:
     keypoints: tuple[Keypoint, ...]
     forbid: tuple[Keypoint, ...]
     oracle: tuple[tuple[Any, ...], ...]
+    world_setup: tuple[dict[str, Any], ...] = ()
 
 
 # ---- loading and validation (the shared skeleton: venuskit.tasks.loader) ----------------------------------
@@ -130,12 +139,27 @@ def _task(raw: Any, w: Where) -> DesktopTaskSpec:
         windows=tuple(window_entry(x, w, f"windows[{i}]") for i, x in enumerate(raw.get("windows", []))),
         focus=int(raw.get("focus", -1)), forbid=c.forbid, consequential=c.consequential, oracle=c.oracle,
         steps=c.steps, max_steps=c.max_steps, tags=c.tags, infeasible_reason=c.infeasible_reason,
+        world=_world(raw.get("world"), w),
     )  # fmt: skip
+    if ("chromium" in spec.apps or any(x["app"] == "chromium" for x in spec.windows)) and spec.world is None:
+        raise w.fail("world", "a task with the web browser needs a [task.world] table (its web apps' episode)")
     if not spec.feasible and not spec.infeasible_reason:
         raise w.fail("infeasible_reason", "an infeasible task says why it cannot be done")
     loader.check_placeholders(w, spec, lambda i: (i.goal, i.files, i.config, i.windows, i.keypoints, i.forbid,
-                                                  i.oracle))  # fmt: skip
+                                                  i.oracle, i.world_setup))  # fmt: skip
     return spec
+
+
+def _world(raw: Any, w: Where) -> dict[str, Any] | None:
+    """The [task.world] table: setup rows validated as a world task's, a simulated date."""
+    from venuskit.tasks.spec import _date, _op
+
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or set(raw) - WORLD_FIELDS:
+        raise w.fail("world", f"must be a table with only {', '.join(sorted(WORLD_FIELDS))}")
+    setup = tuple(_op(op, w, f"world.setup[{i}]") for i, op in enumerate(raw.get("setup", [])))
+    return {"setup": setup, "today": _date(raw.get("today"), w)}
 
 
 def file_entry(raw: Any, w: Where, where: str) -> dict[str, Any]:
@@ -167,6 +191,8 @@ def window_entry(raw: Any, w: Where, where: str) -> dict[str, Any]:
     args = raw.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise w.fail(f"{where}.args", "must be a list of strings")
+    if raw["app"] == "chromium" and (len(args) > 1 or any(not a.startswith("/") for a in args)):
+        raise w.fail(f"{where}.args", "the web browser takes one path of the world's web apps, like \"/mail/inbox\"")
     geo = raw.get("geometry")
     if geo is not None and geo not in GEOMETRIES and not (isinstance(geo, list) and len(geo) == 4):
         raise w.fail(f"{where}.geometry", f"must be one of {', '.join(GEOMETRIES)} or [x, y, w, h] fractions")
