@@ -17,7 +17,7 @@ import threading
 import pytest
 
 from venuskit.agent.policy import ScriptedPolicy
-from venuskit.eval.desktop import run_desktop_task
+from venuskit.runs.desktop import run_desktop_task
 from venuskit.tasks.desktop import bundled
 
 pytestmark = [pytest.mark.desktop, pytest.mark.browser, pytest.mark.slow]

@@ -180,7 +180,7 @@ def test_a_duplicate_of_a_hand_written_desktop_template_or_of_the_set():
 
 def test_a_desktop_proof_is_kept_only_when_the_oracle_completes_and_doing_nothing_fails():
     """The run's decisions, in drawing order, from proofs as the desktop prover reports them."""
-    from venuskit.eval.synth_run import Outcome, SynthConfig, _Run
+    from venuskit.flywheel.synth import Outcome, SynthConfig, _Run
 
     plans = [plan_of(("xterm.write_file", {}), ("mousepad.prepend_line", {}), seed=s) for s in (1, 2, 3, 4)]
     cands = [build_of(p) for p in plans]

@@ -1,4 +1,4 @@
-"""`venus tasks`: capability catalogs, task synthesis (venuskit.eval.synth_run) and coverage, for the world's web
+"""`venus tasks`: capability catalogs, task synthesis (venuskit.flywheel.synth) and coverage, for the world's web
 apps (`--surface browser`, the default) and the desktop's apps (`--surface computer`)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import console, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -89,7 +89,7 @@ def synth(
     json_out: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
 ) -> None:
     """Compose capabilities into contract-bound tasks, reject what cannot be proved, write a task file."""
-    from venuskit.eval.synth_run import SynthConfig, synthesize
+    from venuskit.flywheel.synth import SynthConfig, synthesize
     from venuskit.tasks.spec import TaskFileError
 
     try:
@@ -99,7 +99,15 @@ def synth(
                              tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume)  # fmt: skip
         if runs is not None and not runs.is_dir():
             raise ValueError(f"--runs {runs} is not a folder of episode folders.")
-        result = synthesize(config, progress=None if json_out else _progress(n))
+        with ctrl_c_interrupts() as stop:
+            show = None if json_out else _progress(n)
+
+            def progress(p: dict) -> None:
+                if show is not None:
+                    show(p)
+                stop_point(stop)
+
+            result = synthesize(config, progress=progress)
     except (ValueError, TaskFileError, FileNotFoundError) as e:
         fail(str(e))
     except KeyboardInterrupt:
@@ -132,7 +140,7 @@ def prove_file(
 ) -> None:
     """Run every task's oracle on the real surface again (after a change to the world or the desktop); on the
     desktop a do-nothing run must also fail. Exit 1 unless every task passes."""
-    from venuskit.eval.synth_run import Proof, prove
+    from venuskit.flywheel.synth import Proof, prove
     from venuskit.tasks.spec import TaskFileError
     from venuskit.tasks.synth.surface import get_surface
 
@@ -163,7 +171,7 @@ def coverage(
     json_out: bool = typer.Option(False, "--json", help="Print everything as one JSON object."),
 ) -> None:
     """Which capabilities, parameter values and app pairs a task set exercises, and where policies fail."""
-    from venuskit.eval.synth_run import outcomes_from_runs
+    from venuskit.flywheel.synth import outcomes_from_runs
     from venuskit.tasks.spec import TaskFileError
     from venuskit.tasks.synth.coverage import coverage_of, failures_of, sampling_weights
     from venuskit.tasks.synth.surface import get_surface

@@ -1,6 +1,6 @@
 """Task synthesis end to end: draw plans, check them, prove them on the real surface, write the task file.
 
-    from venuskit.eval.synth_run import SynthConfig, synthesize
+    from venuskit.flywheel.synth import SynthConfig, synthesize
     result = synthesize(SynthConfig(n=20, out=Path("synth.toml")))
     result.summary   # accepted, rejected_by_reason, oracle_completed_share, capabilities_covered, ...
 
@@ -12,7 +12,7 @@ drawn, and the sampler's coverage weights follow the drawn stream, so a run is t
 whatever the timing. This lives in `eval` because it joins tasks, envs, agent and world.
 
 `surface="computer"` synthesises desktop tasks from the desktop's capability catalogs: each is proved under Xvfb
-with the real apps (venuskit.eval.proofs: its oracle must reach `completed`, and a run that does nothing must
+with the real apps (venuskit.runs.proofs: its oracle must reach `completed`, and a run that does nothing must
 score `failed`) on a pool of desktop envs; everything else (drawing, static checks, ordered decisions, coverage,
 checkpoints, resume) is the same run.
 """
@@ -22,70 +22,63 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import queue
 import random
-import shutil
 import statistics
-import tempfile
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from venuskit.infra import atomic
+from venuskit.infra.config import option
 from venuskit.tasks import spec as task_spec
 from venuskit.tasks.synth import build, writer
 from venuskit.tasks.synth.build import Candidate
 from venuskit.tasks.synth.catalog import Catalog, bundled_catalog
 from venuskit.tasks.synth.coverage import Coverage, Failures, coverage_of, failures_of, sampling_weights
-from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures
+from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures, heldout_only
 from venuskit.tasks.synth.sample import HORIZONS, Domains, Sampler, SamplerConfig
 from venuskit.tasks.synth.surface import NAMES as SURFACE_NAMES
 from venuskit.tasks.synth.surface import Surface, get_surface
 from venuskit.tasks.synth.taskfile import write_task_file
 
 
-def _help(text: str, **kw: Any) -> Any:
-    return field(metadata={"help": text}, **kw)
-
-
 @dataclass
 class SynthConfig:
     """`venus tasks synth`: how many tasks, from which capabilities, how they are proved and where they go."""
 
-    n: int = _help("Tasks to accept (each proved by its oracle on the real surface).", default=20)
-    out: Path | None = _help("Task file to write (TOML, read by the task loader); None writes nothing.",
-                             default=None)  # fmt: skip
-    surface: str = _help("browser: the world's web apps, proved in Chromium; computer: the desktop's apps, proved "
-                         "under Xvfb (the oracle completes, doing nothing fails).", default="browser")
-    apps: tuple[str, ...] = _help("Only capabilities of these apps (empty: all of the surface's).", default=())
-    horizon: str | None = _help("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
-    locale: str = _help("en or zh: the goal language and the world's locale.", default="en")
-    seed: int = _help("Seed of the sampler: the same seed gives the same tasks.", default=0)
-    split: str = _help("any; train: only capabilities no held-out template links to; heldout: tasks that use at "
-                       "least one held-out capability.", default="any")  # fmt: skip
-    writer: str | None = _help("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
-                               default=None)  # fmt: skip
-    writer_model: str = _help("Served model name of the --writer.", default="writer")
-    workers: int = _help("Envs proving tasks in parallel (browsers or desktops, one thread each).", default=2)
-    check_seeds: tuple[int, ...] = _help("World seeds preconditions and referents are checked on.",
-                                         default=(0, 1, 2, 3))  # fmt: skip
-    prove_seed: int = _help("World seed of the proving run.", default=0)
-    max_candidates: int = _help("Stop after drawing this many candidates (0: 30 x n).", default=0)
-    keep_proofs: Path | None = _help("Keep the proving episodes here (default: deleted after the verdict).",
-                                     default=None)  # fmt: skip
-    settle_s: float = _help("The browser's pause after each action; the world answers on loopback.", default=0.05)
-    runs: Path | None = _help("Recorded runs whose failures weight the sampling (the failure write-back).",
+    n: int = option("Tasks to accept (each proved by its oracle on the real surface).", default=20)
+    out: Path | None = option("Task file to write (TOML, read by the task loader); None writes nothing.",
                               default=None)  # fmt: skip
-    tasks: tuple[Path, ...] = _help("Task files the --runs episodes may come from (synthesised tasks).",
+    surface: str = option("browser: the world's web apps, proved in Chromium; computer: the desktop's apps, proved "
+                          "under Xvfb (the oracle completes, doing nothing fails).", default="browser")
+    apps: tuple[str, ...] = option("Only capabilities of these apps (empty: all of the surface's).", default=())
+    horizon: str | None = option("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
+    locale: str = option("en or zh: the goal language and the world's locale.", default="en")
+    seed: int = option("Seed of the sampler: the same seed gives the same tasks.", default=0)
+    split: str = option("any; train: only capabilities no held-out template links to; heldout: tasks that use at "
+                       "least one held-out capability.", default="any")  # fmt: skip
+    writer: str | None = option("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
+                               default=None)  # fmt: skip
+    writer_model: str = option("Served model name of the --writer.", default="writer")
+    workers: int = option("Envs proving tasks in parallel (browsers or desktops, one thread each).", default=2)
+    check_seeds: tuple[int, ...] = option("World seeds preconditions and referents are checked on.",
+                                         default=(0, 1, 2, 3))  # fmt: skip
+    prove_seed: int = option("World seed of the proving run.", default=0)
+    max_candidates: int = option("Stop after drawing this many candidates (0: 30 x n).", default=0)
+    keep_proofs: Path | None = option("Keep the proving episodes here (default: deleted after the verdict).",
+                                     default=None)  # fmt: skip
+    settle_s: float = option("The browser's pause after each action; the world answers on loopback.", default=0.05)
+    runs: Path | None = option("Recorded runs whose failures weight the sampling (the failure write-back).",
+                              default=None)  # fmt: skip
+    tasks: tuple[Path, ...] = option("Task files the --runs episodes may come from (synthesised tasks).",
                                     default=())  # fmt: skip
-    resume: bool = _help("Continue an interrupted run into the same --out: the same seed draws the same stream, and "
+    resume: bool = option("Continue an interrupted run into the same --out: the same seed draws the same stream, and "
                          "tasks already in the file were proved, so they are accepted without a second proof.",
                          default=False)  # fmt: skip
-    checkpoint_every: int = _help("Rewrite --out after this many accepted tasks (what an interruption keeps).",
+    checkpoint_every: int = option("Rewrite --out after this many accepted tasks (what an interruption keeps).",
                                   default=10)  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -143,90 +136,13 @@ class SynthResult:
 
 # ---- proving --------------------------------------------------------------------------------------
 
-INFRA_RETRIES = 1  # a proof the browser itself broke (not the task) runs once more
-ENV_ERRORS = ("EnvError", "ActionTimeout", "BrowserCrashed")
-
-
-def _infra_error(episode_dir: Path) -> str | None:
-    """The first step error the browser env raised in a recorded episode (its own failure, not the oracle's)."""
-    from venuskit.record.store import load_episode
-
-    for step in load_episode(episode_dir).steps:
-        if step.error and step.error.get("type") in ENV_ERRORS:
-            return f"{step.error['type']}: {step.error.get('message', '')}"
-    return None
-
-
-class ProverPool:
-    """Worker threads, each with its own browser env, proving candidates against one shared world server.
-    Playwright objects belong to the thread that made them, so each worker opens and closes its own env."""
-
-    def __init__(self, workers: int, settle_s: float, prove_seed: int, keep: Path | None) -> None:
-        from venuskit.world.server import WorldServer
-
-        self.server = WorldServer().start()
-        self.prove_seed, self.keep, self.settle_s = prove_seed, keep, settle_s
-        self.jobs: queue.Queue = queue.Queue()
-        self.results: queue.Queue = queue.Queue()
-        self.tmp = Path(tempfile.mkdtemp(prefix="venus-synth-proofs-"))
-        self.threads = [threading.Thread(target=self._work, name=f"prover-{i}", daemon=True) for i in range(workers)]
-        for t in self.threads:
-            t.start()
-
-    def submit(self, outcome: Outcome) -> None:
-        self.jobs.put(outcome)
-
-    def _work(self) -> None:
-        from venuskit.envs.browser import BrowserConfig
-        from venuskit.eval.world import world_browser
-
-        env = None
-        try:
-            env = world_browser("browser", BrowserConfig(settle_s=self.settle_s))
-            while (job := self.jobs.get()) is not None:
-                self.results.put(self._prove(env, job))
-        except Exception as e:  # noqa: BLE001 - a dead browser ends this worker; the caller sees the error
-            self.results.put(e)
-        finally:
-            if env is not None:
-                env.close()
-
-    def _prove(self, env: Any, job: Outcome) -> Outcome:
-        from venuskit.eval.world import run_world_task
-
-        t0 = time.perf_counter()
-        out = self.keep if self.keep is not None else self.tmp
-        for attempt in range(1 + INFRA_RETRIES):
-            try:
-                run = run_world_task(job.candidate.spec.id, self.prove_seed, server=self.server, env=env, out=out)
-            except Exception as e:  # noqa: BLE001 - a setup row or page the oracle cannot handle rejects this task only
-                job.verdict, job.reason = "error", f"{type(e).__name__}: {e}"
-                break
-            job.verdict, job.reason = run.verdict.verdict, run.oracle_error or run.verdict.reason
-            job.infra = _infra_error(run.episode_dir) if job.verdict != "completed" else None
-            if self.keep is None or (job.infra is not None and attempt < INFRA_RETRIES):
-                shutil.rmtree(run.episode_dir, ignore_errors=True)
-            if job.infra is None:
-                break
-        job.seconds = time.perf_counter() - t0
-        return job
-
-    def close(self) -> None:
-        for _ in self.threads:
-            self.jobs.put(None)
-        for t in self.threads:
-            t.join(timeout=60)
-        self.server.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
 def make_pool(surface: str, workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None) -> Any:
-    """The proving pool of a surface: browsers on one world server, or desktops (venuskit.eval.proofs)."""
-    if surface == "computer":
-        from venuskit.eval.proofs import desktop_pool
+    """The proving pool of a surface (venuskit.runs.proofs): browsers on one world server, or desktops."""
+    from venuskit.runs.proofs import desktop_pool, world_pool
 
+    if surface == "computer":
         return desktop_pool(workers, keep)
-    return ProverPool(workers, settle_s, seed, keep)
+    return world_pool(workers, settle_s, seed, keep)
 
 
 def prove(candidates: list[Any], workers: int = 2, settle_s: float = 0.05, seed: int = 0,
@@ -298,7 +214,7 @@ class _Run:
         self.order: deque[int] = deque()  # their indices, in the order they were drawn
         self.drawn = self.proved = self.last = 0
 
-    def fill(self, pool: ProverPool) -> None:
+    def fill(self, pool: Any) -> None:
         """Draw until 2 x workers candidates are being proved (statically rejected ones are decided at once)."""
         while self.drawn < self.budget and len(self.pending) < 2 * self.config.workers:
             self.sampler.weights = sampling_weights(self.proposed, self.failures, self.catalog)
@@ -318,7 +234,7 @@ class _Run:
                     pool.submit(job)
             self.drawn += 1
 
-    def wait(self, pool: ProverPool) -> None:
+    def wait(self, pool: Any) -> None:
         if self.order[0] not in self.done:
             got = pool.results.get()
             if isinstance(got, Exception):
@@ -396,9 +312,10 @@ def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
 
 def _sampler_config(config: SynthConfig, catalog: Catalog) -> SamplerConfig:
     caps = None
-    if config.split == "train":
-        caps = build.train_capabilities(catalog)
-    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps)
+    avoid: frozenset[str] = frozenset()
+    if config.split == "train":  # nothing only a held-out template holds is even drawn
+        caps, avoid = build.train_capabilities(catalog), heldout_only()[1]
+    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps, avoid=avoid)
 
 
 def _draw(sampler: Sampler, config: SynthConfig, catalog: Catalog, worlds: SeedWorlds, seen: set[str],
@@ -534,6 +451,6 @@ def _header(config: SynthConfig, summary: dict[str, Any] | None) -> str:
     proved = (f"in real Chromium (world seed {config.prove_seed})" if config.surface == "browser" else
               "under Xvfb with the real desktop apps, and a run that does nothing scored `failed`")  # fmt: skip
     return (
-        f"Synthesised by `venus tasks synth` (venuskit.eval.synth_run). Every task here reached `completed` "
+        f"Synthesised by `venus tasks synth` (venuskit.flywheel.synth). Every task here reached `completed` "
         f"with its oracle {proved}.\nconfig: {json.dumps(cfg)}\nsummary: {json.dumps(keep)}"
     )
