@@ -308,3 +308,21 @@ def test_key_until_presses_again_when_the_title_does_not_change():
     with pytest.raises(OracleError, match="after pressing ctrl\\+s 3 times"):
         for _ in range(20):
             stuck.next(dirty)
+
+
+def test_wait_file_waits_for_a_whole_download_and_window_waits_for_a_painted_page(tmp_path):
+    o = DesktopOracle((("wait_file", "Downloads/a.csv"), ("wait_window", "a.csv ·"), ("finish",)))
+    facts = {**FACTS, "home": str(tmp_path)}
+    first, second = o.next(facts)[1], o.next(facts)[1]
+    assert isinstance(first, Wait) and isinstance(second, Wait) and second.seconds > first.seconds  # waits grow
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "Downloads" / "a.csv").write_text("x\n")
+    (tmp_path / "Downloads" / "a.csv.crdownload").write_text("")
+    assert isinstance(o.next(facts)[1], Wait)  # Chromium is still writing it
+    (tmp_path / "Downloads" / "a.csv.crdownload").unlink()
+    page = {**FACTS["windows"][0], "title": "a.csv · Drive - Chromium", "focused": False}
+    blank = {**facts, "windows": FACTS["windows"] + [{**page, "painted": False}]}
+    assert isinstance(o.next(blank)[1], Wait)  # the download is whole; the page has its title but no paint yet
+    assert isinstance(o.next({**facts, "windows": FACTS["windows"] + [page]})[1], Finished)
+    with pytest.raises(OracleError, match="needs the home folder"):
+        DesktopOracle((("wait_file", "x"),)).next(FACTS)

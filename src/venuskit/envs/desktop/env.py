@@ -183,11 +183,19 @@ class DesktopEnv:
         return self._guarded(self.x.windows, self.config.action_timeout_s, "windows")
 
     def facts(self) -> dict[str, Any]:
-        """What checks may read of the live desktop: windows (title, class, geometry, focus) and the pointer."""
+        """What checks may read of the live desktop: windows (title, class, geometry, focus, and whether the window
+        shows anything yet: a browser sets a page's title before it paints it) and the pointer."""
         wins = self.windows()
         focus = next((w.title for w in wins if w.focused), None)
-        return {"windows": [w.to_dict() for w in wins], "focus": focus, "pointer": list(self.cursor),
-                "screen": list(self.size)}  # fmt: skip
+        # only a browser's main window is judged by its pixels: an editor with a short file or an idle terminal is
+        # legitimately one flat colour below its first lines
+        loading = {a.window for a in self._apps if a.spec.busy}
+        frame = None
+        if any(w.id in loading for w in wins) and self.session and self.session.framebuffer:
+            frame = self.session.framebuffer.grab()
+        painted = {w.id: frame is None or w.id not in loading or self._painted(w, frame) for w in wins}
+        return {"windows": [{**w.to_dict(), "painted": painted[w.id]} for w in wins], "focus": focus,
+                "pointer": list(self.cursor), "screen": list(self.size)}  # fmt: skip
 
     def close(self) -> None:
         if self._closed:
@@ -381,10 +389,24 @@ class DesktopEnv:
         agent sees what a person would."""
         end = time.monotonic() + self.config.launch_timeout_s
         while time.monotonic() < end:
-            titles = {w.id: w.title for w in self.x.windows()}
-            if not any(a.spec.busy and titles.get(a.window, "").startswith(a.spec.busy) for a in apps):
+            wins = {w.id: w for w in self.x.windows()}
+            waiting = [a for a in apps if a.spec.busy and a.window in wins]
+            if not any(wins[a.window].title.startswith(a.spec.busy) or not self._painted(wins[a.window])
+                       for a in waiting):  # fmt: skip
                 return
             time.sleep(0.05)
+
+    def _painted(self, win: Window, frame: Any = None) -> bool:
+        """Whether the lower part of a window's area shows something (a page's title arrives before its first paint;
+        until then the area is one flat colour). `frame`: a screen already grabbed."""
+        if frame is None:
+            assert self.session is not None and self.session.framebuffer is not None
+            frame = self.session.framebuffer.grab()
+        x, y, w, h = win.client
+        if w < 4 or h < 4:
+            return True
+        area = frame[max(y + h // 3, 0) : y + h, max(x, 0) : x + w]
+        return area.size == 0 or int(area.max()) - int(area.min()) > 24
 
     def _place(self, app: _App) -> None:
         geometry = app.geometry or ("max" if len(self._apps) == 1 else None)

@@ -45,6 +45,7 @@ ORACLE_OPS = {
     "click": (1, 1), "double_click": (1, 1), "triple_click": (1, 1), "right_click": (1, 1), "middle_click": (1, 1),
     "hover": (1, 1), "drag": (2, 2), "mouse_down": (0, 1), "mouse_up": (0, 1), "scroll": (2, 2), "key": (1, 2),
     "key_down": (1, 1), "key_up": (1, 1), "type": (1, 1), "wait": (0, 1), "wait_window": (1, 2), "seq": (2, 32),
+    "wait_file": (1, 1),
     "key_until": (2, 2),
     "finish": (0, 1), "call_user": (1, 1),
 }  # fmt: skip

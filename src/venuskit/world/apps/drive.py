@@ -135,11 +135,13 @@ def upload(ctx: Ctx) -> Response:
         return _page(ctx, "drive/list.html", view="mydrive", files=_listing(ctx), query="", error=ctx.req.error)
     if not ctx.req.files:
         return _page(ctx, "drive/list.html", view="mydrive", files=_listing(ctx), query="", error=ctx.t("pick_a_file"))
+    fids = []
     for up in ctx.req.files:
         doc, size = files.store_upload(s, up)
-        s.insert("files", name=up.name, folder=ctx.t("my_drive"), doc_id=doc, size=size, modified=s.now(),
-                 source="upload")  # fmt: skip
-    return redirect("/drive/?flash=uploaded")
+        fids.append(s.insert("files", name=up.name, folder=ctx.t("my_drive"), doc_id=doc, size=size,
+                             modified=s.now(), source="upload"))  # fmt: skip
+    # one file: show it (its page is titled with its name); several: the list
+    return redirect(f"/drive/f/{fids[0]}?flash=uploaded" if len(fids) == 1 else "/drive/?flash=uploaded")
 
 
 def _listing(ctx: Ctx) -> list[dict[str, Any]]:
