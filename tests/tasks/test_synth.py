@@ -81,7 +81,7 @@ def test_unverifiable_view_only_unused_read_and_a_contract_that_already_holds(tm
     cat = load_catalog(root)
     plan = Plan([Step(cat.caps["settings.push_on"])])
     with pytest.raises(Rejected, match="doing nothing already gives") as err:
-        reject.check_world(plan, build.parse_task(task_table(plan, build.tags(plan))), WORLDS)
+        reject.check_world(plan, task_spec.parse_task(task_table(plan, build.tags(plan))), WORLDS)
     assert err.value.reason == "unverifiable_result"
 
 

@@ -38,9 +38,12 @@ def oracle(
     task_id: str = typer.Argument(..., help="A task id from `venus desktop tasks`."),
     seed: int = typer.Option(0, help="Instance seed (picks the parameter variant)."),
     out: Path = typer.Option(Path("runs/desktop"), help="Folder that receives the episode folder."),
+    tasks_file: Path | None = typer.Option(None, "--tasks", help="A desktop task file whose ids TASK_ID may name "
+                                           "(e.g. written by `venus tasks synth --surface computer`)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run a task's scripted solution on the real desktop (Xvfb + apps) and print the contract verdict."""
+    register_tasks(tasks_file)
     run = _run(task_id, seed, out, policy="oracle")
     from venuskit.tasks.desktop.spec import get_task
 
@@ -77,6 +80,21 @@ def serve(
 
     banner = f"venuskit desktop on DISPLAY={env.display}: watch it at {viewer.url}  (Ctrl-C to stop)"
     serve_until_ctrl_c(lambda: typer.echo(banner), stop)
+
+
+def register_tasks(path: Path | None) -> None:
+    """Make a desktop task file's ids resolvable next to the bundled catalog (`--tasks FILE`)."""
+    from venuskit.tasks.desktop.spec import register_file
+    from venuskit.tasks.spec import TaskFileError
+
+    if path is None:
+        return
+    if not path.is_file():
+        fail(f"--tasks {path} is not a file.")
+    try:
+        register_file(path)
+    except TaskFileError as e:
+        fail(str(e))
 
 
 def _desktop_task(task_id: str, seed: int):

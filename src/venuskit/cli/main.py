@@ -55,8 +55,8 @@ def run(
     world: str = typer.Option("", "--world", help="World task id (`venus world tasks`); scored by its contract."),
     desktop_task: str = typer.Option("", "--desktop-task", help="Desktop task id (`venus desktop tasks`), with "
                                      "--surface computer; scored by its contract."),
-    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
-                                           "(e.g. written by `venus tasks synth`)."),
+    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world (or "
+                                           "--desktop-task) may name (e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
     skin: int = typer.Option(0, "--skin", help="With --world: " + SKIN_HELP),
     model: str = ModelOpts.model,
@@ -123,6 +123,7 @@ def run(
         if desktop_task or surface == "computer":
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
+            desktop_cmd.register_tasks(tasks_file)
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
         device = android_cmd.android_config(serial, adb_host, adb_port, apps_file) if surface == "android" else None
         if device is not None and gate == "on" and android_cmd.given(ctx, "gate"):

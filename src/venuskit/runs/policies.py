@@ -103,7 +103,8 @@ class DesktopOraclePolicy(OracleDriven):
     def plan(self, observation: Any, feedback: str | None) -> tuple[str, Action]:
         if self._typed:
             time.sleep(PAUSE_AFTER_TYPING_S)
-        thought, action = self.oracle.next(self.env.facts())
+        # the oracle's privileged view: the X server's windows, and the home folder (to wait for a download)
+        thought, action = self.oracle.next({**self.env.facts(), "home": str(self.env.home)})
         self._typed = _types(action)
         return thought, action
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from venuskit.tasks import setup
-from venuskit.tasks.checks import CheckContext, run_check
+from venuskit.tasks.checks import CHECKS, CheckContext, run_check
 from venuskit.tasks.contract import Verdict, judge, progress_holds
 from venuskit.tasks.spec import TaskInstance, get_task
 from venuskit.world.server import WorldServer
@@ -81,7 +81,7 @@ class WorldTask:
                 self.fired.append({"desc": intr.desc, "after_step": index})
 
     def progress(self) -> bool:
-        return progress_holds(self.inst, self.state)
+        return progress_holds(self.inst, CHECKS, CheckContext(self.state))
 
     def verdict(self, end_reason: str | None, answer: str | None) -> Verdict:
         return judge(self.inst, self.state, end_reason, answer)

@@ -27,7 +27,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from venuskit.infra import http
-from venuskit.world import skins
+from venuskit.world import files, skins
 from venuskit.world.apps import build_router
 from venuskit.world.state import LOCALES, EpisodeState, Snapshots
 from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, parse_form, parse_query
@@ -35,8 +35,9 @@ from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, pa
 COOKIE = "vk_session"
 STATIC = {"world.css": "text/css; charset=utf-8", "world.js": "text/javascript; charset=utf-8"}
 DEFAULT_TODAY = dt.date(2024, 3, 14)
-# A mail, a document or a whole sheet fits in 1 MiB many times over; the limit is what one request may cost.
-LIMITS = http.Limits(max_body=1 << 20, max_query_fields=MAX_FIELDS)
+# A mail, a document or a whole sheet fits in 1 MiB many times over; uploads are capped per file
+# (venuskit.world.files.MAX_UPLOAD_BYTES) and per request: the limit is what one request may cost.
+LIMITS = http.Limits(max_body=files.MAX_BODY_BYTES, max_query_fields=MAX_FIELDS)
 
 
 @dataclass
@@ -179,9 +180,9 @@ class WorldServer(http.Service):
             return self._states.get(episode_id or "")
 
     def _app(self, req: http.Request) -> Response:
-        form = parse_form(req.body) if req.method == "POST" and req.body else {}
+        form, uploads, error = _form(req)
         world_req = Request(req.method, req.path, parse_query(req.query_string), {k: v[-1] for k, v in form.items()},
-                            form)  # fmt: skip
+                            form, uploads, error)  # fmt: skip
         return self.handle(world_req, req.headers.get("cookie"))
 
     def handle(self, req: Request, cookie_header: str | None) -> Response:
@@ -192,7 +193,9 @@ class WorldServer(http.Service):
                                 status=410)  # fmt: skip
             secret, next_path = bound
             cookie = f"{COOKIE}={secret}; Path=/; HttpOnly; SameSite=Strict"
-            return Response(status=303, headers=[("Location", next_path), ("Set-Cookie", cookie)])
+            # a header is ASCII: a path with other characters (a search for a Chinese name) is percent-encoded
+            location = quote(next_path, safe="/?=&%+:#,;@")
+            return Response(status=303, headers=[("Location", location), ("Set-Cookie", cookie)])
         if req.path.startswith("/static/"):
             return _static(req.path[len("/static/") :])
         if req.path == "/favicon.ico":
@@ -210,6 +213,17 @@ class WorldServer(http.Service):
             with self._lock:
                 self._episode_errors[state.episode_id] += 1
             raise  # the HTTP layer answers 500 and logs the traceback
+
+
+def _form(req: http.Request) -> tuple[dict[str, list[str]], list[files.Upload], str]:
+    """A POST's fields and files: urlencoded, or multipart/form-data (a browser's file upload). A body whose files
+    cannot be taken keeps its fields and says why, so the page can show the error and keep what was typed."""
+    if req.method != "POST" or not req.body:
+        return {}, [], ""
+    ctype = req.headers.get("content-type", "")
+    if not ctype.lower().startswith("multipart/form-data"):
+        return parse_form(req.body), [], ""
+    return files.parse_multipart(req.body, ctype, MAX_FIELDS)
 
 
 def _cookie(header: str | None, name: str) -> str | None:

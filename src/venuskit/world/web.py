@@ -44,6 +44,8 @@ class Request:
     query: dict[str, str]
     form: dict[str, str] = field(default_factory=dict)
     multi: dict[str, list[str]] = field(default_factory=dict)  # every value of repeated form fields
+    files: list[Any] = field(default_factory=list)  # uploaded files (venuskit.world.files.Upload)
+    error: str = ""  # why some of the request's files could not be taken (too large, too many, a malformed form)
 
     def all(self, name: str) -> list[str]:
         return [v for v in self.multi.get(name, []) if v]

@@ -14,8 +14,10 @@ Steps (every argument a string; KEYS like "ctrl+shift+s"):
     ["key_down", KEYS], ["key_up", KEYS]
     ["type", TEXT]                  Type ("\\n" presses Enter)
     ["wait", SECONDS?]              Wait
-    ["wait_window", TITLE, "gone"?] Wait until a window whose title holds TITLE is open (or gone); no action
-                                    when it already is
+    ["wait_window", TITLE, "gone"?] Wait until a window whose title holds TITLE is open and shows something (or
+                                    is gone); no action when it already is
+    ["wait_file", PATH]             Wait until PATH (relative to the home folder) exists whole (a download: no
+                                    partial `.crdownload` beside it); no action when it already does
     ["key_until", KEYS, TITLE]      Hotkey, then wait until a window titled TITLE is open; press again (at most
                                     3 times) if it does not come: a save whose ctrl+s landed while a dialog was
                                     closing, seen as the title losing its '*' ("=TITLE" matches exactly)
@@ -35,6 +37,7 @@ theme, fonts and screen size are fixed, so they hold; the catalog says what each
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 from venuskit.actions import coords
@@ -62,7 +65,10 @@ from venuskit.actions.types import (
 )
 
 WAIT_WINDOW_S = 0.5
-MAX_WINDOW_WAITS = 20  # 10 s for a window to open or close
+MAX_WINDOW_WAITS = 20  # 20 waits, each 0.1 s longer than the last: about 29 s for a window to open or close
+# Each wait is a little longer than the one before: a page that loads slowly on a busy machine needs more than a
+# few polls, and the runner ends an episode after five identical actions (an agent stuck in a loop).
+WAIT_STEP_S = 0.1
 KEY_UNTIL_WAITS, KEY_UNTIL_PRESSES = 4, 3  # 2 s after each press, three presses
 _BUTTONS = {"close": 10, "maximize": 27, "iconify": 43}  # pixels from the frame's right edge
 _CLICKS = {"click": Click, "double_click": DoubleClick, "triple_click": TripleClick, "right_click": RightClick,
@@ -88,7 +94,7 @@ class DesktopOracle:
             if planned is None:  # a wait_window that already holds: no action
                 self.steps.popleft()
                 continue
-            if step[0] not in ("wait_window", "key_until"):
+            if step[0] not in ("wait_window", "wait_file", "key_until"):
                 self.steps.popleft()
             return planned
         self.done = True
@@ -98,6 +104,9 @@ class DesktopOracle:
         op, args = step[0], step[1:]
         if op == "wait_window":
             return self._wait_window(args, facts, step)
+        if op == "wait_file":
+            return self._wait_window((f"file:{args[0]}",), {**facts, "windows": _file_as_window(facts, args[0])},
+                                     step)  # fmt: skip
         if op == "key_until":
             return self._key_until(args, facts, step)
         if op == "seq":
@@ -109,7 +118,8 @@ class DesktopOracle:
     def _wait_window(self, args: tuple[str, ...], facts: dict[str, Any],
                      step: tuple[Any, ...]) -> tuple[str, Action] | None:  # fmt: skip
         gone = len(args) > 1 and args[1] == "gone"
-        present = _find(facts, args[0]) is not None
+        win = _find(facts, args[0])
+        present = win is not None and (gone or win.get("painted", True))
         if present != gone:
             self._waits = 0
             return None
@@ -117,8 +127,9 @@ class DesktopOracle:
         if self._waits > MAX_WINDOW_WAITS:
             state = "close" if gone else "open"
             raise OracleError(f"Oracle step {list(step)}: the window {args[0]!r} did not {state} within "
-                              f"{MAX_WINDOW_WAITS * WAIT_WINDOW_S:g} s; windows: {_titles(facts)}.")  # fmt: skip
-        return f"Wait for the {args[0]} window.", Wait(seconds=WAIT_WINDOW_S)
+                              f"{MAX_WINDOW_WAITS} waits; windows: {_titles(facts)}.")  # fmt: skip
+        seconds = round(WAIT_WINDOW_S + WAIT_STEP_S * (self._waits - 1), 2)
+        return f"Wait for the {args[0]} window.", Wait(seconds=seconds)
 
     def _key_until(self, args: tuple[str, ...], facts: dict[str, Any],
                    step: tuple[Any, ...]) -> tuple[str, Action] | None:  # fmt: skip
@@ -179,6 +190,17 @@ class DesktopOracle:
             return None
         x, y = _resolve(target, facts)
         return Point(*coords.point_from_pixels(min(max(x, 0), sw - 1), min(max(y, 0), sh - 1), sw, sh))
+
+
+def _file_as_window(facts: dict[str, Any], rel: str) -> list[dict[str, Any]]:
+    """A finished file in the home folder (`facts["home"]`, which the oracle's policy adds) as a pseudo-window, so
+    waiting for it is waiting for a window (and reports the same way)."""
+    home = facts.get("home")
+    if home is None:
+        raise OracleError("wait_file needs the home folder in the facts (DesktopOraclePolicy adds it).")
+    p = Path(home) / rel
+    done = p.is_file() and not p.with_name(p.name + ".crdownload").exists()
+    return [{"title": f"file:{rel}", "focused": False, "hidden": False, "painted": True}] if done else []
 
 
 def _keys(spec: str) -> tuple[str, ...]:
