@@ -177,7 +177,7 @@ def bench_cmd(
     others: int = typer.Option(4, "--others", help="Kinds drawn per task besides the oracle and noisy runs "
                                "(0: every kind)."),  # fmt: skip
     seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new world set."),
-    seeds: int = typer.Option(6, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
+    seeds: int = typer.Option(5, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
     locales: str = typer.Option("en,zh", "--locales", help="Task variants of a new set: en, zh or en,zh."),
     surfaces: str = typer.Option("browser,mobile", "--surfaces", help="Surfaces of a new set: browser, mobile."),
     questions: bool = typer.Option(True, "--questions/--no-questions", help="Include question tasks in a new set."),
