@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.eval.verify_bench.miniwob_solvers import SOLVERS, TYPING, Solver
-from venuskit.eval.verify_bench.world_set import INDEX, load_index, reusable_rows, write_index
+from venuskit.eval.verify_bench.world_set import INDEX, Progress, load_index, reusable_rows, write_index
 
 MINIWOB_KINDS = ("oracle", "cut_short", "perturbed", "prefix_typed", "null", "agent")
 ADVERSARIAL = ("perturbed", "prefix_typed")
@@ -128,8 +128,9 @@ def build_miniwob_set(out_dir: Path | str, *, tasks: Sequence[str] | None = None
         return cached
     reuse = reusable_rows(out_dir, cached, request, grows=("tasks", "seeds", "kinds"))  # more seeds: only those run
     t0 = time.perf_counter()
-    items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item, reuse)
-    return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
+    with Progress(out_dir, request, rebuild, reuse) as progress:  # a stopped build resumes where it was
+        items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item, progress)
+        return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
 
 
 def _nano_policy() -> Any | None:
@@ -142,26 +143,45 @@ def _nano_policy() -> Any | None:
 
 def _run_all(out_dir: Path, tasks: list[str], seeds: list[int], kinds: list[str], scale: int,
              on_item: Callable[[dict[str, Any]], None] | None,
-             reuse: dict[str, dict[str, Any]] | None = None) -> tuple[list, list, list]:  # fmt: skip
-    from venuskit.envs.miniwob import MiniWobEnv, default_config
-
+             progress: Progress | None = None) -> tuple[list, list, list]:  # fmt: skip
     items, rejected, skipped = [], [], []
     nano = _nano_policy() if "agent" in kinds else None
     for task in tasks:
-        with MiniWobEnv(task, config=default_config(task, device_scale_factor=scale)) as env:
+        with _LazyEnv(task, scale) as env:  # a browser only for a task with episodes left to run
             for seed in seeds:
                 for kind in kinds:
                     why_skip = _skip(task, kind, nano)
                     if why_skip:
                         skipped.append({"task": task, "seed": seed, "kind": kind, "why": why_skip})
                         continue
-                    kept = (reuse or {}).get(f"{task}@{seed}#{kind}")
-                    row = dict(kept) if kept else _run_one(env, out_dir / "episodes", task, seed, kind, nano)
+                    kept = progress.get(f"{task}@{seed}#{kind}") if progress else None
+                    row = dict(kept) if kept else _run_one(env.get(), out_dir / "episodes", task, seed, kind, nano)
+                    if progress is not None and not kept:
+                        progress.add(row)
                     why = row.pop("why", None)
                     (rejected if why else items).append({**row, "why": why} if why else row)
                     if on_item is not None:
                         on_item({**row, "rejected": why})
     return items, rejected, skipped
+
+
+class _LazyEnv:
+    def __init__(self, task: str, scale: int) -> None:
+        self.task, self.scale, self.env = task, scale, None
+
+    def get(self) -> Any:
+        from venuskit.envs.miniwob import MiniWobEnv, default_config
+
+        if self.env is None:
+            self.env = MiniWobEnv(self.task, config=default_config(self.task, device_scale_factor=self.scale))
+        return self.env
+
+    def __enter__(self) -> _LazyEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.env is not None:
+            self.env.close()
 
 
 def _skip(task: str, kind: str, nano: Any) -> str | None:

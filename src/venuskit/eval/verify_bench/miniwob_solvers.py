@@ -28,10 +28,12 @@ class SolverError(LookupError):
 
 
 def _point(page: Any, locator: Any) -> Any:
+    """The centre of `locator` as a normalised point of the screenshot. Never scrolls: a solver that scrolled the
+    page behind the recorder's back would click on a screen the record does not show (`_reach` scrolls, as an
+    action)."""
     from venuskit.actions import coords
     from venuskit.actions.types import Point
 
-    locator.scroll_into_view_if_needed(timeout=2000)
     box = locator.bounding_box()
     if box is None:
         raise SolverError(f"{locator} is not visible")
@@ -40,10 +42,54 @@ def _point(page: Any, locator: Any) -> Any:
     return Point(*coords.point_from_pixels(min(max(x, 0), vw - 1), min(max(y, 0), vh - 1), vw, vh))
 
 
+_VISIBLE_JS = """e => { let p = e.parentElement;
+  while (p && p !== document.body) { const s = getComputedStyle(p);
+    if (/(auto|scroll)/.test(s.overflowY) && p.scrollHeight > p.clientHeight) {
+      const r = p.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; }
+    p = p.parentElement; }
+  return [0, 0, innerWidth, innerHeight]; }"""
+
+
+def _reach(page: Any, locator: Any) -> Iterator[Any]:
+    """Scroll actions (recorded, as an agent's) until `locator` is inside its scrolling area and the viewport."""
+    from venuskit.actions import coords
+    from venuskit.actions.types import Point, Scroll
+
+    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
+    for _ in range(8):
+        box = locator.bounding_box()
+        if box is None:
+            raise SolverError(f"{locator} is not visible")
+        left, top, right, bottom = locator.evaluate(_VISIBLE_JS)
+        top, bottom = max(0.0, top), min(float(vh), bottom)
+        if top <= box["y"] and box["y"] + box["height"] <= bottom:
+            return
+        delta = box["y"] + box["height"] / 2 - (top + bottom) / 2
+        x = min(max((max(left, 0) + min(right, vw)) / 2, 0), vw - 1)
+        y = min(max((top + bottom) / 2, 0), vh - 1)
+        yield Scroll(point=Point(*coords.point_from_pixels(x, y, vw, vh)), direction="down" if delta > 0 else "up",
+                     amount=max(1, round(abs(delta))))  # fmt: skip
+        page.wait_for_timeout(100)
+    raise SolverError(f"{locator} could not be scrolled into view")
+
+
 def _click(page: Any, locator: Any) -> Any:
     from venuskit.actions.types import Click
 
     return Click(point=_point(page, locator))
+
+
+def _tap(page: Any, locator: Any) -> Iterator[Any]:
+    """Scroll to `locator` if it is out of view, then click it."""
+    yield from _reach(page, locator)
+    yield _click(page, locator)
+
+
+def _hover(page: Any, locator: Any) -> Iterator[Any]:
+    from venuskit.actions.types import Hover
+
+    yield from _reach(page, locator)
+    yield Hover(point=_point(page, locator))
 
 
 def _type(text: str) -> Any:
@@ -96,17 +142,17 @@ def _ordinal(goal: str, noun: str) -> int:
 def _fields(page: Any, pairs: Sequence[tuple[str, str]], mode: str, submit: str = "#subbtn") -> Iterator[Any]:
     """Click each field and type its value, then submit. wrong: the first value changed; prefix: the last one cut."""
     for i, (selector, text) in enumerate(pairs):
-        yield _click(page, page.locator(selector))
+        yield from _tap(page, page.locator(selector))
         if mode == "wrong" and i == 0:
             text = _wrong_text(text)
         yield _type(_typed(text, mode) if i == len(pairs) - 1 else text)
     if mode != "short":
-        yield _click(page, page.locator(submit))
+        yield from _tap(page, page.locator(submit))
 
 
 def _submit(page: Any, mode: str, selector: str = "#subbtn") -> Iterator[Any]:
     if mode != "short":
-        yield _click(page, page.locator(selector))
+        yield from _tap(page, page.locator(selector))
 
 
 # ---- buttons, links and choices ----------------------------------------------------------------------
@@ -114,18 +160,18 @@ def _submit(page: Any, mode: str, selector: str = "#subbtn") -> Iterator[Any]:
 
 def solve_click_button(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if mode != "short":
-        yield _click(page, _choose(page.locator("#area button"), _quoted(goal)[0], mode))
+        yield from _tap(page, _choose(page.locator("#area button"), _quoted(goal)[0], mode))
 
 
 def solve_click_link(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if mode != "short":
-        yield _click(page, _choose(page.locator("#area span.alink"), _quoted(goal)[0], mode))
+        yield from _tap(page, _choose(page.locator("#area span.alink"), _quoted(goal)[0], mode))
 
 
 def solve_click_test_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     want = re.search(r"button (\w+)", goal).group(1)
     if mode != "short":
-        yield _click(page, _choose(page.locator("#area button"), want, mode))
+        yield from _tap(page, _choose(page.locator("#area button"), want, mode))
 
 
 def _check(page: Any, mode: str, labels: Any, wanted: set[str]) -> Iterator[Any]:
@@ -135,7 +181,7 @@ def _check(page: Any, mode: str, labels: Any, wanted: set[str]) -> Iterator[Any]
         extra = next((i for i in range(len(texts)) if i not in pick), None)
         pick = pick[:-1] if extra is None else [*pick, extra]
     for i in pick:
-        yield _click(page, labels.nth(i).locator("input"))
+        yield from _tap(page, labels.nth(i).locator("input"))
     yield from _submit(page, mode)
 
 
@@ -147,7 +193,7 @@ def solve_click_checkboxes(page: Any, goal: str, mode: str) -> Iterator[Any]:
 
 def solve_click_option(page: Any, goal: str, mode: str) -> Iterator[Any]:
     want = re.match(r"Select (.*) and click Submit\.", goal).group(1).strip()
-    yield _click(page, _choose(page.locator("#boxes label"), want, mode).locator("input"))
+    yield from _tap(page, _choose(page.locator("#boxes label"), want, mode).locator("input"))
     yield from _submit(page, mode)
 
 
@@ -158,9 +204,9 @@ def solve_click_dialog_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if mode == "short":
         return
     if want == "x":
-        yield _click(page, close if mode != "wrong" else buttons.first)
+        yield from _tap(page, close if mode != "wrong" else buttons.first)
     else:
-        yield _click(page, _choose(buttons, want, mode))
+        yield from _tap(page, _choose(buttons, want, mode))
 
 
 # ---- navigation: tabs, sections, trees, menus ----------------------------------------------------------
@@ -169,7 +215,7 @@ def solve_click_dialog_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
 def solve_click_tab(page: Any, goal: str, mode: str) -> Iterator[Any]:
     tab = re.search(r"Tab #(\d)", goal).group(1)
     if mode != "short":
-        yield _click(page, _choose(page.locator("#area ul a"), f"Tab #{tab}", mode))
+        yield from _tap(page, _choose(page.locator("#area ul a"), f"Tab #{tab}", mode))
 
 
 def solve_click_tab_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
@@ -179,16 +225,16 @@ def solve_click_tab_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
         panel = page.locator(f"#area div#tabs-{i + 1} span.alink")
         if word in _texts(panel):
             if i > 0:  # the first tab is open at the start
-                yield _click(page, tabs.nth(i))
+                yield from _tap(page, tabs.nth(i))
             if mode != "short":
-                yield _click(page, _choose(panel, word, mode))
+                yield from _tap(page, _choose(panel, word, mode))
             return
     raise SolverError(f"no tab holds the link {word!r}")
 
 
 def solve_click_collapsible(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if mode != "wrong":  # the wrong run submits with the section still closed
-        yield _click(page, page.locator("#area h3").first)
+        yield from _tap(page, page.locator("#area h3").first)
     yield from _submit(page, mode)
 
 
@@ -198,10 +244,10 @@ def solve_click_collapsible_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     for i in range(panels.count()):
         links = panels.nth(i).locator("span.alink")
         if word in _texts(links):
-            yield _click(page, heads.nth(i))
+            yield from _tap(page, heads.nth(i))
             page.wait_for_timeout(400)  # the section opens with an animation
             if mode != "short":
-                yield _click(page, _choose(links, word, mode))
+                yield from _tap(page, _choose(links, word, mode))
             return
     raise SolverError(f"no section holds the link {word!r}")
 
@@ -219,7 +265,7 @@ def solve_navigate_tree(page: Any, goal: str, mode: str) -> Iterator[Any]:
     for level in range(depth - 1, 0, -1):
         hit = target.locator(f"xpath=ancestor::li[{level + 1}]/div[contains(@class, 'expandable-hitarea')]")
         if hit.count():
-            yield _click(page, hit.first)
+            yield from _tap(page, hit.first)
     if mode == "short":
         return
     if mode == "wrong":
@@ -227,13 +273,11 @@ def solve_navigate_tree(page: Any, goal: str, mode: str) -> Iterator[Any]:
         if not others:
             raise SolverError("no other visible tree item")
         target = spans.nth(others[0])
-    yield _click(page, target)
+    yield from _tap(page, target)
 
 
 def solve_click_menu(page: Any, goal: str, mode: str) -> Iterator[Any]:
     """Hover along the path (a click on an item with a submenu selects it and ends the task), click the leaf."""
-    from venuskit.actions.types import Hover
-
     path = goal.removeprefix("Select ").strip().split(">")
     scope = page.locator("#menu")
     for depth, name in enumerate(path):
@@ -242,7 +286,7 @@ def solve_click_menu(page: Any, goal: str, mode: str) -> Iterator[Any]:
         if last and mode == "short":
             return
         item = _choose(items, name, "wrong" if last and mode == "wrong" else "right")
-        yield _click(page, item) if last else Hover(point=_point(page, item))
+        yield from (_tap(page, item) if last else _hover(page, item))
         scope = item.locator("xpath=following-sibling::ul")
         page.wait_for_timeout(300)  # submenus open on a timer
 
@@ -258,18 +302,17 @@ def solve_click_menu_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     else:  # "the item with the <icon> icon": the icon's class names the item
         cls = page.locator("#query span.ui-icon").get_attribute("class") or ""
         want = next((v for k, v in _MENU_ICONS.items() if k in cls.split()), "")
-    yield _click(page, page.locator("#open-menu"))
+    yield from _tap(page, page.locator("#open-menu"))
     nested = want in ("Prev", "Stop", "Play", "Next")
     if mode == "wrong":
         want, nested = ("Save" if want != "Save" else "Zoom In"), False
     if nested:
-        from venuskit.actions.types import Hover
 
-        yield Hover(point=_point(page, page.locator("#menu > li > div", has_text="Playback")))
+        yield from _hover(page, page.locator("#menu > li > div", has_text="Playback"))
         page.wait_for_timeout(300)
     if mode != "short":
         items = page.locator("#menu div.ui-menu-item-wrapper")
-        yield _click(page, items.nth(_texts(items).index(want)))
+        yield from _tap(page, items.nth(_texts(items).index(want)))
 
 
 # ---- forms and logins ------------------------------------------------------------------------------------
@@ -300,14 +343,14 @@ def solve_login_user_popup(page: Any, goal: str, mode: str) -> Iterator[Any]:
     user, pw = _quoted(goal)[:2]
     for i, (selector, text) in enumerate((("#username", user), ("#password", pw))):
         _close_popup(page)
-        yield _click(page, page.locator(selector))
+        yield from _tap(page, page.locator(selector))
         _close_popup(page)
         if mode == "wrong" and i == 0:
             text = _wrong_text(text)
         yield _type(_typed(text, mode) if i == 1 else text)
     if mode != "short":
         _close_popup(page)
-        yield _click(page, page.locator("#subbtn"))
+        yield from _tap(page, page.locator("#subbtn"))
 
 
 def _close_popup(page: Any) -> None:
@@ -320,9 +363,9 @@ def _close_popup(page: Any) -> None:
 def solve_form_sequence_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     radio, box = _ordinal(goal, "radio button"), _ordinal(goal, "textbox")
     number = _quoted(goal)[0]
-    yield _click(page, page.locator("#area input[type=radio]").nth(radio - 1))
+    yield from _tap(page, page.locator("#area input[type=radio]").nth(radio - 1))
     field = box - 1 if mode != "wrong" else box % 3
-    yield _click(page, page.locator("#area input[type=text]").nth(field))
+    yield from _tap(page, page.locator("#area input[type=text]").nth(field))
     yield _type(number)
     yield from _submit(page, mode)
 
@@ -330,11 +373,11 @@ def solve_form_sequence_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
 def solve_form_sequence_3(page: Any, goal: str, mode: str) -> Iterator[Any]:
     choice = re.match(r"Choose (.*) from the dropdown", goal).group(1).strip()
     button = _quoted(goal)[0]
-    yield _click(page, page.locator("#area .selectric"))
+    yield from _tap(page, page.locator("#area .selectric"))
     page.wait_for_timeout(200)
-    yield _click(page, _choose(page.locator("#area .selectric-items li"), choice, "right"))
+    yield from _tap(page, _choose(page.locator("#area .selectric-items li"), choice, "right"))
     if mode != "short":
-        yield _click(page, _choose(page.locator("#buttons button"), button, mode))
+        yield from _tap(page, _choose(page.locator("#buttons button"), button, mode))
 
 
 def solve_enter_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
@@ -342,7 +385,7 @@ def solve_enter_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
     mm, dd, yyyy = date.split("/")
     if mode == "wrong":
         dd = f"{int(dd) % 28 + 1:02d}"
-    yield _click(page, page.locator("#tt"))
+    yield from _tap(page, page.locator("#tt"))
     yield _keys("ArrowLeft", repeat=3)  # the first segment (month), wherever the click put the caret
     yield _type(f"{mm}{dd}{yyyy}")
     yield from _submit(page, mode)
@@ -352,7 +395,7 @@ def solve_enter_time(page: Any, goal: str, mode: str) -> Iterator[Any]:
     h, m, ampm = re.search(r"(\d{1,2}):(\d{2}) ?([AP]M)", goal).groups()
     if mode == "wrong":
         m = f"{(int(m) + 7) % 60:02d}"
-    yield _click(page, page.locator("#tt"))
+    yield from _tap(page, page.locator("#tt"))
     yield _keys("ArrowLeft", repeat=3)
     yield _type(f"{int(h):02d}{m}{ampm[0]}")
     yield from _submit(page, mode)
@@ -395,17 +438,17 @@ def solve_email(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if act in ("delete", "star"):
         if mode != "short":
             icon = "trash" if act == "delete" else "star"
-            yield _click(page, _thread(page, task["by"], mode).locator(f".email-actions span.{icon}"))
+            yield from _tap(page, _thread(page, task["by"], mode).locator(f".email-actions span.{icon}"))
         return
-    yield _click(page, _thread(page, task["by"], "right").locator(".email-sender"))
+    yield from _tap(page, _thread(page, task["by"], "right").locator(".email-sender"))
     if act == "reply":
-        yield _click(page, page.locator("#email .email-reply"))
-        yield _click(page, page.locator("#reply-text"))
+        yield from _tap(page, page.locator("#email .email-reply"))
+        yield from _tap(page, page.locator("#reply-text"))
         yield _type(_typed(task["text"], mode) if mode != "wrong" else _wrong_text(task["text"]))
         yield from _submit(page, mode, "#send-reply")
     else:
-        yield _click(page, page.locator("#email .email-forward"))
-        yield _click(page, page.locator("#forward .forward-sender"))
+        yield from _tap(page, page.locator("#email .email-forward"))
+        yield from _tap(page, page.locator("#forward .forward-sender"))
         yield _type(_typed(task["to"], mode) if mode != "wrong" else _wrong_text(task["to"]))
         yield from _submit(page, mode, "#send-forward")
 
@@ -451,9 +494,9 @@ def solve_phone_book(page: Any, goal: str, mode: str) -> Iterator[Any]:
         shown = page.locator("#contact h2.name").inner_text().strip()
         if (shown == name) == (mode != "wrong"):
             if mode != "short":
-                yield _click(page, page.locator(f"#contact a.{prop}"))
+                yield from _tap(page, page.locator(f"#contact a.{prop}"))
             return
-        yield _click(page, page.locator("#pagination li.next a"))
+        yield from _tap(page, page.locator("#pagination li.next a"))
     raise SolverError(f"{name!r} not found in the contact book")
 
 
@@ -472,7 +515,7 @@ def solve_copy_paste(page: Any, goal: str, mode: str) -> Iterator[Any]:
 def solve_autocomplete(page: Any, goal: str, mode: str) -> Iterator[Any]:
     start = _quoted(goal)[0]
     end = _quoted(goal)[1] if "ends with" in goal else ""
-    yield _click(page, page.locator("#tags"))
+    yield from _tap(page, page.locator("#tags"))
     yield _type(start)
     page.wait_for_timeout(300)
     items = page.locator("ul.ui-autocomplete li")
@@ -483,7 +526,7 @@ def solve_autocomplete(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if mode == "wrong":  # the typed start alone, no suggestion taken
         yield from _submit(page, "right")
         return
-    yield _click(page, items.nth(good[0]))
+    yield from _tap(page, items.nth(good[0]))
     yield from _submit(page, mode)
 
 
@@ -493,14 +536,14 @@ def solve_choose_list(page: Any, goal: str, mode: str) -> Iterator[Any]:
     want = re.match(r"Select (.*) from the list", goal).group(1)
     options = _texts(page.locator("#options option"))
     index = options.index(want) if mode != "wrong" else next(i for i, o in enumerate(options) if o != want)
-    yield _click(page, page.locator("#options"))
+    yield from _tap(page, page.locator("#options"))
     yield SelectOption(index=index)
     yield from _submit(page, mode, "#area button")
 
 
 def solve_choose_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
     mm, dd, _ = re.search(r"(\d{2})/(\d{2})/(\d{4})", goal).groups()
-    yield _click(page, page.locator("#datepicker"))
+    yield from _tap(page, page.locator("#datepicker"))
     page.wait_for_timeout(500)  # the calendar fades in
     day = int(dd) if mode != "wrong" else int(dd) % 27 + 1
     for _ in range(12):  # back (or on) to the asked month
@@ -509,10 +552,10 @@ def solve_choose_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
                  "November", "December"].index(shown) + 1  # fmt: skip
         if month == int(mm):
             break
-        yield _click(page, page.locator(".ui-datepicker-prev" if month > int(mm) else ".ui-datepicker-next"))
+        yield from _tap(page, page.locator(".ui-datepicker-prev" if month > int(mm) else ".ui-datepicker-next"))
         page.wait_for_timeout(300)
     cells = page.locator(".ui-datepicker-calendar td a")
-    yield _click(page, cells.nth(_texts(cells).index(str(day))))
+    yield from _tap(page, cells.nth(_texts(cells).index(str(day))))
     page.wait_for_timeout(600)  # and out, uncovering the Submit button
     yield from _submit(page, mode)
 
@@ -523,14 +566,14 @@ def solve_spinner(page: Any, goal: str, mode: str) -> Iterator[Any]:
     now = int(page.locator("#spinner").input_value() or 0)
     arrow = page.locator(".ui-spinner-up" if want > now else ".ui-spinner-down")
     for _ in range(abs(want - now)):
-        yield _click(page, arrow)
+        yield from _tap(page, arrow)
     yield from _submit(page, mode)
 
 
 def solve_slider(page: Any, goal: str, mode: str) -> Iterator[Any]:
     want = int(re.search(r"Select (-?\d+)", goal).group(1)) + (1 if mode == "wrong" else 0)
     handle = page.locator("#slider .ui-slider-handle")
-    yield _click(page, handle)
+    yield from _tap(page, handle)
     now = int(page.locator("#val").inner_text())
     if want != now:
         yield _keys("ArrowUp" if want > now else "ArrowDown", repeat=abs(want - now))
@@ -541,6 +584,7 @@ def solve_slider(page: Any, goal: str, mode: str) -> Iterator[Any]:
 
 
 def _drag(page: Any, source: Any, target: Any, below: bool) -> Any:
+    """A drag from `source` onto `target`'s upper or lower half (both in view: the lists here are short)."""
     from venuskit.actions.types import Drag, Point
 
     a, b = _point(page, source), _point(page, target)
@@ -583,9 +627,9 @@ def solve_drag_sort(page: Any, goal: str, mode: str) -> Iterator[Any]:
 
 def solve_button_sequence(page: Any, goal: str, mode: str) -> Iterator[Any]:
     first, second = ("#subbtn", "#subbtn2") if mode != "wrong" else ("#subbtn2", "#subbtn")
-    yield _click(page, page.locator(first))
+    yield from _tap(page, page.locator(first))
     if mode != "short":
-        yield _click(page, page.locator(second))
+        yield from _tap(page, page.locator(second))
 
 
 # ---- social media ---------------------------------------------------------------------------------------------
@@ -598,15 +642,13 @@ _SOCIAL = {"Reply": "reply", "Retweet": "retweet", "Like": "like", "Share via DM
 def _social_click(page: Any, post: Any, label: str) -> Iterator[Any]:
     """The post's control: an icon (reply, retweet, like), or an entry of its "more" menu. Each icon swaps its image
     on hover, and a click that arrives with the swap is lost, so the pointer rests on it first, as a hand does."""
-    from venuskit.actions.types import Hover
-
     cls = next(v for k, v in _SOCIAL.items() if label.startswith(k))
     icon = post.locator(f".controls .{cls}" if cls in ("reply", "retweet", "like") else ".controls .more")
-    yield Hover(point=_point(page, icon))
-    yield _click(page, icon)
+    yield from _hover(page, icon)
+    yield from _tap(page, icon)
     if cls not in ("reply", "retweet", "like"):
         page.wait_for_timeout(100)
-        yield _click(page, post.locator(f".controls li.{cls}"))
+        yield from _tap(page, post.locator(f".controls li.{cls}"))
 
 
 def solve_social_media(page: Any, goal: str, mode: str) -> Iterator[Any]:
@@ -644,15 +686,15 @@ def solve_social_media_all(page: Any, goal: str, mode: str) -> Iterator[Any]:
 def solve_search_engine(page: Any, goal: str, mode: str) -> Iterator[Any]:
     term = _quoted(goal)[0]
     n = int(re.search(r"the (\d+)\w\w search result", goal).group(1))
-    yield _click(page, page.locator("#search-text"))
+    yield from _tap(page, page.locator("#search-text"))
     yield _type(term)
-    yield _click(page, page.locator("#search"))
+    yield from _tap(page, page.locator("#search"))
     n = n if mode != "wrong" else n % 9 + 1
     page_no = (n - 1) // 3 + 1
     if page_no > 1:
-        yield _click(page, page.locator("#pagination a.page-link", has_text=str(page_no)))
+        yield from _tap(page, page.locator("#pagination a.page-link", has_text=str(page_no)))
     if mode != "short":
-        yield _click(page, page.locator("#page-content a.search-title").nth((n - 1) % 3))
+        yield from _tap(page, page.locator("#page-content a.search-title").nth((n - 1) % 3))
 
 
 _MOVIE = re.compile(r"Search for (\S+) movies directed by (\S+) from year (\d+)\.")
@@ -671,10 +713,10 @@ def solve_movie_search(page: Any, goal: str, mode: str) -> Iterator[Any]:
         key = next((k for k in wanted if k in label), None)
         if key is None:
             raise SolverError(f"no value for the field labelled {label!r}")
-        yield _click(page, inputs.nth(i))
+        yield from _tap(page, inputs.nth(i))
         yield _type(_typed(wanted[key], mode) if i == len(labels) - 1 else wanted[key])
     if mode != "short":
-        yield _click(page, page.locator("#area button, #area .final, #area .ui-submit, #area [class*=submit]").last)
+        yield from _tap(page, page.locator("#area button, #area .final, #area .ui-submit, #area [class*=submit]").last)
 
 
 SOLVERS: dict[str, Solver] = {
