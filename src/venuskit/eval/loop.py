@@ -157,8 +157,9 @@ def _small(metrics: dict[str, Any]) -> dict[str, Any]:
 def _verifier_in_loop(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """How SGV's picks compare with the contract: the precision of 'verified success' is what training relies on."""
     judged = [r for r in rows if r.get("sgv") and not r.get("infra_error")]
-    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]
+    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]  # decided successes only: never "uncertain"
     return {"verified": len(picked), "contract_completed": sum(r["contract"] == "completed" for r in judged),
+            "uncertain": sum(r["sgv"]["verdict"] == "uncertain" for r in judged),
             "verified_and_completed": sum(r["contract"] == "completed" for r in picked),
             "sgv_precision": round(sum(r["contract"] == "completed" for r in picked) / len(picked), 4)
             if picked else None}  # fmt: skip
