@@ -306,19 +306,17 @@ class OcrJudge:
         if not window.is_last:
             return abstain_all(self.name, keypoints, "the OCR rules vote on the last window")
         steps = list(window.before) + list(window.steps)
-        ended = window.facts.end_reason == "env_done"
-        return [self._rules(k, text, steps, window.goal, ended) for k, text in keypoints]
+        return [self._rules(k, text, steps, window.goal) for k, text in keypoints]
 
-    def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "", ended: bool = False) -> Vote:
+    def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "") -> Vote:
         read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps, read),
-            lambda: P.clicked_item(text, goal, steps, ended), lambda: P.entered_values(text, steps, lines),
+            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
-            lambda: R.one_click(text, steps), lambda: R.clicked_named(text, steps),
-            lambda: R.removed_row(text, steps, self.lines_step),
+            lambda: R.one_click(text, steps), lambda: R.removed_row(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
         ])  # fmt: skip
         if found is not None:
@@ -411,7 +409,7 @@ class LogJudge:
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.submitted(text, steps),
             lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps),
-            lambda: R.clicked_named(text, steps), lambda: R.never_shown(text, steps, None),
+            lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip
         return vote if found is None else Vote(self.name, vote.keypoint, *found)
 

@@ -80,7 +80,8 @@ _MAX_WORDS = 12
 
 def words_at(png: bytes, point: Any) -> Under | None:
     """The words of the text row under a normalised point, or None when the point is on no text row (a picture,
-    the background). Words are split where the ink leaves a gap wider than a third of the row's height."""
+    the background). Words are split where the ink leaves a gap of a fifth of the row's height (a space; letters
+    sit closer)."""
     from venuskit.actions import coords
     from venuskit.models.nano import reader as nano_reader
 
@@ -101,7 +102,7 @@ def words_at(png: bytes, point: Any) -> Under | None:
     under = None
     if row is not None:
         y1, y2 = row
-        boxes = _word_boxes(ink[y1:y2], x, y1, max(4, (y2 - y1) // 3))
+        boxes = _word_boxes(ink[y1:y2], x, y1, max(3, round(0.2 * (y2 - y1))))
         if boxes:
             crops = [img[max(0, b[1] - 2):min(h, b[3] + 2), max(0, b[0] - 2):min(w, b[2] + 2)] for b in boxes]
             texts = [t if score >= 0.5 else "" for t, score in _reader().recognize(crops)]
@@ -192,12 +193,21 @@ def _word_under(boxes: list[Box], texts: list[str], x: int) -> int:
     hit = next((i for i, b in enumerate(boxes) if b[0] - 3 <= x < b[2] + 3), None)
     if hit is None:
         near = min(range(len(boxes)), key=lambda i: min(abs(boxes[i][0] - x), abs(boxes[i][2] - x)))
-        if min(abs(boxes[near][0] - x), abs(boxes[near][2] - x)) > _NEAR:
-            return -1
+        gap = min(abs(boxes[near][0] - x), abs(boxes[near][2] - x))
+        row_end = near == len(boxes) - 1 and x > boxes[near][2]
+        if gap > _NEAR and not (row_end and gap <= 6 * (boxes[near][3] - boxes[near][1])):
+            return -1  # between words, or far off; a click just past a row's end is on that row (a list item)
         hit = near
-    if not texts[hit] and hit + 1 < len(boxes) and boxes[hit + 1][0] - boxes[hit][2] <= _LABEL:
+    if _control(boxes[hit], texts[hit]) and hit + 1 < len(boxes) and boxes[hit + 1][0] - boxes[hit][2] <= _LABEL:
         return hit + 1
     return hit
+
+
+def _control(box: Box, text: str) -> bool:
+    """A small square with no text or a lone glyph (a checkbox read as "口", a radio as "O"): a control, whose
+    label is the word to its right. (A wide box OCR cannot read, such as "♥♥♥", is a label of its own.)"""
+    w, h = box[2] - box[0], box[3] - box[1]
+    return len(text.strip()) <= 1 and 0.7 <= w / max(h, 1) <= 1.4
 
 
 def text(png: bytes) -> str:

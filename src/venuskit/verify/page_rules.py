@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
@@ -54,6 +55,7 @@ _SUBMIT_WORDS = re.compile(r"^\W*(?:submit|send|save|log ?in|sign ?in|ok|search|
                            r"forward|next|continue|agree|yes)\W*$", re.I)  # fmt: skip
 _CLOSE_WORDS = re.compile(r"^\W*(?:cancel|close|discard|back|x)\W*$", re.I)
 _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*([AaPp][Mm])?\b")
+_SPACED_TIME = re.compile(r"^\s*(\d{1,2})\s*[: ]\s*(\d{2})\s*([AaPp][Mm])\s*$")  # a time field's segments
 _DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 _NUMBER = re.compile(r"(?<![\w.:/-])-?\d+(?![\w.:/])")
 _MAX_SPAN = 6
@@ -64,26 +66,74 @@ _MAX_SPAN = 6
 
 def span_hits(step: Evidence, name: str) -> bool:
     """The click's word (or a run of words around it) reads `name`, or the whole row under it does."""
-    want = T.normalise(name)
+    want = T.ocr_key(name)
     if not want:
         return False
-    if T.normalise(R.target(step)) == want:
+    if T.ocr_key(R.target(step)) == want:
         return True
     words, at = step.under, step.under_at
     if at < 0:
         return False
     for i in range(max(0, at - _MAX_SPAN), at + 1):
         for j in range(at, min(len(words), i + _MAX_SPAN)):
-            if T.normalise(" ".join(words[i : j + 1])) == want:
+            if T.ocr_key(" ".join(words[i : j + 1])) == want:
                 return True
     return False
 
 
-def on_goal_text(step: Evidence, goal: str) -> bool:
-    """The click landed on the goal's own words as the page shows them (a task box), not on an item: the row
-    under it is a piece of the goal of some length."""
+Rows = tuple[int, int] | None  # the pixel rows of the page's task box (the goal as the page shows it), if any
+
+
+def task_rows(steps: Sequence[Evidence], goal: str, lines: Lines | None) -> Rows:
+    """Where the page shows the goal itself (MiniWoB++'s yellow box, a task banner): the run of consecutive rows of
+    the first screen that are pieces of the goal and together spell most of it. None when no screen does."""
+    first = next((e for e in steps if e.png is not None), None)
+    if first is None or lines is None:
+        return None
+    want = T.ocr_key(goal)
+    run: list[tuple[int, int]] = []
+    best: list[tuple[int, int]] = []
+    spelled = 0
+    for box, text in sorted(lines(first), key=lambda x: x[0][1]):
+        piece = T.ocr_key(text)
+        if not (len(piece) >= 2 and piece in want):
+            run, spelled = [], 0
+            continue
+        if run and box[1] - max(b for _, b in run) > 1.5 * (box[3] - box[1]):  # a row far below: not the same box
+            run, spelled = [], 0
+        run.append((box[1], box[3]))
+        spelled += len(piece)
+        if spelled >= 0.6 * len(want) and len(run) > len(best):
+            best = list(run)
+    return (min(a for a, _ in best), max(b for _, b in best)) if best else None
+
+
+def _click_y(step: Evidence) -> float | None:
+    from venuskit.verify.images import png_size
+
+    p = R._point(step)
+    if p is None or step.png is None:
+        return None
+    return p[1] * png_size(step.png)[1]
+
+
+def on_goal_text(step: Evidence, goal: str, rows: Rows = None) -> bool:
+    """The click landed on the goal's own words as the page shows them (the task box), not on an item: inside the
+    task box's rows, or on a row that is a piece of the goal of some length."""
+    y = _click_y(step)
+    if rows is not None and y is not None and rows[0] - 4 <= y <= rows[1] + 4:
+        return True
     row = T.normalise(" ".join(step.under)) or T.normalise(R.target(step))
     return len(row) >= 8 and row in T.normalise(goal)
+
+
+def on_row_of(step: Evidence, name: str, lines: Lines | None) -> bool:
+    """The click landed on the row of a line that reads `name` (an item's other controls share its row: the star
+    of the mail "by Amil", on Amil's row)."""
+    y = _click_y(step)
+    if lines is None or y is None:
+        return False
+    return any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name))
 
 
 def clicked_word(step: Evidence) -> str:
@@ -101,7 +151,7 @@ def _changed_after(steps: Sequence[Evidence], s: int) -> bool:
         return True
     if a.png is None or b.png is None:
         return True
-    return changed_fraction(a.png, b.png) > 0.001
+    return changed_fraction(a.png, b.png) > 0.0002  # a ticked checkbox is ~0.2% of a small page
 
 
 def pointer_steps(steps: Sequence[Evidence]) -> list[int]:
@@ -124,9 +174,16 @@ def item_names(kp: str) -> list[str]:
     return [m.group("name")] if m else []
 
 
-def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], ended_by_page: bool = False) -> Result | None:
+_SELECT = re.compile(r"^\s*(?:select|check|tick|choose|mark)\b", re.I)
+_NOTHING = re.compile(r"^\s*(?:select|check|tick|choose|mark)\s+(?:nothing|none)\b", re.I)
+
+
+def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | None = None) -> Result | None:
     names = item_names(kp)
     clicks = pointer_steps(steps)
+    rows = task_rows(steps, goal, lines)
+    if _NOTHING.match(kp):
+        return _nothing(steps, goal, clicks, rows)
     if not names:
         if re.match(r"^\s*(?:click|press|tap|hit)\b", kp, re.I) and not clicks and steps:
             return "contradicted", steps[-1].index, "the agent clicked nothing"
@@ -134,46 +191,82 @@ def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], ended_by_page: b
     if not clicks:
         return ("contradicted", steps[-1].index, "the agent clicked nothing") if steps else None
     many = bool(_MANY.search(T.unquoted(kp)))
+    row_ok = bool(_NAVIGATE.match(T.unquoted(kp))) and not T.quoted(kp)  # an item found by a name on its row
     at: dict[str, int] = {}
     for name in names:
-        hits = [s for s in clicks if span_hits(steps[s], name) and not on_goal_text(steps[s], goal)
-                and _changed_after(steps, s)]  # fmt: skip
+        hits = [s for s in clicks if (span_hits(steps[s], name) or row_ok and on_row_of(steps[s], name, lines))
+                and not on_goal_text(steps[s], goal, rows) and _changed_after(steps, s)]  # fmt: skip
         if hits:
             at[name] = hits[-1]
     if len(at) == len(names) and not many:
+        extra = _extra_picks(kp, steps, goal, clicks, at, rows) if _SELECT.match(kp) else None
+        if extra is not None:
+            return extra
         step = max(at.values())
         words = ", ".join(f"{n!r} at step {s}" for n, s in sorted(at.items(), key=lambda x: x[1]))
         return "satisfied", step, f"the click landed on {words} (the words under the red dot)"
     missing = [n for n in names if n not in at]
     if not missing:
         return "not_visible", None, f"a click on {sorted(at)} was made; the keypoint asks for more than one"
-    return _missed(missing, goal, steps, clicks, ended_by_page)
+    return _missed(missing, goal, steps, clicks, lines, rows)
 
 
-def _missed(missing: list[str], goal: str, steps: Sequence[Evidence], clicks: list[int],
-            ended_by_page: bool) -> Result:  # fmt: skip
-    """No click hit `missing`: contradicted when the agent's clicks read as other items and the named one was
-    there to click (read as an item of its own on a screen the agent saw), or the page ended the run right
-    after the last click; else not decided."""
-    others = [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal)]
-    if not others:
-        return "not_visible", None, f"no click landed on {missing}, and no click read as another item"
-    shown = [n for n in missing if _standalone(n, steps)]
-    last = clicks[-1]
-    ended = ended_by_page and last == len(steps) - 1 and bool(clicked_word(steps[last]))
-    if shown or ended:
-        seen = f"{shown} stood on screen" if shown else "the page ended the run after it"
-        words = ", ".join(f"{clicked_word(steps[s])!r} (step {s})" for s in others[-3:])
-        return "contradicted", steps[last].index, f"the clicks landed on {words}, not on {missing}; {seen}"
-    return "not_visible", None, f"no click landed on {missing}, and it never stood on screen as an item of its own"
+def _item_clicks(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> list[int]:
+    """Clicks that read as an item (a word under the red dot, off the task box), not as a submit-like control."""
+    return [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)
+            and not _SUBMIT_WORDS.match(clicked_word(steps[s]))]  # fmt: skip
 
 
-def _standalone(name: str, steps: Sequence[Evidence]) -> bool:
-    """`name` was read as a row of its own (a button, a tab, a list item) under some click's red dot or as
-    the whole text of a row the agent clicked near."""
-    want = T.normalise(name)
-    return any(T.normalise(w) == want for e in steps for w in e.under) or any(
-        T.normalise(R.target(e)) == want for e in steps)
+def _nothing(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> Result | None:
+    """"Select nothing": contradicted by a click on an item; satisfied when the only clicks read as a submit."""
+    picked = _item_clicks(steps, goal, clicks, rows)
+    if picked:
+        s = picked[0]
+        return "contradicted", s, f"the click at step {s} picked {clicked_word(steps[s])!r}; the goal asks for none"
+    submits = [s for s in clicks if _SUBMIT_WORDS.match(clicked_word(steps[s]) or "")]
+    if submits and len(submits) == len(clicks):
+        word = clicked_word(steps[submits[0]])
+        return "satisfied", submits[0], f"no item was clicked; the only clicks read as {word!r}"
+    return None
+
+
+def _extra_picks(kp: str, steps: Sequence[Evidence], goal: str, clicks: list[int], at: dict[str, int],
+                 rows: Rows) -> Result | None:  # fmt: skip
+    """"Select A, B": a click on another item of the same list (a click in the column of the named ones) picks one
+    the goal did not name."""
+    xs = [R._point(steps[s])[0] for s in at.values() if R._point(steps[s]) is not None]
+    for s in _item_clicks(steps, goal, clicks, rows):
+        p = R._point(steps[s])
+        if s in at.values() or p is None or not any(abs(p[0] - x) <= 0.05 for x in xs):
+            continue
+        if not any(span_hits(steps[s], n) for n in at):
+            return "contradicted", s, f"the click at step {s} also picked {clicked_word(steps[s])!r}, which the " \
+                                      "goal does not name"  # fmt: skip
+    return None
+
+
+def _missed(missing: list[str], goal: str, steps: Sequence[Evidence], clicks: list[int], lines: Lines | None,
+            rows: Rows) -> Result:  # fmt: skip
+    """No click hit `missing`: contradicted when the named item was there to click (OCR read it on a screen the
+    agent saw, off the task box, so a click on it would have been read too); else not decided (OCR cannot read
+    the name: "♥♥♥", "ヘルプ"; or it never showed)."""
+    others = [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)]
+    shown = [n for n in missing if _legible(n, steps, lines, rows)]
+    if len(shown) < len(missing):
+        why = "no click read as another item" if not others else "it never stood on a screen the agent saw"
+        return "not_visible", None, f"no click landed on {missing}, and {why}"
+    words = ", ".join(f"{clicked_word(steps[s])!r} (step {s})" for s in others[-3:]) or "nothing readable"
+    return "contradicted", steps[clicks[-1]].index, f"the clicks landed on {words}, not on {missing}, which stood " \
+                                                    "on a screen the agent saw"  # fmt: skip
+
+
+def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Rows | None = None) -> bool:
+    """OCR reads `name` somewhere on a screen the agent saw (off the task box when its `rows` are given): else a
+    click on it may have been misread, and missing it proves nothing."""
+    if lines is None:
+        return False
+    return any(T.ocr_contains(text, name) for e in steps if e.png is not None for box, text in lines(e)
+               if rows is None or not rows[0] - 4 <= (box[1] + box[3]) / 2 <= rows[1] + 4)  # fmt: skip
 
 
 # ---- values in their fields when the form was committed -----------------------------------------------------
@@ -196,10 +289,11 @@ def entry_values(kp: str) -> list[str]:
 
 
 def same_value(a: str, b: str) -> bool:
-    """Equal as typed text (case kept), or as the same time / date / number written another way."""
+    """Equal as typed text (case kept), or as the same time / date / number written another way (a time field
+    shows "02 41 AM" for 2:41 AM)."""
     if a.strip() == b.strip():
         return True
-    ta, tb = _TIME.search(a), _TIME.search(b)
+    ta, tb = _TIME.search(a) or _SPACED_TIME.search(a), _TIME.search(b) or _SPACED_TIME.search(b)
     if ta and tb:
         return _minutes(ta) == _minutes(tb)
     da, db = _DATE.search(a), _DATE.search(b)
@@ -235,15 +329,97 @@ def commit_step(steps: Sequence[Evidence], after: int) -> int | None:
 
 def _fresh_on(step: Evidence, first: Evidence, value: str, lines: Lines) -> bool:
     """`value` is the whole text of a row on this screen that was not on the first screen at that place (a
-    field's content, not the page's fixed text such as the goal)."""
+    field's content, not the page's fixed text such as the goal); a field shown in segments ("02" "41" "AM") is
+    read as one row. Letters keep their case."""
+    want = T.ocr_key(value, cased=True)
+    return any(same_value(t, value) or T.ocr_key(t, cased=True) == want for t in fresh_texts(step, first, lines))
+
+
+def fresh_texts(step: Evidence, first: Evidence, lines: Lines) -> list[str]:
+    """The texts of this screen that the first screen did not show at that place, each alone and, where a row
+    holds several, joined as the row."""
     if step.png is None:
-        return False
-    old = {(T.normalise(t), b[1] // 8) for b, t in lines(first)} if first.png is not None else set()
-    for box, text in lines(step):
-        if (same_value(text, value) or T.normalise(text) == T.normalise(value)) and (
-                (T.normalise(text), box[1] // 8) not in old):
-            return True
-    return False
+        return []
+    old = {(T.ocr_key(t), b[1] // 8) for b, t in lines(first)} if first.png is not None else set()
+    fresh = [(b, t) for b, t in lines(step) if (T.ocr_key(t), b[1] // 8) not in old]
+    rows: dict[int, list[tuple[int, str]]] = {}
+    for b, t in fresh:
+        rows.setdefault(b[1] // 8, []).append((b[0], t))
+    return [t for _, t in fresh] + [" ".join(t for _, t in sorted(r)) for r in rows.values() if len(r) > 1]
+
+
+@dataclass
+class Field:
+    """What the agent typed into one field, from the log: the field is where the click before the typing landed
+    (clicks within a few pixels of each other are one field); a Type adds to its text, a select-all before it
+    replaces it. `label`: the text OCR reads just above or left of it (its label), when read."""
+
+    point: tuple[float, float]
+    step: int  # the click that focused it
+    text: str = ""
+    last: int = -1  # the step of its last Type
+    label: str = ""
+
+
+def fields(steps: Sequence[Evidence], before: int, lines: Lines | None = None) -> list[Field]:
+    """The fields the agent typed into before step `before`, each with its text as the log builds it."""
+    found: list[Field] = []
+    current: Field | None = None
+    select_all = False
+    for s in range(min(before, len(steps))):
+        step = steps[s]
+        p = R._point(step)
+        if p is not None and R.clicked(step):
+            current = next((f for f in found if abs(f.point[1] - p[1]) < 0.02 and abs(f.point[0] - p[0]) < 0.3),
+                           None) or Field(p, s)  # fmt: skip
+            select_all = False
+        for a in R.kids(step.act) if step.error is None else ():
+            if a.name == "Hotkey" and {k.casefold() for k in a.keys} >= {"a"} and len(a.keys) == 2:
+                select_all = True
+            elif a.name == "Type":
+                if current is None:
+                    current = Field((0.0, 0.0), s)
+                if current not in found:
+                    found.append(current)
+                body = a.content.rstrip("\n")
+                current.text = body if select_all else current.text + body
+                current.last, select_all = s, False
+    if lines is not None:
+        for f in found:
+            f.label = _label(steps[f.step], f.point, lines)
+    return found
+
+
+def _label(step: Evidence, point: tuple[float, float], lines: Lines) -> str:
+    """The row just above the point (within two rows, overlapping it sideways) or just left of it on its row."""
+    if step.png is None:
+        return ""
+    from venuskit.verify.images import png_size
+
+    w, h = png_size(step.png)
+    x, y = point[0] * w, point[1] * h
+    best, dist = "", 1e9
+    for (x1, y1, x2, y2), text in lines(step):
+        row = y2 - y1
+        above = y2 <= y + 2 and y - y2 <= 3 * row + 20 and x1 - 40 <= x
+        left = y1 - 6 <= y <= y2 + 6 and x2 <= x
+        d = (y - y2) if above else (x - x2) if left else 1e9
+        if d < dist:
+            best, dist = text, d
+    return best
+
+
+_PAIR = re.compile(r"\b(?:the\s+)?(?P<noun>[a-z][\w ]{1,24}?)\s+[\"“](?P<value>[^\"”]+)[\"”]", re.I)
+
+
+def _pairs(kp: str) -> dict[str, str]:
+    """value -> the noun the keypoint names it by ('the username "emile"' -> emile: username)."""
+    out = {}
+    for m in _PAIR.finditer(kp):
+        noun = m.group("noun").split()[-1]
+        if noun.casefold() not in ("text", "enter", "type", "and", "with", "number", "value"):
+            out[m.group("value")] = noun
+    return out
 
 
 def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
@@ -254,26 +430,65 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> R
     by_rank = bool(_ORDINAL.search(T.unquoted(kp)))
     last_typed = max((s for s, _ in typed), default=-1)
     commit = commit_step(steps, last_typed) if typed else _last_commit(steps)
-    exact = {v: [s for s, t in typed if s < (commit if commit is not None else len(steps)) and same_value(t, v)]
-             for v in values}  # fmt: skip
-    near = {v: [(s, t) for s, t in typed if t and not same_value(t, v) and near_miss(t, v)] for v in values}
     if commit is None:
         if typed and _SENDS.match(kp):
             return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
         return None
+    filled = fields(steps, commit, lines)
+    held = {v: [f for f in filled if same_value(f.text.strip(), v)] for v in values}
     on_form = {v: lines is not None and _fresh_on(steps[commit], steps[0], v, lines) for v in values}
-    wrong = [v for v in values if not exact[v] and not on_form[v] and (near[v] or (typed and _SENDS.match(kp)))]
+    misplaced = _misplaced(kp, filled, held)
+    if misplaced:
+        return "contradicted", commit, misplaced
+    # keystrokes into a time or date widget do not read as its value ("0241A" for 2:41 AM): no "other" text there
+    widget = any(_TIME.search(v) or _DATE.search(v) for v in values)
+    others = [f for f in filled if f.text.strip() and not widget
+              and not any(same_value(f.text.strip(), v) for v in values)]  # fmt: skip
+    wrong = [v for v in values if not held[v] and not on_form[v] and (others or _SENDS.match(kp) and typed)]
     if wrong:
-        v = wrong[0]
-        got = near[v][-1][1] if near[v] else typed[-1][1]
-        return "contradicted", commit, f"the form was committed at step {commit} with {got!r} typed, not {v!r}"
+        got = others[-1].text if others else typed[-1][1]
+        return "contradicted", commit, f"the form was committed at step {commit} with {got!r} typed, not {wrong[0]!r}"
+    shown = _widget_shows(values, steps[commit], steps[0], lines) if widget else None
+    if shown:
+        return "contradicted", commit, f"the form committed at step {commit} showed {shown!r}, not {values}"
+    if _MANY.search(T.unquoted(kp)) and others:  # "into both text fields": every field gets the value
+        return "contradicted", commit, f"a field held {others[-1].text!r}; the keypoint asks for {values} in each"
     if by_rank:
         return None  # which field is "the 2nd" the pixels do not say; only a wrong value is decided
-    if all(exact[v] or on_form[v] for v in values):
-        how = [f"{v!r} {'on the form' if on_form[v] else f'typed at step {exact[v][-1]}'}" for v in values]
+    if all(held[v] or on_form[v] for v in values):
+        how = [f"{v!r} {'on the form' if on_form[v] else f'in the field typed at step {held[v][-1].last}'}"
+               for v in values]  # fmt: skip
         word = clicked_word(steps[commit])
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
+    return None
+
+
+def _widget_shows(values: list[str], step: Evidence, first: Evidence, lines: Lines | None) -> str | None:
+    """A time or date widget showing another time or date on the committed form (the value set wrong)."""
+    if lines is None:
+        return None
+    for t in fresh_texts(step, first, lines):
+        parsed = _TIME.search(t) or _SPACED_TIME.search(t) or _DATE.search(t)
+        if parsed and not any(same_value(t, v) for v in values):
+            return t
+    return None
+
+
+def _misplaced(kp: str, filled: list[Field], held: dict[str, list[Field]]) -> str | None:
+    """A value the keypoint names by its field ('the username "emile"') typed into a field whose label names
+    another of the keypoint's fields, or that field holding something else."""
+    pairs = _pairs(kp)
+    nouns = {n.casefold() for n in pairs.values()}
+    for value, noun in pairs.items():
+        mine = [f for f in filled if f.label and T.ocr_contains(f.label, noun)]
+        for f in held.get(value, []):
+            theirs = [n for n in nouns if n != noun.casefold() and f.label and T.ocr_contains(f.label, n)]
+            if theirs and not T.ocr_contains(f.label, noun):
+                return f"{value!r} was typed into the field labelled {f.label!r}, not the {noun} field"
+        for f in mine:
+            if f.text.strip() and not same_value(f.text.strip(), value):
+                return f"the field labelled {f.label!r} held {f.text!r}, not {value!r}"
     return None
 
 
