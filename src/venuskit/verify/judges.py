@@ -313,7 +313,7 @@ class OcrJudge:
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps, read),
             lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines),
-            lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines),
+            lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
             lambda: R.one_click(text, steps), lambda: R.removed_row(text, steps, self.lines_step),
@@ -419,7 +419,7 @@ class LogJudge:
     def _judge(self, k: int, text: str, steps: Sequence[Evidence], last: Window | None) -> Vote:
         if _OPENING.match(text):
             return self._opened(k, text, steps)
-        if _TYPING.match(text) and T.quoted(text):
+        if _TYPING.match(text) and T.quoted(text) and not P.affix_of(text):
             return self._typed(k, T.quoted(text), steps)
         if _ANSWERING.match(text) and last is not None:
             return self._answered(k, last)

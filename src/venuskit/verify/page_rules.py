@@ -514,6 +514,11 @@ def affix_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     return "satisfied", commit, f"{offered[0]!r} on the form committed at step {commit}, offered by the page before"
 
 
+def affix_of(kp: str) -> bool:
+    """The keypoint quotes how an entry starts or ends ("an item that starts with "Par""), not the entry."""
+    return bool(_AFFIX.search(kp))
+
+
 def _fits(text: str, m: re.Match[str]) -> bool:
     want, got = m.group("text").casefold(), text.casefold()
     ok = got.endswith(want) if m.group("kind").casefold() == "ends" else got.startswith(want)
@@ -590,10 +595,13 @@ def _column(lines: tuple, box: tuple[int, int, int, int]) -> list[tuple[tuple[in
     return col[a : z + 1]
 
 
-def dragged_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+def dragged_to(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
     m = _DRAG.match(kp)
     if m is None or lines is None:
         return None
+    rows = task_rows(steps, goal, lines)
+    off_box = (lambda e: tuple((b, t) for b, t in lines(e) if rows is None or not rows[0] - 4 <= (b[1] + b[3]) / 2
+                               <= rows[1] + 4))  # fmt: skip
     name = m.group("name")
     drags = [s for s in range(len(steps)) if any(a.name == "Drag" for a in R.kids(steps[s].act))]
     if not drags:
@@ -606,10 +614,10 @@ def dragged_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resul
         from venuskit.verify.images import png_size
 
         w, h = png_size(step.png)
-        row = next(((b, t) for b, t in lines(step) if T.normalise(t) == T.normalise(name)), None)
+        row = next(((b, t) for b, t in off_box(step) if T.ocr_key(t) == T.ocr_key(name)), None)
         if row is None:
             return None
-        col = _column(lines(step), row[0])
+        col = _column(off_box(step), row[0])
         ranks = [b for b, _ in col]
         now = ranks.index(row[0]) + 1
         drop = act.end.y * h
@@ -655,16 +663,21 @@ _COPY = re.compile(r"^\s*copy\b.*\bpaste\b", re.I)
 
 
 def copied(kp: str, goal: str, steps: Sequence[Evidence], read: Callable[[Evidence], str] | None) -> Result | None:
+    """The text entered was on the page before it was entered (off the goal): most of its words read on a screen
+    the agent saw first (a narrow text area wraps and OCR reads it in pieces); none of them: made up."""
     if not _COPY.match(kp) or read is None:
         return None
     typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s]) if t.strip()]
     if not typed:
         return None
     s, text = typed[-1]
-    before = [e for e in steps[:s] if e.png is not None]
-    shown = any(T.contains(read(e), text) for e in before) and not T.contains(goal, text)
-    if not shown:
-        return "contradicted", s, f"the text entered at step {s} ({text!r}) is on no screen the agent saw before"
-    if _ORDINAL.search(T.unquoted(kp)):
+    words = [w for w in re.findall(r"\w{3,}", text) if not T.ocr_contains(goal, w)]
+    screens = " ".join(read(e) for e in steps[:s] if e.png is not None)
+    seen = [w for w in words if T.ocr_contains(screens, w)]
+    share = len(seen) / len(words) if words else 0.0
+    if words and share < 0.3:
+        return "contradicted", s, f"the text entered at step {s} ({text!r}) was not on the page before: " \
+                                  f"{len(seen)} of its {len(words)} words were"  # fmt: skip
+    if share < 0.6 or _ORDINAL.search(T.unquoted(kp)):
         return None  # which text area is "the 2nd", the pixels do not say
-    return "satisfied", s, f"the text entered at step {s} ({text!r}) was on the page before it was entered"
+    return "satisfied", s, f"{len(seen)} of the {len(words)} words entered at step {s} were on the page before"

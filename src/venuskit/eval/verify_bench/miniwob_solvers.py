@@ -69,7 +69,6 @@ def _reach(page: Any, locator: Any) -> Iterator[Any]:
         y = min(max((top + bottom) / 2, 0), vh - 1)
         yield Scroll(point=Point(*coords.point_from_pixels(x, y, vw, vh)), direction="down" if delta > 0 else "up",
                      amount=max(1, round(abs(delta))))  # fmt: skip
-        page.wait_for_timeout(100)
     raise SolverError(f"{locator} could not be scrolled into view")
 
 
@@ -90,6 +89,14 @@ def _hover(page: Any, locator: Any) -> Iterator[Any]:
 
     yield from _reach(page, locator)
     yield Hover(point=_point(page, locator))
+
+
+def _wait(seconds: float) -> Any:
+    """A pause as a recorded action (an animation to end): a solver that waited behind the recorder's back would
+    act on a screen newer than the recorded one."""
+    from venuskit.actions.types import Wait
+
+    return Wait(seconds=seconds)
 
 
 def _type(text: str) -> Any:
@@ -245,7 +252,7 @@ def solve_click_collapsible_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
         links = panels.nth(i).locator("span.alink")
         if word in _texts(links):
             yield from _tap(page, heads.nth(i))
-            page.wait_for_timeout(400)  # the section opens with an animation
+            yield _wait(0.4)  # the section opens with an animation
             if mode != "short":
                 yield from _tap(page, _choose(links, word, mode))
             return
@@ -288,7 +295,8 @@ def solve_click_menu(page: Any, goal: str, mode: str) -> Iterator[Any]:
         item = _choose(items, name, "wrong" if last and mode == "wrong" else "right")
         yield from (_tap(page, item) if last else _hover(page, item))
         scope = item.locator("xpath=following-sibling::ul")
-        page.wait_for_timeout(300)  # submenus open on a timer
+        if not last:
+            yield _wait(0.3)  # submenus open on a timer
 
 
 _MENU_ICONS = {"ui-icon-disk": "Save", "ui-icon-seek-start": "Prev", "ui-icon-stop": "Stop", "ui-icon-play": "Play",
@@ -309,7 +317,7 @@ def solve_click_menu_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
     if nested:
 
         yield from _hover(page, page.locator("#menu > li > div", has_text="Playback"))
-        page.wait_for_timeout(300)
+        yield _wait(0.3)
     if mode != "short":
         items = page.locator("#menu div.ui-menu-item-wrapper")
         yield from _tap(page, items.nth(_texts(items).index(want)))
@@ -374,7 +382,7 @@ def solve_form_sequence_3(page: Any, goal: str, mode: str) -> Iterator[Any]:
     choice = re.match(r"Choose (.*) from the dropdown", goal).group(1).strip()
     button = _quoted(goal)[0]
     yield from _tap(page, page.locator("#area .selectric"))
-    page.wait_for_timeout(200)
+    yield _wait(0.2)
     yield from _tap(page, _choose(page.locator("#area .selectric-items li"), choice, "right"))
     if mode != "short":
         yield from _tap(page, _choose(page.locator("#buttons button"), button, mode))
@@ -517,7 +525,7 @@ def solve_autocomplete(page: Any, goal: str, mode: str) -> Iterator[Any]:
     end = _quoted(goal)[1] if "ends with" in goal else ""
     yield from _tap(page, page.locator("#tags"))
     yield _type(start)
-    page.wait_for_timeout(300)
+    yield _wait(0.3)
     items = page.locator("ul.ui-autocomplete li")
     texts = _texts(items)
     good = [i for i, t in enumerate(texts) if t.lower().startswith(start.lower()) and t.endswith(end)]
@@ -544,7 +552,7 @@ def solve_choose_list(page: Any, goal: str, mode: str) -> Iterator[Any]:
 def solve_choose_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
     mm, dd, _ = re.search(r"(\d{2})/(\d{2})/(\d{4})", goal).groups()
     yield from _tap(page, page.locator("#datepicker"))
-    page.wait_for_timeout(500)  # the calendar fades in
+    yield _wait(0.5)  # the calendar fades in
     day = int(dd) if mode != "wrong" else int(dd) % 27 + 1
     for _ in range(12):  # back (or on) to the asked month
         shown = page.locator(".ui-datepicker-month").inner_text().strip()
@@ -553,10 +561,10 @@ def solve_choose_date(page: Any, goal: str, mode: str) -> Iterator[Any]:
         if month == int(mm):
             break
         yield from _tap(page, page.locator(".ui-datepicker-prev" if month > int(mm) else ".ui-datepicker-next"))
-        page.wait_for_timeout(300)
+        yield _wait(0.3)
     cells = page.locator(".ui-datepicker-calendar td a")
     yield from _tap(page, cells.nth(_texts(cells).index(str(day))))
-    page.wait_for_timeout(600)  # and out, uncovering the Submit button
+    yield _wait(0.6)  # and out, uncovering the Submit button
     yield from _submit(page, mode)
 
 
@@ -647,7 +655,7 @@ def _social_click(page: Any, post: Any, label: str) -> Iterator[Any]:
     yield from _hover(page, icon)
     yield from _tap(page, icon)
     if cls not in ("reply", "retweet", "like"):
-        page.wait_for_timeout(100)
+        yield _wait(0.1)
         yield from _tap(page, post.locator(f".controls li.{cls}"))
 
 
