@@ -75,6 +75,7 @@ class Report:
     method: str  # "sgv" | "final_screenshot" | "webjudge"
     forced: str = ""  # the decided verdict when forced to choose (open keypoints as not met); = verdict if decided
     undecided: list[dict[str, str]] = field(default_factory=list)  # {"keypoint", "why"} of each open keypoint
+    judges: dict[str, dict[str, Any]] = field(default_factory=dict)  # model judges: name -> model, checkpoint
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -104,4 +105,5 @@ class Report:
             method=d.get("method", "sgv"),
             forced=d.get("forced", ""),
             undecided=list(d.get("undecided", [])),
+            judges=dict(d.get("judges", {})),
         )

@@ -76,7 +76,7 @@ def share_of(task: str) -> str:
 
 
 class ScriptOracle:
-    """The oracle interface `eval.world.OraclePolicy` drives: `next(page) -> (thought, action)`. The solver
+    """The oracle interface `runs.policies.OraclePolicy` drives: `next(page) -> (thought, action)`. The solver
     runs lazily, one action per observation, so each target is found on the page as it is then; when it is
     done the episode ends with Finished (a task the page ended itself never asks again)."""
 
@@ -196,8 +196,8 @@ def _run_one(env: Any, episodes: Path, task: str, seed: int, kind: str, nano: An
     from venuskit.actions.types import Finished
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
-    from venuskit.eval.world import OraclePolicy
     from venuskit.record.store import load_episode
+    from venuskit.runs.policies import OraclePolicy
 
     row: dict[str, Any] = {"id": f"{task}@{seed}#{kind}", "task": task, "seed": seed, "kind": kind,
                            "surface": "browser", "locale": "en", "type": "miniwob",

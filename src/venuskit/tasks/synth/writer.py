@@ -1,7 +1,7 @@
 """Goal text: the template writer (the composer's clauses) and the checks on a model's paraphrase.
 
 `--writer URL` asks an OpenAI-compatible model to paraphrase a composed goal (the call is made by
-venuskit.eval.synth_run; this module builds the request and judges the reply). A paraphrase is kept only if
+venuskit.flywheel.synth; this module builds the request and judges the reply). A paraphrase is kept only if
 it still states every value the contract pins (the same check a composed goal passes) and brings in no number
 or quoted text the template goal did not have: a model may reword a task, never change what it asks for.
 Otherwise the template goal stays.

@@ -19,7 +19,6 @@ Only training templates (`tasks.splits`) on train seeds may be used: `build_rows
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,12 +49,12 @@ class CaptureJudge:
 
     def final(self, goal: str, evidence: list[Any], keypoints: list[tuple[int, str]], history: str = "") -> list[Any]:
         from venuskit.models.judge import features as F
-        from venuskit.models.judge.model import _read_screen
+        from venuskit.models.judge.model import read_screen
         from venuskit.models.judge.wire import parse_request
         from venuskit.verify.judges import abstain_all, final_messages
 
         req = parse_request(final_messages(goal, evidence, keypoints, history))
-        self.asked.append((list(req.keypoints), F.read_evidence(req, _read_screen)))
+        self.asked.append((list(req.keypoints), F.read_evidence(req, read_screen)))
         return abstain_all(self.name, keypoints, "capture")
 
 
@@ -106,7 +105,14 @@ def check_training_items(items: list[dict[str, Any]]) -> None:
 
 def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Keypoint and step rows from every episode of a training set."""
-    from venuskit.eval.step_bench import RIGHT, RIGHT_KINDS, _load, _verify, _wrong_episodes, episode_proposals
+    from venuskit.eval.step_bench import (
+        RIGHT,
+        RIGHT_KINDS,
+        episode_proposals,
+        load_replay,
+        verify_proposal,
+        wrong_episodes,
+    )
     from venuskit.models.judge import features as F
     from venuskit.record.store import load_episode
     from venuskit.train.judge import Rows
@@ -132,15 +138,15 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
                         kp.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, item["task"])
         if on_item is not None:
             on_item(item["id"])
-    wrong = _wrong_episodes(set_dir, items)
+    wrong = wrong_episodes(set_dir, items)
     for item in (i for i in items if i["kind"] in RIGHT_KINDS):
-        episode, pngs = _load(set_dir / item["episode_dir"])
+        episode, pngs = load_replay(set_dir / item["episode_dir"])
         capture = StepCapture()
         verifier = StepVerifier(judge=capture, rules=True)
         for p in episode_proposals(episode, pngs, partial=item["kind"] == "partial",
                                    wrong=wrong.get((item["task"], item["seed"]), ())):  # fmt: skip
             before = len(capture.asked)
-            _verify(verifier, None, episode, p)
+            verify_proposal(verifier, None, episode, p)
             if len(capture.asked) > before:
                 feats, bag = capture.asked[-1]
                 steps.add(feats, (bag,), float(p.kind != RIGHT), item["task"])
@@ -161,36 +167,11 @@ def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, 
     t_rows = time.process_time() - c0
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
     index = load_index(set_dir)
-    card.training.update({"set": str(set_dir), "set_request": index["request"], "set_counts": index["counts"],
+    card.training.update({"set": Path(set_dir).name, "set_request": index["request"], "set_counts": index["counts"],
                           "rows_cpu_seconds": round(t_rows, 1)})  # fmt: skip
     path = out or M.WEIGHTS
-    card = M.save(net, path, card)
-    write_model_card(path.with_name("MODEL_CARD.md"), card)
+    card = M.save(net, path, card)  # the weights, judge.json and MODEL_CARD.md
     metrics.update({"weights": str(path), "bytes": path.stat().st_size,
                     "wall_seconds": round(time.perf_counter() - t0, 1),
                     "cpu_seconds_total": round(time.process_time() - c0, 1)})  # fmt: skip
     return metrics
-
-
-def write_model_card(path: Path, card: Any) -> None:
-    t = card.training
-    oof = t.get("out_of_fold", {})
-    lines = [
-        "# venus-judge: the nano keypoint judge",
-        "",
-        "A small network (two heads over evidence features and hashed word bags) that decides SGV's keypoints and",
-        "checks proposed steps. Served through the OpenAI wire format (`venus serve judge`), used as",
-        "`venus verify … --judges ocr,log,nano` and as the step verifier's model slot.",
-        "",
-        f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
-        f"(`src/venuskit/tasks/splits.toml`); set request `{json.dumps(t.get('set_request', {}))[:300]}`.",
-        f"- Rows: {t.get('rows')} from {t.get('templates')} templates.",
-        f"- Thresholds (out-of-fold, folds grouped by template): satisfied at p >= {card.thresholds.hi}, "
-        f"contradicted at p <= {card.thresholds.lo}, step rejected at p >= {card.thresholds.step}.",
-        f"- Out-of-fold figures: {json.dumps(oof)}.",
-        f"- Config: {json.dumps(t.get('config', {}))}; sha256 `{card.sha256}`.",
-        f"- Reproduce: `venus verify train-judge --seed {t.get('config', {}).get('seed', 0)}`.",
-        "- Not for: pages unlike the training world's (the figures on MiniWoB++ in docs/verify.md say how far it",
-        "  carries), or any use where a wrong `completed` is costly without the rule judges beside it.",
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
