@@ -24,7 +24,6 @@ Policies (episode kinds):
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -35,7 +34,7 @@ from venuskit.eval.verify_bench.world_set import INDEX, Progress, load_index, re
 
 MINIWOB_KINDS = ("oracle", "cut_short", "perturbed", "prefix_typed", "null", "agent")
 ADVERSARIAL = ("perturbed", "prefix_typed")
-SHARES = ("design", "kept_apart")
+SHARES = ("design", "kept_apart")  # tasks.splits.MiniwobShare
 FULL_REWARD = 1.0 - 1e-9
 AGENT_STEPS, SCRIPT_STEPS = 12, 24
 _MODE = {"oracle": "right", "cut_short": "short", "perturbed": "wrong", "prefix_typed": "prefix"}
@@ -67,12 +66,10 @@ def family_of(task: str) -> str:
 
 
 def share_of(task: str) -> str:
-    """The task's share, by a rule fixed before any result was seen: within its family, tasks are ordered by the
-    SHA-256 of "venuskit-miniwob-split:<task>"; the 1st, 3rd, 5th... are the design share, the 2nd, 4th... are
-    kept apart (a family of n tasks keeps floor(n/2) apart). Rules are designed on the design share only."""
-    family = FAMILIES.get(family_of(task), (task,))
-    order = sorted(family, key=lambda t: hashlib.sha256(f"venuskit-miniwob-split:{t}".encode()).hexdigest())
-    return SHARES[order.index(task) % 2]
+    """The task's share (design or kept apart), by the rule in `tasks.splits.miniwob_share`."""
+    from venuskit.tasks.splits import miniwob_share
+
+    return miniwob_share(task, FAMILIES.get(family_of(task), (task,)))
 
 
 class ScriptOracle:
