@@ -283,9 +283,10 @@ def _print_groups(title: str, groups: dict[str, dict[str, Any]]) -> None:
                 "adversaries called completed"):
         table.add_column(col, justify="left" if col == "group" else "right")
     for name, g in groups.items():
-        table.add_row(name, str(g["n"]), str(g["n_completed"]), f"{g['coverage']:.2f}",
-                      f"{g['precision_decided']:.2f}", f"{g['recall_decided']:.2f}",
-                      f"{g['adversarial_false_completed']} / {g['n_adversarial']}")  # fmt: skip
+        # No `completed` called: precision is undefined, not 0 (a 0.00 there would read as all calls wrong).
+        precision = f"{g['precision_decided']:.2f}" if g["called_completed"] else "— (none called)"
+        table.add_row(name, str(g["n"]), str(g["n_completed"]), f"{g['coverage']:.2f}", precision,
+                      f"{g['recall_decided']:.2f}", f"{g['adversarial_false_completed']} / {g['n_adversarial']}")
     console.print(table)
 
 
