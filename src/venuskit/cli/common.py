@@ -18,6 +18,10 @@ import typer
 from rich.console import Console
 
 console = Console(stderr=True, soft_wrap=True)  # error lines stay whole for grep and logs
+SKIN_HELP = (
+    "The look of the world's apps (venuskit.world.skins): 0 is the default; any other whole number is a "
+    "seeded palette, font, density, icon set, control layout and wording. Recorded in the episode."
+)
 
 
 class ModelOpts:

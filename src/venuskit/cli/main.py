@@ -21,7 +21,7 @@ from venuskit.cli import (
     verify_cmd,
     world_cmd,
 )
-from venuskit.cli.common import ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
+from venuskit.cli.common import SKIN_HELP, ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
 from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
@@ -55,6 +55,7 @@ def run(
     tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
                                            "(e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
+    skin: int = typer.Option(0, "--skin", help="With --world: " + SKIN_HELP),
     model: str = ModelOpts.model,
     model_name: str = ModelOpts.model_name,
     api_key: str = ModelOpts.api_key,
@@ -112,7 +113,7 @@ def run(
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
             return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
         if world:
-            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety, skin)
         if resume is not None:  # the goal and surface are the episode's; --start-url, if given, is reopened
             from venuskit.cli.common import resumable
 
@@ -145,7 +146,7 @@ def run(
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
-               checker=None, safety: SafetyOpts | None = None):  # fmt: skip
+               checker=None, safety: SafetyOpts | None = None, skin: int = 0):  # fmt: skip
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
@@ -167,7 +168,7 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
 
     browser = browser_config(surface, [], headed=False)
     with world_guard(task_id, surface, browser, safety or SafetyOpts()) as (server, env, safety_gate):
-        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps,
+        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps, skin=skin,
                              server=server, env=env, step_check=checker, safety_gate=safety_gate)  # fmt: skip
     result = run.to_dict()
     typer.echo(json.dumps(result) if json_out else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")

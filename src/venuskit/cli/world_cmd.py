@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, echo_oracle_run, echo_task_table, fail, serve_until_ctrl_c
+from venuskit.cli.common import SKIN_HELP, browser_config, echo_oracle_run, echo_task_table, fail, serve_until_ctrl_c
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)  # fmt: skip
@@ -24,6 +24,7 @@ def serve(
     port: int = typer.Option(8765, help="Port on 127.0.0.1 (0: any free port)."),
     task: str | None = typer.Option(None, help="Also put this task's setup rows in the world."),
     today: str | None = typer.Option(None, help="Simulated date YYYY-MM-DD (default 2024-03-14)."),
+    skin: int = typer.Option(0, help=SKIN_HELP),
 ) -> None:
     """Serve the world on 127.0.0.1 so a person can open it in a browser (Ctrl-C stops it)."""
     from venuskit.world.server import WorldServer
@@ -39,14 +40,19 @@ def serve(
         from venuskit.tasks.run import WorldTask
 
         try:
-            wt = WorldTask.start(server, task, seed)
-        except KeyError as e:
+            wt = WorldTask.start(server, task, seed, skin=skin)
+        except (KeyError, ValueError) as e:
+            server.stop()
             fail(str(e.args[0]))
         server.default_episode = wt.episode_id
         typer.echo(f"task {task}: {wt.inst.goal}")
     else:
-        server.default_episode = server.new_episode(seed, locale, day)
-    banner = f"venuskit world on {server.base_url}/  (seed {seed}, {locale}); Ctrl-C to stop"
+        try:
+            server.default_episode = server.new_episode(seed, locale, day, skin)
+        except ValueError as e:
+            server.stop()
+            fail(str(e))
+    banner = f"venuskit world on {server.base_url}/  (seed {seed}, {locale}, skin {skin}); Ctrl-C to stop"
     serve_until_ctrl_c(lambda: typer.echo(banner), server.stop)
 
 
@@ -69,12 +75,14 @@ def oracle(
     out: Path = typer.Option(Path("runs/world"), help="Folder that receives the episode folder."),
     surface: str = typer.Option("browser", help="browser (desktop) or mobile (mobile-web preset)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    skin: int = typer.Option(0, help=SKIN_HELP),
 ) -> None:
     """Run a task's scripted solution in real Chromium and print the contract verdict."""
     from venuskit.runs.world import run_world_task
 
     try:
-        run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
+        run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False),
+                             skin=skin)  # fmt: skip
     except (KeyError, ValueError) as e:
         fail(str(e.args[0]) if e.args else str(e))
     from venuskit.tasks.spec import get_task

@@ -37,12 +37,14 @@ class WorldRun:
                 "oracle_error": self.oracle_error, "seconds": round(self.seconds, 2)}  # fmt: skip
 
 
-def world_task_start(server: Any, task_id: str, seed: int = 0) -> tuple[dict[str, Any], Any, Callable[[Any], Any]]:
+def world_task_start(
+    server: Any, task_id: str, seed: int = 0, skin: int = 0
+) -> tuple[dict[str, Any], Any, Callable[[Any], Any]]:
     """For `venus run --world`: (task dict for env.reset and the record, on_step hook, verdict(episode) -> dict).
     The verdict function also needs the episode's outcome: pass the Episode that run_episode returned."""
     from venuskit.tasks.run import WorldTask
 
-    wt = WorldTask.start(server, task_id, seed)
+    wt = WorldTask.start(server, task_id, seed, skin=skin)
 
     def verdict(episode: Any) -> dict[str, Any]:
         v = wt.verdict(episode.outcome.reason, episode.outcome.answer).to_dict()
@@ -67,6 +69,7 @@ def run_world_task(
     call_user: Callable[[str], str | None] | None = None,
     step_check: Callable[[Any], Any] | None = None,
     safety_gate: Callable[[Any], Any] | None = None,
+    skin: int = 0,
 ) -> WorldRun:
     """Run one world task in real Chromium and store the contract verdict in the recorded episode
     (manifest `verdicts.contract`).
@@ -77,7 +80,8 @@ def run_world_task(
     surface's preset, and closed at the end. `on_step` runs after the task's own interrupt hook (e.g. a
     progress display); `call_user` answers CallUser;
     `step_check` checks each proposal before it runs (e.g. a venuskit.verify StepVerifier); `safety_gate` classifies
-    it before it executes (a venuskit.agent.safety SafetyGate)."""
+    it before it executes (a venuskit.agent.safety SafetyGate). `skin`: the world's look (venuskit.world.skins; 0
+    is the default), recorded in the manifest's `task.skin`."""
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
     from venuskit.record.store import EpisodeWriter
@@ -90,7 +94,7 @@ def run_world_task(
     server = server or WorldServer().start()
     wt = None
     try:
-        wt = WorldTask.start(server, task_id, seed)
+        wt = WorldTask.start(server, task_id, seed, skin=skin)
         if surface not in wt.inst.spec.surfaces:
             raise ValueError(f"Task {task_id} supports the surfaces {list(wt.inst.spec.surfaces)}, not {surface!r}.")
         env = env or world_browser(surface, browser)

@@ -27,6 +27,7 @@ from importlib import resources
 from urllib.parse import quote
 
 from venuskit.infra import http
+from venuskit.world import skins
 from venuskit.world.apps import build_router
 from venuskit.world.state import LOCALES, EpisodeState, Snapshots
 from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, parse_form, parse_query
@@ -44,6 +45,7 @@ class EpisodeInfo:
     seed: int
     locale: str
     today: dt.date
+    skin: int = skins.DEFAULT
 
 
 class WorldServer(http.Service):
@@ -101,22 +103,29 @@ class WorldServer(http.Service):
 
     # -- episodes --
 
-    def new_episode(self, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> str:
+    def new_episode(self, seed: int = 0, locale: str = "en", today: dt.date | None = None,
+                    skin: int = skins.DEFAULT) -> str:  # fmt: skip
+        skins.get(skin)  # refuse a bad skin before making anything
         episode_id = f"w{secrets.token_hex(6)}"
         with self._lock:
             self._states[episode_id] = EpisodeState(episode_id)
-        self.reset(episode_id, seed, locale, today)
+        self.reset(episode_id, seed, locale, today, skin)
         return episode_id
 
-    def reset(self, episode_id: str, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> None:
-        """Restore the episode to the background world of (seed, locale, today) and revoke every browser
-        bound to it before (a fresh secret is issued by the next bind URL)."""
+    def reset(self, episode_id: str, seed: int = 0, locale: str = "en", today: dt.date | None = None,
+              skin: int = skins.DEFAULT) -> None:  # fmt: skip
+        """Restore the episode to the background world of (seed, locale, today), shown in `skin`
+        (`venuskit.world.skins`; 0 is the default look), and revoke every browser bound to it before (a fresh
+        secret is issued by the next bind URL)."""
         if locale not in LOCALES:
             raise ValueError(f"Unknown locale {locale!r}; the world speaks {', '.join(LOCALES)}.")
+        look = skins.get(skin)
         today = today or DEFAULT_TODAY
-        self.snapshots.restore(self.state(episode_id), seed, locale, today)
+        state = self.state(episode_id)
+        self.snapshots.restore(state, seed, locale, today)
+        state.skin = look
         with self._lock:
-            self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today)
+            self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today, skin)
             for secret in [s for s, e in self._secrets.items() if e == episode_id]:
                 del self._secrets[secret]
 

@@ -16,7 +16,7 @@ import threading
 from importlib import resources
 from typing import Any
 
-from venuskit.world import data
+from venuskit.world import data, skins
 
 SCHEMA = resources.files("venuskit.world").joinpath("schema.sql").read_text(encoding="utf-8")
 LOCALES = ("en", "zh")
@@ -59,6 +59,7 @@ class EpisodeState:
         self.lock = threading.RLock()
         self._tick = 0
         self.meta: dict[str, str] = {}
+        self.skin: skins.Skin = skins.get(skins.DEFAULT)  # how pages look; set by the server's reset
 
     # -- reset --
 

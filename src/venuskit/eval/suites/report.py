@@ -73,8 +73,8 @@ def _world_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     plt = _pyplot()
     plots = []
     by = summary["by"]
-    for group in ("app", "category", "horizon", "locale", "surface"):
-        if not by.get(group):
+    for group in ("app", "category", "horizon", "locale", "surface", "skins"):
+        if not by.get(group) or (group == "skins" and len(by[group]) < 2):  # skins: only when a run mixes them
             continue
         fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(by[group]) + 1.2), sharey=True)
         _rate_bars(axes[0], by[group], "success", f"success by {group} (95% CI)")

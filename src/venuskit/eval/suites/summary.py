@@ -21,7 +21,7 @@ from venuskit.eval import metrics as M
 from venuskit.tasks.contract import solved
 
 VERDICTS = ("completed", "partial", "infeasible", "failed")
-WORLD_GROUPS = ("app", "category", "horizon", "locale", "surface")
+WORLD_GROUPS = ("app", "category", "horizon", "locale", "surface", "skins")  # skins: default / train / heldout
 
 
 def rate(rows: list[dict[str, Any]], hit: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
@@ -69,6 +69,8 @@ def world_summary(rows: list[dict[str, Any]], total_jobs: int | None = None) -> 
         "infeasible": overall["infeasible"]["rate"], "sgv_agreement": sgv["agreement"],
         "by_app": {k: {"success": v["success"]["rate"], "ci95": v["success"]["ci95"], "n": v["n"]}
                    for k, v in by["app"].items()},
+        "by_skins": {k: {"success": v["success"]["rate"], "ci95": v["success"]["ci95"], "n": v["n"]}
+                     for k, v in by["skins"].items()},
         "infra_errors": len(failed_infra),
         "rates": overall, "by": by, "sgv": sgv, "verdicts": {v: sum(r["contract"] == v for r in ok) for v in VERDICTS},
         "steps": spread(r["steps"] for r in ok), "seconds": spread(r["seconds"] for r in ok),

@@ -5,8 +5,10 @@ rates and 95% intervals by app, category, horizon, locale and surface.
     config = WorldSuiteConfig(out="runs/eval-world", policy=PolicySpec("oracle"), split="heldout", n_seeds=1)
     summary = run_world_suite(config, Parallel(workers=2))
 
-One job is (template, seed, surface). Seeds come from the split's evaluation range (`tasks/splits.toml`)
-unless given; `locale` keeps the seeds whose parameter variant is in that language.
+One job is (template, seed, surface, skin). Seeds come from the split's evaluation range (`tasks/splits.toml`)
+unless given; `locale` keeps the seeds whose parameter variant is in that language; every job runs once per skin
+in `skins` (venuskit.world.skins; default: skin 0, the default look), and the report breaks the rates down by
+the skins' split (default / train / heldout).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from venuskit.infra.config import help_text, option
 from venuskit.runs.failures import infra_error
 from venuskit.runs.parallel import Parallel
 from venuskit.runs.policies import NO_MODEL, Metered, PolicySpec
+from venuskit.world import skins
 
 HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
 
@@ -51,6 +54,8 @@ class WorldSuiteConfig:
                                             "contract's texts.")
     )
     seed_range: tuple[int, int] | None = option("Where --n-seeds draws from.", default=None)
+    skins: tuple[int, ...] = option("Skins (the world's look; 0 is the default): every job runs once per skin.",
+                                    default=(0,))  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.split not in ("heldout", "train", "all"):
@@ -64,12 +69,16 @@ class WorldSuiteConfig:
             raise ValueError(f"--n-seeds must be at least 1, got {self.n_seeds}.")
         if self.sgv_keypoints not in ("goal", "contract"):
             raise ValueError(f"--sgv-keypoints takes goal or contract; got {self.sgv_keypoints!r}.")
+        if not self.skins:
+            raise ValueError("--skins needs at least one skin (0 is the default look).")
+        for skin in self.skins:
+            skins.get(skin)  # raises ValueError with the reason
 
     def public(self) -> dict[str, Any]:
         return {"suite": "world", "policy": self.policy.public(), "templates": self.templates, "split": self.split,
                 "seeds": list(self.seeds), "n_seeds": self.n_seeds, "surfaces": list(self.surfaces),
                 "locale": self.locale, "max_steps": self.max_steps, "sgv": self.sgv,
-                "sgv_keypoints": self.sgv_keypoints}  # fmt: skip
+                "sgv_keypoints": self.sgv_keypoints, "skins": list(self.skins)}  # fmt: skip
 
 
 def horizon(steps: int) -> str:
@@ -77,7 +86,7 @@ def horizon(steps: int) -> str:
 
 
 def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
-    """The suite's jobs, in a fixed order (template, surface, seed). Raises ValueError when nothing matches."""
+    """The suite's jobs, in a fixed order (template, surface, seed, skin). Raises ValueError when nothing matches."""
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task
 
@@ -94,13 +103,27 @@ def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
             if surface not in spec.surfaces:
                 continue
             for seed in seeds:
-                jobs.append({"key": f"{task_id}/{surface}/{seed}", "template": task_id, "seed": seed,
-                             "surface": surface, "locale": spec.variant(seed).get("locale", "en"),
-                             "category": spec.category, "apps": list(spec.apps), "horizon": horizon(spec.steps),
-                             "feasible": spec.feasible, "split": splits.world_split(task_id)})  # fmt: skip
+                for skin in config.skins:  # a skin-0 job keeps the key it had before skins existed (resumable)
+                    jobs.append({"key": f"{task_id}/{surface}/{seed}" + (f"/skin{skin}" if skin else ""),
+                                 "template": task_id, "seed": seed, "surface": surface, "skin": skin,
+                                 "skins": skin_group(skin), "locale": spec.variant(seed).get("locale", "en"),
+                                 "category": spec.category, "apps": list(spec.apps), "horizon": horizon(spec.steps),
+                                 "feasible": spec.feasible, "split": splits.world_split(task_id)})  # fmt: skip
     if not jobs:
         raise ValueError("No episode matches these filters (surface / locale); widen them.")
     return jobs
+
+
+def skin_group(skin: int) -> str:
+    """How a report groups a skin: "default" (skin 0), "train", "heldout", or "unsplit" (beyond both ranges)."""
+    from venuskit.tasks import splits
+
+    if skin == skins.DEFAULT:
+        return "default"
+    try:
+        return splits.skin_split(skin)
+    except ValueError:
+        return "unsplit"
 
 
 def _seeds(spec: Any, config: WorldSuiteConfig, low: int, high: int) -> list[int]:
@@ -181,7 +204,8 @@ class WorldWorker:
                 return meter
         slot = self.out / EPISODES / slug(job["key"])
         run = run_world_task(job["template"], job["seed"], policy=policy, out=slot, surface=surface,
-                             server=self.server, env=self.envs[surface], max_steps=self.config.max_steps)  # fmt: skip
+                             server=self.server, env=self.envs[surface], max_steps=self.config.max_steps,
+                             skin=job.get("skin", skins.DEFAULT))  # fmt: skip
         return run, meter
 
     def _verify(self, run: Any) -> dict[str, Any] | None:
