@@ -170,9 +170,10 @@ def label(index: list[dict[str, Any]], config: LoopConfig) -> list[dict[str, Any
 def _verifier_in_loop(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """How SGV's picks compare with the contract: the precision of a kept success is what training relies on."""
     judged = [r for r in rows if r.get("sgv") and not r.get("infra_error")]
-    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]
+    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]  # decided successes only: never "uncertain"
     good = sum(solved_row(r) for r in picked)
     return {"verified": len(picked), "contract_completed": sum(solved_row(r) for r in judged),
+            "uncertain": sum(r["sgv"]["verdict"] == "uncertain" for r in judged),
             "verified_and_completed": good,
             "sgv_precision": round(good / len(picked), 4) if picked else None}  # fmt: skip
 

@@ -130,6 +130,17 @@ def grounding_family_split(family: str) -> Split:
     return "heldout" if family in load().grounding_heldout_families else "train"
 
 
+MiniwobShare = Literal["design", "kept_apart"]
+
+
+def miniwob_share(task: str, family: Iterable[str]) -> MiniwobShare:
+    """A MiniWoB++ task's share in the verifier's set, by a rule fixed before any result was seen: within its
+    family, tasks are ordered by the SHA-256 of "venuskit-miniwob-split:<task>"; the 1st, 3rd, 5th... are the design
+    share (rules may be designed on it), the 2nd, 4th... are kept apart (a family of n keeps floor(n/2) apart)."""
+    tasks = sorted({*family, task}, key=lambda t: hashlib.sha256(f"venuskit-miniwob-split:{t}".encode()).hexdigest())
+    return "design" if tasks.index(task) % 2 == 0 else "kept_apart"
+
+
 def eval_seeds(rng: SeedRange, n: int) -> list[int]:
     """The first n seeds of an evaluation range (fixed, so every report uses the same instances)."""
     if n > rng[1] - rng[0] + 1:

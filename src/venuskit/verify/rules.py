@@ -416,9 +416,11 @@ def still_there(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result
 def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result | None:
     """A positive keypoint whose quoted value the agent never produced or saw after its first action:
     not typed, not in any later title or URL, and (with OCR) not read on any later screenshot. Without
-    OCR this only decides trajectories that have no screenshot after the first action."""
+    OCR this only decides trajectories that have no screenshot after the first action. A keypoint that asks
+    for a click on the quoted thing ("Click on the link "X"") is not about producing it: it is to be clicked where
+    it already stands, so this rule leaves it alone."""
     quoted = T.quoted(kp)
-    if not quoted or not positive(kp) or not steps:
+    if not quoted or not positive(kp) or not steps or click_names(kp):
         return None
     later = steps[1:]
     if read is None and any(e.png is not None for e in later):

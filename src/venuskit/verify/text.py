@@ -55,6 +55,31 @@ def normalise(text: str) -> str:
     return "".join(ch for ch in text if ch not in QUOTE_MARKS)
 
 
+# Characters OCR takes for one another on screenshots (l/I/1, O/0, q/g, S/5, B/8, Z/2): one class each, so that
+# "quis" read as "guis" or "AzbZArI" read as "AzbZArl" still matches. Used only where OCR text meets a name.
+_CONFUSED = str.maketrans({"1": "l", "i": "l", "|": "l", "!": "l", "0": "o", "q": "g", "5": "s", "8": "b", "2": "z"})
+
+
+_CONFUSED_CASED = str.maketrans({"1": "l", "I": "l", "|": "l", "!": "l", "0": "O", "q": "g", "5": "S", "8": "B",
+                                 "2": "Z"})  # fmt: skip
+
+
+def ocr_key(text: str, *, cased: bool = False) -> str:
+    """`normalise`d text with OCR's usual confusions folded (rn -> m, vv -> w, and the classes above). `cased`:
+    letters keep their case (a typed value is case-sensitive: "hannaH" is not "Hannah"); only the glyphs OCR
+    confuses across case or with digits are folded."""
+    if not cased:
+        return normalise(text).replace("rn", "m").replace("vv", "w").translate(_CONFUSED)
+    text = _SOFT_PUNCT.sub("", _SPACE.sub("", unicodedata.normalize("NFKC", text).translate(_DASHES)))
+    return "".join(ch for ch in text if ch not in QUOTE_MARKS).replace("rn", "m").translate(_CONFUSED_CASED)
+
+
+def ocr_contains(haystack: str, needle: str) -> bool:
+    """`contains` for text OCR read: `needle` occurs in `haystack` up to OCR's usual confusions."""
+    n = ocr_key(needle)
+    return bool(n) and n in ocr_key(haystack)
+
+
 def quoted(text: str) -> list[str]:
     """The quoted spans of `text`, in order, without their quotes."""
     return [span.strip() for span, _ in quoted_spans(text)]

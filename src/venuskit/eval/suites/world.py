@@ -244,8 +244,8 @@ class WorldWorker:
         report = verify_episode(run.episode_dir, self._make_judges(),
                                 keypoints=keypoints if self.config.sgv_keypoints == "contract" else None)  # fmt: skip
         write_report(run.episode_dir, report, slot="sgv")
-        return {"verdict": report.verdict, "reason": report.reason, "calls": report.cost.calls,
-                "tokens": report.cost.tokens, "seconds": report.cost.seconds}  # fmt: skip
+        return {"verdict": report.verdict, "forced": report.forced, "reason": report.reason,
+                "calls": report.cost.calls, "tokens": report.cost.tokens, "seconds": report.cost.seconds}  # fmt: skip
 
     def _make_judges(self) -> list[Any]:
         if self._judges is None:

@@ -276,6 +276,17 @@ class Reader:
     def text(self, png: bytes) -> str:
         return self.read(png).text()
 
+    def recognize(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(text, score) of each crop (BGR images of one line or word each), through the same crop cache."""
+        keys = [hashlib.blake2b(c.tobytes() + bytes(str(c.shape), "ascii"), digest_size=12).hexdigest() for c in crops]
+        todo = {k: np.ascontiguousarray(c) for k, c in zip(keys, crops, strict=True) if k not in self.cache}
+        if todo:
+            with self._lock:
+                results, _ = self._recognizer()(list(todo.values()))
+            for key, (text, score) in zip(todo, results, strict=True):
+                self.cache[key] = (str(text).strip(), float(score))
+        return [self.cache[k] for k in keys]
+
     # ---- the cache on disk ----
 
     def save_cache(self, path: str | Path) -> None:
