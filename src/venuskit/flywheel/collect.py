@@ -138,7 +138,7 @@ class RelabelPolicy(OracleDriven):
                  max_lost: int = 3) -> None:  # fmt: skip
         super().__init__(surface)
         self.env, self.student, self.max_off, self.max_lost = env, student, max_off, max_lost
-        self.oracle = box_oracle(steps, surface)
+        self.oracle = box_oracle(steps, surface, patient=False)
         self.targets: list[dict[str, Any]] = []
         self.off = self.lost = 0
         self.anchor: str | None = None  # the URL where the oracle's plan stands

@@ -41,7 +41,9 @@ from venuskit.actions.types import (
 )
 
 NARROW_PX = 760  # the CSS breakpoint below which the sidebar is a drawer
-FIND_TIMEOUT_MS = 5000
+FIND_TIMEOUT_MS = 5000  # the wait after which a missing element suggests a dropped click (replayed, see below)
+SLOW_FIND_TIMEOUT_MS = 20000  # the further wait before a missing element fails the step: a loaded machine is slow
+MAX_REPLAYS = 3  # dropped clicks clicked again in one task, each click at most once
 MAX_SCROLLS = 8
 
 
@@ -52,14 +54,18 @@ class OracleError(RuntimeError):
 class Oracle:
     """Yields the next (thought, action) for the page as it is now. `page` is a Playwright Page."""
 
-    def __init__(self, steps: tuple[tuple[str, ...], ...], surface: str) -> None:
+    def __init__(self, steps: tuple[tuple[str, ...], ...], surface: str, patient: bool = True) -> None:
         self.steps = deque(steps)
         self.surface = surface
+        # Carrying out a task, a missing element is waited for; labelling someone else's states (DAgger), a missing
+        # element is the common case (the student went elsewhere) and fails at once.
+        self.slow_find_ms = SLOW_FIND_TIMEOUT_MS if patient else 0
         self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
         self.done = False
         self._scrolls = 0  # consecutive scrolls towards one element
         self._last_click: tuple[tuple[str, ...], str] | None = None  # (step, page URL) of the click just planned
-        self._replayed = False
+        self._replays = 0
+        self._replayed_step: tuple[str, ...] | None = None
 
     def next(self, page: Any) -> tuple[str, Action]:
         # A tap that navigates may be observed before the new page has laid out; measure the settled page.
@@ -79,9 +85,11 @@ class Oracle:
             try:
                 el = self._find(page, args[0], step)
             except OracleError:
-                if not self._replay_lost_click(page):
+                if self._replay_lost_click(page):
+                    return
+                if not self.slow_find_ms:
                     raise
-                return
+                el = self._find(page, args[0], step, self.slow_find_ms)
             if self._needs_menu(page, el):
                 self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
                 return
@@ -113,24 +121,26 @@ class Oracle:
         elif op == "open_menu" and _viewport(page)[0] < NARROW_PX:
             self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
 
-    def _find(self, page: Any, selector: str, step: tuple[str, ...]) -> Any:
+    def _find(self, page: Any, selector: str, step: tuple[str, ...], timeout_ms: int = FIND_TIMEOUT_MS) -> Any:
         el = page.locator(selector).first
         try:
-            el.wait_for(state="attached", timeout=FIND_TIMEOUT_MS)
+            el.wait_for(state="attached", timeout=timeout_ms)
         except Exception as e:  # noqa: BLE001 - Playwright's TimeoutError; reported with the step
             raise OracleError(f"Oracle step {list(step)}: no element matches {selector!r} on {page.url}.") from e
         return el
 
     def _replay_lost_click(self, page: Any) -> bool:
         """A click on a page that had only just been laid out can be dropped by the browser (the renderer was
-        not yet taking input): if the next step's element never came and the clicked element is still there
-        on the same page, click it again, once per task."""
-        if self._replayed or self._last_click is None:
+        not yet taking input; on a loaded machine more than once in a long task): if the next step's element
+        never came and the clicked element is still there on the same page, click it again — each click once,
+        at most MAX_REPLAYS in a task."""
+        if self._replays >= MAX_REPLAYS or self._last_click is None:
             return False
         step, url = self._last_click
-        if page.url != url or page.locator(step[1]).count() == 0:
+        if step is self._replayed_step or page.url != url or page.locator(step[1]).count() == 0:
             return False
-        self._replayed = True
+        self._replays += 1
+        self._replayed_step = step
         self.steps.appendleft(step)
         return True
 
