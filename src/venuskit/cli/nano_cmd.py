@@ -89,7 +89,10 @@ def evaluate(
     else:
         for r in result["rows"]:
             typer.echo(f"{r['verdict']:10s} {r['task']} seed={r['seed']} -> {r['episode_dir']}")
-        typer.echo(f"success {result['success']:.1%} over {result['n']} episodes")
+        low, high = result["ci95"]
+        typer.echo(f"success {result['success']:.1%} ({result['solved']} of {result['n']} episodes; 95% interval "
+                   f"{low:.1%}-{high:.1%}); Finished/Answer without solving: {result['premature_finish']}; "
+                   f"forbidden side effects: {result['side_effects']}")  # fmt: skip
 
 
 @app.command("info")
