@@ -20,7 +20,9 @@ Two layers, because neither alone is enough:
 
 An allowlist entry is a host name, an IP literal or a `*.suffix` pattern, optionally with `:port`
 (`127.0.0.1:8080`: that port only). Anything else is refused when the policy is built, because entries
-end up in a Chromium switch where `;` separates rules and `*` matches every host.
+end up in a Chromium switch where `;` separates rules and `*` matches every host. A pattern names DNS names
+only: one whose last label is a number (`*.2`, `*.0.0.1`) could only match IP literals, in both layers, and is
+refused.
 """
 
 from __future__ import annotations
@@ -79,6 +81,10 @@ def normalise_host_entry(entry: object) -> str:
         host = str(_ip(host))
     elif not _valid_name(host.removeprefix("*.")):
         raise ValueError(_bad_entry(entry))
+    elif host.startswith("*.") and _ends_in_number(host):
+        raise ValueError(f"{entry!r}: a '*.suffix' pattern applies to DNS names only, and a name whose last label "
+                         "is a number is an IP address (127.0.0.2 ends in '.2'); allow an address by writing it "
+                         "out, e.g. 127.0.0.2.")  # fmt: skip
     if port is None:
         return host
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
@@ -117,6 +123,12 @@ def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
         return None
 
 
+def _ends_in_number(name: str) -> bool:
+    """The URL standard's test: a host whose last label is a number (decimal, or 0x hex) is parsed as IPv4."""
+    last = name.rsplit(".", 1)[-1]
+    return last.isdigit() or bool(re.fullmatch(r"0x[0-9a-f]*", last))
+
+
 def _valid_name(name: str) -> bool:
     return 0 < len(name) <= 253 and all(_LABEL.match(label) for label in name.split("."))
 
@@ -136,8 +148,8 @@ def _host_matches(host: str, port: int | None, entry: str) -> bool:
     pattern, only_port = _entry_parts(entry)
     if only_port is not None and port != only_port:
         return False
-    if pattern.startswith("*."):
-        return host.endswith(pattern[1:])
+    if pattern.startswith("*."):  # DNS names only: never an IP literal, whatever its digits end with
+        return _ip(host) is None and host.endswith(pattern[1:])
     return host == pattern
 
 
