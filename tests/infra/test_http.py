@@ -16,10 +16,10 @@ from venuskit.infra.http import (
     LoopbackServer,
     Request,
     Response,
-    json_depth,
     json_response,
     parse_json,
 )
+from venuskit.infra.untrusted import json_depth
 
 
 def _app(req: Request) -> Response:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import echo_task_table, fail, serve_until_ctrl_c
+from venuskit.cli.common import echo_task_table, fail, port_option, serve_until_ctrl_c
 
 app = typer.Typer(help="The desktop surface: real apps under Xvfb and their contract-bound tasks.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)  # fmt: skip
@@ -57,7 +57,7 @@ def oracle(
 def serve(
     task: str | None = typer.Option(None, help="Open this task's snapshot (files and windows); default: a terminal."),
     seed: int = typer.Option(0, help="Instance seed of --task."),
-    port: int = typer.Option(8770, help="Port on 127.0.0.1 for the live view (0: any free port)."),
+    port: int = port_option(8770, "the live view"),
     interval_ms: int = typer.Option(500, help="How often the page refreshes the screen."),
 ) -> None:
     """Start a desktop and show it live on a loopback web page (Ctrl-C stops it). The X display is printed too,

@@ -20,9 +20,9 @@ port) in a thread per connection and does everything else once, the same way for
 - An app raises `HTTPError(status, message)` for a clean 4xx/5xx. Any other exception becomes a 500 whose body
   says nothing about the code; its traceback goes to `server.errors`, a bounded log (`error_count` counts all).
 
-`parse_json(body)` parses with the same size limit and a nesting-depth limit (a 30,000-deep array would raise
-RecursionError inside `json.loads`). `static_app(folder)` is an app that serves a folder's files. `Service` is the
-base of a class that owns a server for its own app (start, stop, `with`).
+`parse_json(body)` parses with the same size limit and a nesting-depth limit (`untrusted.json_depth`: a
+30,000-deep array would raise RecursionError inside `json.loads`). `static_app(folder)` is an app that serves a
+folder's files. `Service` is the base of a class that owns a server for its own app (start, stop, `with`).
 
     def app(req: Request) -> Response:
         if req.path == "/echo" and req.method == "POST":
@@ -39,7 +39,6 @@ import collections
 import json
 import mimetypes
 import os
-import re
 import socket
 import threading
 import time
@@ -51,6 +50,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from venuskit.infra.untrusted import json_depth
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -142,20 +143,6 @@ def parse_fields(text: str, max_fields: int = 200) -> dict[str, list[str]]:
         return parse_qs(text, keep_blank_values=True, max_num_fields=max_fields)
     except ValueError as e:  # raised by parse_qs past max_num_fields
         raise HTTPError(400, f"Too many fields (at most {max_fields}).") from e
-
-
-_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def json_depth(data: bytes) -> int:
-    """The deepest nesting of arrays/objects in a JSON text, without parsing it (brackets in strings ignored)."""
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    depth = deepest = 0
-    for b in brackets:
-        depth += 1 if b in b"[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def parse_json(body: bytes, *, max_bytes: int = 1 << 20, max_depth: int = 64) -> Any:
