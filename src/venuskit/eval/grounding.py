@@ -27,12 +27,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from venuskit.actions.coords import normalise_box
 from venuskit.actions.grounding import GroundingReply, parse_grounding
 from venuskit.actions.history import grounding_messages
 from venuskit.eval.report import write_html_summary, write_json_report
+from venuskit.infra import untrusted
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, config_dict
 from venuskit.synth.grounding.boxes import xywh_to_xyxy
 
@@ -186,9 +185,8 @@ def _v2_box(box: list[float], img: Path, size: tuple[int, int] | None) -> tuple[
 
 def image_size(path: str | Path) -> tuple[int, int]:
     try:
-        with Image.open(path) as im:  # reads the header only
-            return im.size
-    except OSError as e:
+        return untrusted.check_image(Path(path).read_bytes())  # the header only
+    except (OSError, untrusted.ImageRejected) as e:
         raise EvalError(f"Could not open the image {path}: {e}.") from e
 
 
@@ -311,7 +309,7 @@ def _png(path: str) -> bytes:
     data = Path(path).read_bytes()
     if data.startswith(PNG_SIGNATURE):
         return data
-    with Image.open(io.BytesIO(data)) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
+    with untrusted.open_image(data) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
         buf = io.BytesIO()
         im.convert("RGB").save(buf, format="PNG")
         return buf.getvalue()
