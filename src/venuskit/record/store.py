@@ -389,13 +389,18 @@ def _image_problem(folder: Path, name: str) -> str | None:
     if image_path(folder, name) is None:
         return "is missing"
     if read_image(folder, name) is None:
+        try:
+            untrusted.check_image((folder / name).read_bytes())
+        except (OSError, untrusted.ImageRejected) as e:
+            return f"is not a screenshot ({e}); it is not read"
         return "is not a PNG; it is not read"
     return None
 
 
 def read_image(folder: Path | str, name: str | None) -> bytes | None:
     """The PNG bytes of the image `name` of an episode folder, or None if it is missing, not inside the
-    folder (see `image_path`) or not a PNG."""
+    folder (see `image_path`), not a PNG, or larger than a screenshot may be (`untrusted.check_image`: every
+    reader of episode folders, exports included, gets no decompression bomb)."""
     path = image_path(folder, name)
     if path is None:
         return None
@@ -403,7 +408,13 @@ def read_image(folder: Path | str, name: str | None) -> bytes | None:
         data = path.read_bytes()
     except OSError:
         return None
-    return data if data.startswith(PNG_SIGNATURE) else None
+    if not data.startswith(PNG_SIGNATURE):
+        return None
+    try:
+        untrusted.check_image(data)
+    except untrusted.ImageRejected:
+        return None
+    return data
 
 
 def step_png(path: Path | str, step: Step) -> bytes | None:
