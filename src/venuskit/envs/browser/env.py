@@ -54,13 +54,14 @@ from venuskit.envs.browser.chromium import Chromium
 from venuskit.envs.browser.config import LAUNCH_SCHEMES, MOBILE_UA, BrowserConfig
 from venuskit.envs.browser.driver import send_together
 from venuskit.envs.browser.js import SELECT_AT_JS, page_read_js
-from venuskit.envs.netguard import NetGuard, NetPolicy, url_allowed
+from venuskit.envs.netguard import NetGuard, NetPolicy, RequestGate, url_allowed
 
 _WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,file_systems"
 # page.screenshot waited for web fonts; the observation does too, but never longer than this (or half the
 # action timeout): a stalled font request then shows fallback text instead of hanging every step.
 FONTS_WAIT_S = 2.0
 CAPTURE_RETRY_S = 0.05  # between captures of a tab that has no frame yet
+REQUEST_GRACE_S = 0.15  # with a request gate: the least pause after an action (a submit reaches the route in ms)
 _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 
 
@@ -89,6 +90,7 @@ class BrowserEnv:
         self._origins: set[str] = set()  # origins this episode's main frame visited (reuse_context clears them)
         self._page: Any = None
         self._cdp: Any = None
+        self._request_gate: RequestGate | None = None  # screens every request the page sends (gate_requests)
         self._guard = NetGuard(self._policy)
         self._start_url: str | None = None
         self._last_url: str | None = None
@@ -128,6 +130,7 @@ class BrowserEnv:
             # The start page is the first history entry: PressBack must reach neither the blank tab nor,
             # in a recycled context, the previous episode.
             self._chromium.guarded(lambda: self.cdp("Page.resetNavigationHistory"), self._nav_budget(), "reset")
+            self._decide_held("reset", "the start page's load")
             obs = self._chromium.guarded(self._observe, self._obs_budget(), "reset")
         except (ActionTimeout, BrowserCrashed):
             self._teardown(graceful=False)  # the next reset launches a fresh browser
@@ -147,6 +150,8 @@ class BrowserEnv:
         )
         if not _fatal(error):
             error = self._chromium.attempt(self._settle, self._nav_budget(), action.name) or error
+        if not _fatal(error):
+            error = self._decide_held(action.name, f"{action.name} or a script of the page") or error
         obs = None
         if not _fatal(error):
             try:
@@ -194,15 +199,26 @@ class BrowserEnv:
         """Summed PSS of memory_pids(), in MB: what this env costs the machine."""
         return self._chromium.pss_mb()
 
-    # -- the page inspector: read by the harness's safety gate and secrets mask, never by a policy --
+    # -- the harness's safety gate: what it reads of the page and of the requests the page sends --
+
+    def gate_requests(self, gate: RequestGate | None) -> None:
+        """Screen every request the page sends with `gate` (None: stop). A request it holds stays pending in the
+        browser until the end of the step that sent it (or of reset), when the gate decides; one it refuses is
+        never sent (netguard.py)."""
+        self._request_gate = self._guard.gate = gate
+
 
     def describe_point(self, point: tuple[float, float]) -> inspect.Target | None:
         """The control under a normalised point, with the link or form it activates."""
         return self._inspect(lambda: inspect.describe_point(self.cdp, self.config, point), "inspect")
 
-    def describe_focus(self) -> inspect.Target | None:
-        """What Enter would act on: the focused control and the form it submits."""
-        return self._inspect(lambda: inspect.describe_focus(self.cdp), "inspect")
+    def describe_focus(self, key: str = "enter") -> inspect.Target | None:
+        """What `key` ("enter", "space", "select") would act on: the focused control and the form it submits."""
+        return self._inspect(lambda: inspect.describe_focus(self.cdp, key), "inspect")
+
+    def describe_accesskey(self, key: str) -> inspect.Target | None:
+        """The control Alt+`key` (its access key) would activate."""
+        return self._inspect(lambda: inspect.describe_accesskey(self.cdp, key), "inspect")
 
     def value_boxes(self, needles: list[str], size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
         """Screenshot-pixel boxes of every field and text run on the page that shows one of `needles`."""
@@ -282,7 +298,7 @@ class BrowserEnv:
             with contextlib.suppress(PlaywrightError):  # the old episode's tab may be dead or hung
                 self._context.close()
         self._page = self._cdp = self._last_select = None
-        self._guard = NetGuard(self._policy)
+        self._guard = NetGuard(self._policy, gate=self._request_gate)
         self._dialogs = []
         ctx = self._chromium.browser.new_context(**self._context_options())
         ctx.set_default_timeout(self.config.action_timeout_s * 1000)
@@ -304,6 +320,8 @@ class BrowserEnv:
                 self._session().send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _WEB_STORAGE})
             self._context.clear_cookies()
             self._guard.drain()
+            self._guard.drain_gated()
+            self._guard.take_held()  # requests the last episode left pending stay so; they go with its documents
             self._dialogs, self._origins, self._last_select, self._loaded = [], set(), None, False
         except PlaywrightError:
             return False
@@ -506,8 +524,11 @@ class BrowserEnv:
         return self._cdp
 
     def _settle(self) -> None:
-        if self.config.settle_s:
-            self.page.wait_for_timeout(self.config.settle_s * 1000)
+        # With a request gate, the pause is long enough for what the action made the page send to reach the
+        # route layer, so it is decided in this step, not the next (or never, after a Finished).
+        pause = max(self.config.settle_s, REQUEST_GRACE_S if self._request_gate is not None else 0.0)
+        if pause:
+            self.page.wait_for_timeout(pause * 1000)
         if not self._loaded:  # else nothing navigated since 'load' was seen: there is nothing to wait for
             self._wait_loaded()
 
@@ -523,11 +544,40 @@ class BrowserEnv:
         self._loaded = True  # a navigation event handled after this line sets it back
 
     def _add_feedback(self, info: dict[str, Any]) -> None:
-        blocked = self._guard.drain()
+        blocked, gated = self._guard.drain(), self._guard.drain_gated()
         if blocked:
             info["blocked"] = blocked
+        if gated:
+            info["gated_requests"] = gated
         if self._dialogs:
             info["dialogs"], self._dialogs = self._dialogs, []
+
+    def _decide_held(self, what: str, when: str) -> EnvError | None:
+        """The gate decides the requests it held during `what`: an approved one is sent now (and a page it loads
+        is waited for), a refused one never. Not under the watchdog: the approver may be a person."""
+        held = self._guard.take_held()
+        if not held or self._request_gate is None:
+            return None
+        try:
+            records = self._request_gate.decide_requests([(req, rec) for req, rec, _ in held], when)
+        except Exception as exc:  # noqa: BLE001 - a gate that cannot decide sends nothing
+            records = [{**rec, "decision": "block", "reason": f"the gate failed ({type(exc).__name__})"}
+                       for _, rec, _ in held]  # fmt: skip
+        for i, (_, rec, release) in enumerate(held):
+            record = records[i] if i < len(records) else {**rec, "decision": "block"}
+            self._guard.gated.append(record)
+            if record.get("decision") != "allow":
+                continue  # never sent: the page keeps waiting for an answer that does not come
+            error = self._chromium.attempt(lambda r=release: self._send(r), self._nav_budget(), what)
+            if error is not None:
+                return error
+        return None
+
+    def _send(self, release: Callable[[bool], str | None]) -> None:
+        """Send an approved held request; a navigation's page is then shown where it led."""
+        led_to = release(True)
+        if led_to is not None and url_allowed(led_to, self._policy):
+            self._goto(led_to)
 
     # -- URLs --
 

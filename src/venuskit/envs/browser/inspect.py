@@ -157,10 +157,12 @@ _AT_POINT_JS = (
 })"""
 )
 
-# Enter on a focused control: a text field submits its form through the form's default button (implicit
-# submission, HTML 4.10.21.2), a button or link is activated, a textarea takes a newline.
+# A key on the focused control. Enter: a text field submits its form through the form's default button (implicit
+# submission, HTML 4.10.21.2), a button or link is activated, a textarea takes a newline. Space: a button,
+# checkbox, radio or link is activated; where text is typed it is a space. "select": the focused <select> that an
+# option is chosen in; an inline change handler on it (onchange="form.submit()") submits its form.
 _FOCUS_JS = (
-    "(() => {"
+    "(([key]) => {"
     + _HELPERS
     + r"""
   const a = document.activeElement;
@@ -168,6 +170,15 @@ _FOCUS_JS = (
   if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {tag: a.tagName.toLowerCase(), url: location.href,
                                                                 frame: true};
   const form = a.form || a.closest('form');
+  const typing = a.isContentEditable || a.tagName === 'TEXTAREA' || (a.tagName === 'INPUT' &&
+    !['submit', 'image', 'button', 'reset', 'checkbox', 'radio', 'file', 'color', 'range'].includes(kindOf(a)));
+  if (key === 'select') {
+    if (a.tagName !== 'SELECT') return null;
+    const info = describe(a, null);
+    info.submits = !!form && a.hasAttribute('onchange');
+    return info;
+  }
+  if (key === 'space') return (typing || a.tagName === 'SELECT') ? null : describe(a, isSubmit(a) ? a : null);
   if (a.tagName === 'INPUT' && form && !isSubmit(a)) {
     const def = Array.from(form.elements).find(isSubmit) || null;
     const info = describe(a, null);
@@ -176,6 +187,19 @@ _FOCUS_JS = (
     return info;
   }
   return describe(a, isSubmit(a) ? a : null);
+})"""
+)
+
+# Alt+key: the element whose access key it is (a label's access key goes to its control).
+_ACCESSKEY_JS = (
+    "(([key]) => {"
+    + _HELPERS
+    + r"""
+  const el = Array.from(document.querySelectorAll('[accesskey]')).find(
+    e => attr(e, 'accesskey').toLowerCase().split(/\s+/).includes(key));
+  if (!el) return null;
+  const ctl = (el.tagName === 'LABEL' && el.control) ? el.control : el;
+  return describe(ctl, isSubmit(ctl) ? ctl : null);
 })"""
 )
 
@@ -221,9 +245,16 @@ def describe_point(cdp: Cdp, config: BrowserConfig, point: tuple[float, float]) 
     return None if raw is None else Target.from_json(raw)
 
 
-def describe_focus(cdp: Cdp) -> Target | None:
-    """What Enter would act on: the focused control, with the form it submits (None: nothing focused)."""
-    raw = _evaluate(cdp, _FOCUS_JS, [])
+def describe_focus(cdp: Cdp, key: str = "enter") -> Target | None:
+    """What `key` ("enter", "space" or "select") would act on: the focused control, with the form it submits
+    (None: nothing focused, or a key that only types there)."""
+    raw = _evaluate(cdp, _FOCUS_JS, [key])
+    return None if raw is None else Target.from_json(raw)
+
+
+def describe_accesskey(cdp: Cdp, key: str) -> Target | None:
+    """The control whose access key is `key` (None: no such control)."""
+    raw = _evaluate(cdp, _ACCESSKEY_JS, [key.lower()])
     return None if raw is None else Target.from_json(raw)
 
 
