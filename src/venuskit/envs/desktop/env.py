@@ -599,8 +599,8 @@ class DesktopEnv:
                 repainted = self.x.wait_damage(left)
             if not repainted or time.monotonic() >= deadline:
                 break
-        shown, focus = self.x.titles()
-        info = {"focus": focus, "windows": shown, "pointer": list(self.cursor)}
+        shown, focus, app = self.x.titles()
+        info = {"focus": focus, "focus_app": app, "windows": shown, "pointer": list(self.cursor)}
         return Observation(png=png, width=self.size[0], height=self.size[1], title=focus, info=info)
 
 
