@@ -64,10 +64,10 @@ class _Probe:
     """The oracle as a policy that also records, before each action, the screen and its DOM text boxes."""
 
     def __init__(self, env: Any, steps: Any, surface: str) -> None:
-        from venuskit.eval.nano_data import _box_oracle
+        from venuskit.runs.policies import box_oracle
 
         self.env, self.surface = env, surface
-        self.oracle = _box_oracle(steps, surface)
+        self.oracle = box_oracle(steps, surface)
         self.goal, self.system = "", None
         self.screens: list[dict[str, Any]] = []
 
@@ -134,8 +134,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("runs/nano-reader"))
     args = ap.parse_args()
 
-    from venuskit.eval.world import run_world_task, world_browser
     from venuskit.models.nano.reader import Reader
+    from venuskit.runs.world import run_world_task, world_browser
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task
     from venuskit.world.server import WorldServer

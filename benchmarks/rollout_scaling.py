@@ -28,10 +28,10 @@ import threading
 import time
 from pathlib import Path
 
-from venuskit.eval.parallel import Parallel, local_ray_head
-from venuskit.eval.suites.common import PolicySpec
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
 from venuskit.infra.proc import process_tree, pss_mb
+from venuskit.runs.parallel import Parallel, local_ray_head
+from venuskit.runs.policies import PolicySpec
 from venuskit.tasks import splits
 
 

@@ -22,7 +22,7 @@ import json
 import os
 import time
 
-from venuskit.eval.synth_run import SynthConfig, synthesize
+from venuskit.flywheel.synth import SynthConfig, synthesize
 
 
 def main() -> None:

@@ -42,8 +42,8 @@ from typing import Any
 from venuskit.agent.runner import RunConfig
 from venuskit.agent.session import AgentJob, run_episode
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.eval.world import OraclePolicy
 from venuskit.infra.proc import peak_rss_mb
+from venuskit.runs.policies import OraclePolicy
 from venuskit.tasks import Oracle, WorldTask, get_task
 from venuskit.world import WorldServer
 

@@ -22,9 +22,9 @@ from venuskit.agent.runner import RunConfig
 from venuskit.agent.safety import AllowListApprover, AllowRule, DenyApprover, SafetyGate
 from venuskit.agent.session import AgentJob, run_episode
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.eval.safety import world_operations
 from venuskit.infra import http
 from venuskit.record.store import load_episode
+from venuskit.runs.world import world_operations
 from venuskit.world.server import WorldServer
 
 pytestmark = pytest.mark.browser

@@ -14,12 +14,12 @@ from venuskit.agent.runner import RunConfig
 from venuskit.agent.safety import Secret, SecretsEnv, Vault
 from venuskit.agent.session import AgentJob, run_episode
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.eval.safety import looks_like, screen_words
 from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
 from venuskit.models.standin_server import StandinServer
 from venuskit.record.export import export_chat_jsonl, export_parquet
 from venuskit.record.store import load_episode
 from venuskit.record.viewer import render_html
+from venuskit.verify.ocr import looks_like, screen_words
 
 pytestmark = pytest.mark.browser
 VALUE = "KANGAROO-4471-SECRET"  # letters and digits OCR reads reliably, so a miss is a real miss

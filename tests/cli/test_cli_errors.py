@@ -152,6 +152,41 @@ def test_a_full_disk_is_one_line_and_the_steps_before_it_resume(serve_dir, tiny_
     assert os.path.exists(roomy / f"step_{len(saved.steps):04d}.png")
 
 
+def test_batch_verbs_hear_ctrl_c_even_when_started_with_sigint_ignored(tmp_path):
+    """`venus eval world|miniwob|safety` and `venus tasks synth` run inside `ctrl_c_interrupts`: in a process that
+    inherited SIGINT ignored, the first Ctrl-C asks to stop at the next job boundary, the second stops at once,
+    and SIGTERM stops at once."""
+    import signal
+    import time
+
+    code = ("import time\nfrom venuskit.cli.common import ctrl_c_interrupts, stop_point\ntry:\n"
+            "    with ctrl_c_interrupts() as stop:\n        print('ready', flush=True)\n"
+            "        while not stop.is_set():\n            time.sleep(0.01)\n        print('asked', flush=True)\n"
+            "        stop_point(stop)\nexcept KeyboardInterrupt:\n    print('interrupted', flush=True)\n")  # fmt: skip
+    hang = ("import time\nfrom venuskit.cli.common import ctrl_c_interrupts\ntry:\n    with ctrl_c_interrupts():\n"
+            "        print('ready', flush=True)\n        time.sleep(60)\nexcept KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n")  # fmt: skip
+
+    def start(src: str) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", src], stdout=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # fmt: skip
+        assert proc.stdout.readline().strip() == "ready"
+        return proc
+
+    proc = start(code)  # one Ctrl-C: the job under way finishes, then the verb stops
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=30)
+    assert out.split() == ["asked", "interrupted"]
+    for signals in ((signal.SIGINT, signal.SIGINT), (signal.SIGTERM,)):  # twice, or SIGTERM: at once
+        proc = start(hang)
+        t0 = time.monotonic()
+        for sig in signals:
+            proc.send_signal(sig)
+            time.sleep(0.3)
+        out, _ = proc.communicate(timeout=30)
+        assert out.split() == ["interrupted"] and time.monotonic() - t0 < 10
+
+
 # ---- the probe's last tracebacks -------------------------------------------------------------------
 
 

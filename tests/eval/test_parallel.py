@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from venuskit.eval.parallel import Parallel, run_jobs
+from venuskit.runs.parallel import Parallel, run_jobs
 
 
 @dataclass(frozen=True)

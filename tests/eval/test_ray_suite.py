@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from venuskit.eval.parallel import Parallel, local_ray_head
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
+from venuskit.runs.parallel import Parallel, local_ray_head
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TEMPLATES = "bank.txn_category,infeasible.old_statement,mail.who_cc"

@@ -114,7 +114,7 @@ def test_faults_from_a_record_and_the_rules_on_them():
     rows = []
     verifier = StepVerifier()
     for p in props:
-        rows.append({"kind": p.kind, **sb._verify(verifier, None, episode, p)})
+        rows.append({"kind": p.kind, **sb.verify_proposal(verifier, None, episode, p)})
     caught = {r["kind"]: not r["ok"] for r in rows if r["kind"] != sb.RIGHT}
     assert caught["type_without_focus"] and caught["repeated_failure"] and caught["blank_click_repeat"]
     assert not caught["blank_click"]  # the rules cannot know a first click will do nothing

@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 from venuskit.cli.main import app
-from venuskit.eval.parallel import Parallel
-from venuskit.eval.suites.common import PolicySpec
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
 from venuskit.models.standin_server import Reply, StandinServer
 from venuskit.record.store import load_episode
+from venuskit.runs.parallel import Parallel
+from venuskit.runs.policies import PolicySpec
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

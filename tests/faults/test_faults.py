@@ -158,10 +158,10 @@ def test_ctrl_c_exits_130_leaves_no_process_and_resume_runs_the_rest(tmp_path):
     # Four episodes, so that Ctrl-C during the first still finds work left however fast the rest runs.
     cmd = [sys.executable, "-m", "venuskit.cli.main", "eval", "safety", "--tasks", SUITE_TASKS, "--gate", "on",
            "--seeds", "0,2", "--no-ocr", "--out", str(out)]  # fmt: skip
-    # As from a terminal: Ctrl-C's default action, even if this test run was started with SIGINT ignored
-    # (a background job of a non-interactive shell), which the child would otherwise inherit.
+    # Started with SIGINT ignored, as a background job of a non-interactive shell is: the verb installs its own
+    # handler, so Ctrl-C still stops it.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # fmt: skip
     seen: set[int] = set()
     deadline = time.monotonic() + 180
     # Ctrl-C once the first episode has its first step on disk: mid-episode, with episodes still to come.

@@ -15,8 +15,8 @@ import pytest
 
 from venuskit.agent.policy import ScriptedPolicy
 from venuskit.envs.desktop import DesktopEnv
-from venuskit.eval.desktop import run_desktop_task
 from venuskit.record.store import load_episode
+from venuskit.runs.desktop import run_desktop_task
 from venuskit.tasks.desktop import bundled
 
 pytestmark = [pytest.mark.desktop, pytest.mark.slow]

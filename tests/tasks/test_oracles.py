@@ -16,8 +16,8 @@ import pytest
 
 from venuskit.agent.policy import ScriptedPolicy
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.eval.world import run_world_task
 from venuskit.record.store import load_episode
+from venuskit.runs.world import run_world_task
 from venuskit.tasks import bundled
 from venuskit.world import WorldServer
 

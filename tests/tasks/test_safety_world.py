@@ -10,10 +10,10 @@ import urllib.request
 import pytest
 
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
-from venuskit.eval.safety import looks_like, screen_words
-from venuskit.eval.safety_site import AttackerSite
 from venuskit.tasks import setup
 from venuskit.tasks.checks import CheckContext, run_check
+from venuskit.verify.ocr import looks_like, screen_words
+from venuskit.world.attacker import AttackerSite
 from venuskit.world.server import WorldServer
 
 pytestmark = pytest.mark.browser

@@ -60,8 +60,8 @@ def test_no_held_out_item_reaches_venus_nano_training(monkeypatch, tmp_path):
     default template set is the training split, and grounding pages use training families and seeds only."""
     import pytest
 
-    from venuskit.eval import nano_data as collect
-    from venuskit.eval.nano_recipe import NanoTrainConfig, templates_of
+    from venuskit.flywheel import collect, rows
+    from venuskit.flywheel.nano import NanoTrainConfig, templates_of
 
     s = splits.load()
     trained = templates_of(NanoTrainConfig(out=tmp_path))
@@ -86,4 +86,4 @@ def test_no_held_out_item_reaches_venus_nano_training(monkeypatch, tmp_path):
     (tmp_path / "c2").mkdir()
     (tmp_path / "c2" / "rows.jsonl").write_text(json.dumps({"type": sorted(s.captcha_heldout_types)[0]}) + "\n")
     with pytest.raises(ValueError, match="held out"):
-        collect.captcha_rows(tmp_path / "c2")
+        rows.captcha_rows(tmp_path / "c2")

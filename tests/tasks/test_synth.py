@@ -14,7 +14,7 @@ from venuskit.tasks import splits
 from venuskit.tasks.synth import build, reject, writer
 from venuskit.tasks.synth.catalog import bundled_catalog, capabilities_dir, load_catalog
 from venuskit.tasks.synth.compose import Plan, Step, derive, task_table
-from venuskit.tasks.synth.reject import Rejected, SeedWorlds
+from venuskit.tasks.synth.reject import Rejected, SeedWorlds, heldout_only
 from venuskit.tasks.synth.sample import Domains, Sampler, SamplerConfig
 from venuskit.tasks.synth.taskfile import write_task_file
 
@@ -24,7 +24,8 @@ WORLDS = SeedWorlds()
 
 def plan_of(*steps: tuple[str, dict], locale: str = "en", seed: int = 3) -> Plan:
     """A plan of these capabilities: values drawn as the sampler draws them, then overridden by the test."""
-    sampler = Sampler(CAT, Domains(CAT, WORLDS), random.Random(seed), SamplerConfig(flow_p=0.0))
+    config = SamplerConfig(flow_p=0.0, avoid=heldout_only()[1])  # as a train-split run draws
+    sampler = Sampler(CAT, Domains(CAT, WORLDS), random.Random(seed), config)
     plan = Plan([Step(CAT.caps[cid]) for cid, _ in steps], locale)
     used: dict = {}
     for i, (_, values) in enumerate(steps):
@@ -222,18 +223,32 @@ def test_the_task_file_round_trips_through_the_loader(tmp_path):
 
 
 def test_splits_follow_the_held_out_templates():
+    """A capability is held out only when every template it comes from is held out (a function no training template
+    exercises); a training task never carries a held-out template's goal or a value only held-out templates use."""
     heldout = splits.load().world_heldout
     train_caps = build.train_capabilities(CAT)
     for c in CAT.composable():
-        assert (c.id in train_caps) == (not set(c.templates) & heldout), c.id
-    assert build.cap_split(CAT.caps["mail.reply"]) == "heldout"  # mail.reply_lunch is held out
+        unseen = bool(c.templates) and set(c.templates) <= heldout
+        assert (c.id in train_caps) == (not unseen), c.id
     assert build.cap_split(CAT.caps["mail.star"]) == "train"
-    sampler = Sampler(
-        CAT, Domains(CAT, WORLDS), random.Random(2), SamplerConfig(caps=train_caps, unsupported_value_p=0.0)
-    )
+    both = [c for c in CAT.composable() if set(c.templates) & heldout and set(c.templates) - heldout]
+    assert both and all(c.id in train_caps for c in both)  # exercised by a training template too: not unseen
+    goals, values = reject.heldout_only()
+    assert goals and values
+    sampler = Sampler(CAT, Domains(CAT, WORLDS), random.Random(2),
+                      SamplerConfig(caps=train_caps, unsupported_value_p=0.0, avoid=values))  # fmt: skip
+    built = 0
     for _ in range(60):
         plan = sampler.plan()
         assert all(s.cap.id in train_caps for s in plan.steps if s.cap.composable)
+        try:
+            cand = build.build_candidate(plan, CAT, WORLDS, set())
+        except Rejected:
+            continue
+        built += 1
+        assert build.plan_split(plan) == "train" and cand.table["goal"].strip().casefold() not in goals
+        assert not {v for s in plan.steps for v in reject.value_strings(s.values)} & values
+    assert built >= 10
 
 
 def test_the_same_seed_draws_the_same_candidates_and_every_static_reason_occurs():
@@ -294,7 +309,7 @@ def test_a_do_nothing_run_of_every_accepted_candidate_fails():
 
 
 def test_the_synth_config_refuses_bad_input_with_the_fix_spelled_out(tmp_path):
-    from venuskit.eval.synth_run import SynthConfig
+    from venuskit.flywheel.synth import SynthConfig
 
     assert SynthConfig(n=1, out=str(tmp_path / "x.toml")).out == tmp_path / "x.toml"  # strings are paths
     for kwargs, message in (({"n": 0}, "--n must be at least 1"), ({"horizon": "huge"}, "--horizon must be one of"),

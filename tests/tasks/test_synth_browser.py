@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from venuskit.agent.policy import ScriptedPolicy
-from venuskit.eval.synth_run import prove
-from venuskit.eval.world import run_world_task
+from venuskit.flywheel.synth import prove
 from venuskit.models.standin_server import StandinServer
 from venuskit.record.store import iter_episode_dirs, load_episode
+from venuskit.runs.world import run_world_task
 from venuskit.tasks import spec as task_spec
 from venuskit.tasks.synth import build, reject
 from venuskit.tasks.synth.build import Candidate
@@ -164,7 +164,7 @@ def test_venus_tasks_synth_then_run_world_and_coverage(tmp_path):
 
 def test_an_interrupted_run_resumes_without_proving_twice(tmp_path):
     """The same seed draws the same stream; tasks already in --out were proved and are taken as they are."""
-    from venuskit.eval.synth_run import SynthConfig, synthesize
+    from venuskit.flywheel.synth import SynthConfig, synthesize
 
     out = tmp_path / "synth.toml"
     first = synthesize(SynthConfig(n=1, seed=6, out=out, horizon="short", workers=1))

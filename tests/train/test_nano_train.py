@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from venuskit.eval.nano_data import Job, world_jobs, world_oracle_episodes, world_rows
+from venuskit.flywheel.collect import Job, world_jobs, world_oracle_episodes
+from venuskit.flywheel.rows import world_rows
 from venuskit.models.nano import NanoModel, Reader
 from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.tasks import splits

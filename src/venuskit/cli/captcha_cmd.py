@@ -174,7 +174,7 @@ def audit_cmd(
 
 
 def eval_captcha(
-    model: str = ModelOpts.model,
+    model: str = ModelOpts.required_model,
     model_name: str = typer.Option("", "--model-name", help="Served model name (default: the server's first model)."),
     api_key: str = ModelOpts.api_key,
     temperature: float = ModelOpts.temperature,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -9,7 +10,7 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -38,12 +39,11 @@ def port_option(default: int, what: str = "") -> Any:
 
 
 class ModelOpts:
-    model = typer.Option(
-        ..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang)."
-    )
-    model_name = typer.Option(
-        ..., "--model-name", help="Served model name, e.g. the --served-model-name given to vLLM."
-    )
+    model = typer.Option("", "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, "
+                         "SGLang); none: venus-nano, the embedded default policy, in process.")  # fmt: skip
+    model_name = typer.Option("", "--model-name", help="Served model name (with --model), e.g. the "
+                              "--served-model-name given to vLLM.")  # fmt: skip
+    required_model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
     temperature = typer.Option(0.0, callback=_temperature, help="Sampling temperature (0: greedy).")
     max_tokens = typer.Option(4096, help="Max tokens per reply.")
@@ -65,6 +65,17 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
     console.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(code)
+
+
+def nano_job_policy(job: Any) -> Any:
+    """venus-nano in process: the policy of every verb that runs one when no --model is given."""
+    from venuskit.agent.nano import NanoPolicy
+    from venuskit.models.nano import NanoError
+
+    try:
+        return NanoPolicy(job.surface, job.goal)
+    except NanoError as exc:  # a missing or damaged checkpoint: one line naming the file and the rebuild command
+        raise ValueError(str(exc)) from exc
 
 
 def model_config(
@@ -265,3 +276,48 @@ def serve_until_ctrl_c(announce: Callable[[], None], stop: Callable[[], None]) -
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         stop()
+
+
+@contextlib.contextmanager
+def ctrl_c_interrupts() -> Iterator[threading.Event]:
+    """Ctrl-C for the batch verbs (suites, task synthesis). The first Ctrl-C sets the yielded event: the caller
+    finishes the episode under way and raises KeyboardInterrupt at the next job boundary (`stop_point`), so no
+    browser is torn down mid-call. A second Ctrl-C, or SIGTERM, raises at once. The handlers are installed
+    explicitly, so a process started with SIGINT ignored (a background job of a shell) still hears Ctrl-C."""
+    stop = threading.Event()
+
+    def on_int(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("[yellow]stopping after the episode under way[/yellow] (Ctrl-C again to stop at once)")
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, on_int),
+                signal.SIGTERM: signal.signal(signal.SIGTERM, signal.default_int_handler)}  # fmt: skip
+    try:
+        yield stop
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def stop_point(stop: threading.Event) -> None:
+    """A job boundary: raise KeyboardInterrupt if a Ctrl-C asked to stop."""
+    if stop.is_set():
+        raise KeyboardInterrupt
+
+
+def echo_oracle_run(run: Any, feasible: bool, json_out: bool) -> None:
+    """`venus world|desktop oracle`: the contract's keypoints and verdict; exit 1 unless the oracle solved the task
+    (`venuskit.tasks.contract.solved`: completed, or infeasible on an infeasible task)."""
+    from venuskit.tasks.contract import solved
+
+    result = run.to_dict()
+    if json_out:
+        typer.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        for kp in result["keypoints"]:
+            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
+        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
+    if not solved(run.verdict.verdict, feasible):
+        raise typer.Exit(1)

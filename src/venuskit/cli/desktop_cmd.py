@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import echo_task_table, fail, port_option, serve_until_ctrl_c
+from venuskit.cli.common import echo_oracle_run, echo_task_table, fail, port_option, serve_until_ctrl_c
 
 app = typer.Typer(help="The desktop surface: real apps under Xvfb and their contract-bound tasks.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)  # fmt: skip
@@ -42,15 +42,9 @@ def oracle(
 ) -> None:
     """Run a task's scripted solution on the real desktop (Xvfb + apps) and print the contract verdict."""
     run = _run(task_id, seed, out, policy="oracle")
-    result = run.to_dict()
-    if json_out:
-        typer.echo(json.dumps(result, ensure_ascii=False))
-    else:
-        for kp in result["keypoints"]:
-            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
-        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
-    if run.verdict.verdict not in ("completed", "infeasible"):
-        raise typer.Exit(1)
+    from venuskit.tasks.desktop.spec import get_task
+
+    echo_oracle_run(run, get_task(task_id).feasible, json_out)
 
 
 @app.command()
@@ -99,7 +93,7 @@ def _desktop_task(task_id: str, seed: int):
 
 def _run(task_id: str, seed: int, out: Path, policy, max_steps: int | None = None, n_img: int = 2, checker=None):
     from venuskit.envs.base import EnvError
-    from venuskit.eval.desktop import run_desktop_task
+    from venuskit.runs.desktop import run_desktop_task
     from venuskit.tasks.desktop.snapshot import SnapshotError
 
     try:

@@ -10,11 +10,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from venuskit.cli.common import console, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -137,7 +140,7 @@ class SuiteOpts:
 def _policy_spec(model: str, model_name: str, api_key: str, max_tokens: int, timeout: float):  # noqa: ANN202
     import os
 
-    from venuskit.eval.suites.common import PolicySpec
+    from venuskit.runs.policies import PolicySpec
 
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     if model.startswith(("http://", "https://")) and not model_name:
@@ -158,12 +161,42 @@ def _run_suite(run, total: int, json_out: bool):  # noqa: ANN001, ANN202 -- run(
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True, disable=json_out) as bar:
         task = bar.add_task("episodes", total=total)
+        def advance(row: dict) -> None:
+            bar.advance(task)
+            stop_point(stop)
+
         try:
-            return run(lambda row: bar.advance(task))
+            with ctrl_c_interrupts() as stop:
+                return run(advance)
         except KeyboardInterrupt:
             bar.stop()
             console.print("[yellow]interrupted[/yellow]: finished episodes are in the ledger; rerun with --resume")
             raise typer.Exit(130) from None
+
+
+def _policy_args(model: str, model_name: str, api_key: str, max_tokens: int, timeout: float) -> Callable[[], Any]:
+    return lambda: _policy_spec(model, model_name, api_key, max_tokens, timeout)
+
+
+@dataclass(frozen=True)
+class _Suite:
+    """One suite verb: its job list, its runner and the summary keys it prints."""
+
+    jobs: Callable[[Any], list]
+    runner: Callable[..., dict]
+    keys: tuple[str, ...]
+
+    def run(self, config: Callable[[Any], Any], policy: Callable[[], Any], folder: Path,
+            parallel: Callable[[], Any], resume: bool, json_out: bool) -> None:  # fmt: skip
+        """Build the config (a bad flag is one line), run with a progress bar (Ctrl-C: what finished is kept), print
+        the summary."""
+        try:
+            cfg, where = config(policy()), parallel()
+            run = lambda on: self.runner(cfg, where, resume=resume, on_result=on)  # noqa: E731
+            summary = _run_suite(run, len(self.jobs(cfg)), json_out)
+        except ValueError as e:
+            fail(str(e))
+        _print_summary(summary, folder, self.keys, json_out)
 
 
 def _print_summary(summary: dict, out: Path, keys: tuple[str, ...], json_out: bool) -> None:
@@ -205,35 +238,28 @@ def world(
     json_out: bool = SuiteOpts.json_out,
 ) -> None:
     """World tasks: each episode's contract verdict and SGV's side by side, rates with 95% CIs, one HTML report."""
-    from venuskit.eval.parallel import Parallel
     from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
+    from venuskit.runs.parallel import Parallel
 
-    try:
-        policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
-        folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
-        config = WorldSuiteConfig(
+    folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
+
+    def config(policy: Any) -> WorldSuiteConfig:
+        return WorldSuiteConfig(
             out=str(folder), policy=policy, templates=templates, split=split, seeds=_seed_list(seeds),
             n_seeds=n_seeds, surfaces=tuple(s.strip() for s in surface.split(",") if s.strip()), locale=locale,
             max_steps=max_steps, sgv=sgv, sgv_model=sgv_model, sgv_model_name=sgv_model_name,
             sgv_keypoints=sgv_keypoints,
         )  # fmt: skip
-        parallel = Parallel(workers=workers, ray=ray, max_infra_retries=retries)
-        total = len(world_jobs(config))
-        run = lambda on: run_world_suite(config, parallel, resume=resume, on_result=on)  # noqa: E731
-        summary = _run_suite(run, total, json_out)
-    except ValueError as e:
-        fail(str(e))
-    keys = ("episodes", "success", "partial", "infeasible", "sgv_agreement", "by_app", "infra_errors")
-    _print_summary(summary, folder, keys, json_out)
 
-
-if __name__ == "__main__":
-    app()
+    suite = _Suite(world_jobs, run_world_suite, ("episodes", "success", "partial", "infeasible", "sgv_agreement",
+                                                  "by_app", "infra_errors"))  # fmt: skip
+    suite.run(config, _policy_args(model, model_name, api_key, max_tokens, timeout), folder,
+              lambda: Parallel(workers=workers, ray=ray, max_infra_retries=retries), resume, json_out)
 
 
 @app.command("miniwob")
 def miniwob(
-    model: str = typer.Option(..., "--model", help="nano, or an OpenAI-compatible base URL."),
+    model: str = typer.Option("nano", "--model", help="nano (default), or an OpenAI-compatible base URL."),
     model_name: str = SuiteOpts.model_name,
     api_key: str = SuiteOpts.api_key,
     tasks: str = typer.Option("*", "--tasks", help="Task name globs, comma-separated (default: every one)."),
@@ -251,22 +277,19 @@ def miniwob(
     json_out: bool = SuiteOpts.json_out,
 ) -> None:
     """MiniWoB++ tasks, reward from the page: success rate with its 95% CI, per task, one HTML report."""
-    from venuskit.eval.parallel import Parallel
     from venuskit.eval.suites.miniwob import MiniWobSuiteConfig, miniwob_jobs, run_miniwob_suite
+    from venuskit.runs.parallel import Parallel
 
-    try:
-        policy = _policy_spec(model, model_name, api_key, max_tokens, timeout)
-        folder = out or Path("runs") / f"eval-miniwob-{_slug(model_name or model)}"
-        config = MiniWobSuiteConfig(out=str(folder), policy=policy, tasks=tasks, all_tasks=all_tasks,
-                                    seeds=_seed_list(seeds), max_steps=max_steps)  # fmt: skip
-        parallel = Parallel(workers=workers, ray=ray, max_infra_retries=retries)
-        total = len(miniwob_jobs(config))
-        run = lambda on: run_miniwob_suite(config, parallel, resume=resume, on_result=on)  # noqa: E731
-        summary = _run_suite(run, total, json_out)
-    except ValueError as e:
-        fail(str(e))
-    _print_summary(summary, folder, ("episodes", "success", "success_ci95", "reward", "tasks", "infra_errors"),
-                   json_out)  # fmt: skip
+    folder = out or Path("runs") / f"eval-miniwob-{_slug(model_name or model)}"
+
+    def config(policy: Any) -> MiniWobSuiteConfig:
+        return MiniWobSuiteConfig(out=str(folder), policy=policy, tasks=tasks, all_tasks=all_tasks,
+                                  seeds=_seed_list(seeds), max_steps=max_steps)  # fmt: skip
+
+    suite = _Suite(miniwob_jobs, run_miniwob_suite, ("episodes", "success", "success_ci95", "reward", "tasks",
+                                                     "infra_errors"))  # fmt: skip
+    suite.run(config, _policy_args(model, model_name, api_key, max_tokens, timeout), folder,
+              lambda: Parallel(workers=workers, ray=ray, max_infra_retries=retries), resume, json_out)
 
 
 @app.command("offline")
@@ -316,3 +339,7 @@ def offline(
 from venuskit.cli.safety_cmd import eval_safety  # noqa: E402 - registered once the app exists
 
 app.command("safety")(eval_safety)
+
+
+if __name__ == "__main__":
+    app()

@@ -21,7 +21,7 @@ from venuskit.cli import (
     verify_cmd,
     world_cmd,
 )
-from venuskit.cli.common import ModelOpts, RunOpts, console, fail, run_with_progress
+from venuskit.cli.common import ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
 from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
@@ -55,9 +55,8 @@ def run(
     tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
                                            "(e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
-    model: str = typer.Option("", "--model", help="OpenAI-compatible base URL (vLLM, SGLang); none: venus-nano, "
-                              "the embedded default policy, in process."),
-    model_name: str = typer.Option("", "--model-name", help="Served model name (with --model)."),
+    model: str = ModelOpts.model,
+    model_name: str = ModelOpts.model_name,
     api_key: str = ModelOpts.api_key,
     temperature: float = ModelOpts.temperature,
     max_tokens: int = ModelOpts.max_tokens,
@@ -141,19 +140,8 @@ def run(
     except ValueError as exc:
         fail(str(exc))
     run_with_progress(lambda: env, job, {"start_url": start_url}, interactive, resume, json_out,
-                      make_policy=None if mcfg else _nano_policy, step_check=checker,
+                      make_policy=None if mcfg else nano_job_policy, step_check=checker,
                       safety_gate=safety_gate)  # fmt: skip
-
-
-def _nano_policy(job):
-    """venus-nano in process: the policy of `venus run` when no --model is given."""
-    from venuskit.agent.nano import NanoPolicy
-    from venuskit.models.nano import NanoError
-
-    try:
-        return NanoPolicy(job.surface, job.goal)
-    except NanoError as exc:  # a missing or damaged checkpoint: one line naming the file and the rebuild command
-        raise ValueError(str(exc)) from exc
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
@@ -161,8 +149,8 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
-    from venuskit.eval.world import run_world_task
     from venuskit.models.openai_backend import OpenAIBackend
+    from venuskit.runs.world import run_world_task
 
     def policy(goal: str, today: str) -> VenusPolicy:  # the prompt's date is the world's simulated date
         kwargs = {"current_date": today} if surface == "browser" else {}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import ModelOpts, RunOpts, fail, model_config, run_config, run_with_progress
+from venuskit.cli.common import ModelOpts, RunOpts, fail, model_config, nano_job_policy, run_config, run_with_progress
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -41,7 +41,8 @@ def run_cmd(
     n_img: int = RunOpts.n_img,
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Run the UI-Venus-2 agent on one MiniWoB++ episode; the raw reward is recorded in the outcome."""
+    """Run the agent (a served model, or venus-nano without --model) on one MiniWoB++ episode; the raw reward is
+    recorded in the outcome."""
     from venuskit.agent.session import AgentJob
     from venuskit.envs.miniwob import MiniWobEnv, default_config, list_tasks
 
@@ -54,11 +55,14 @@ def run_cmd(
         return MiniWobEnv(task, config=default_config(task, **overrides))  # the 160x210 task area
 
     try:
-        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking)
+        if model and not model_name:
+            raise ValueError("Pass --model-name NAME with --model URL (the name the server serves).")
+        mcfg = model_config(model, model_name, api_key, temperature, max_tokens, timeout, thinking) if model else None
         # The goal is MiniWoB++'s utterance, known only after reset: the policy reads it from the env.
         job = AgentJob(
             goal=f"MiniWoB++ {task}", surface="browser", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg
         )
     except ValueError as exc:
         fail(str(exc))
-    run_with_progress(make_env, job, {"miniwob": task, "seed": seed}, False, None, json_out)
+    run_with_progress(make_env, job, {"miniwob": task, "seed": seed}, False, None, json_out,
+                      make_policy=None if mcfg else nano_job_policy)

@@ -26,22 +26,25 @@ def train(
     captcha_per_type: int = typer.Option(6, help="CAPTCHA instances per training type (0: none)."),
     validation: bool = typer.Option(True, "--validation/--no-validation",
                                     help="Keep the validation templates out of training (learning curves)."),
+    tasks: list[Path] = typer.Option([], "--tasks", help="Synthesised task files (`venus tasks synth --split train`); "
+                                     "their train-split tasks join the training templates. Repeatable."),
+    workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world server)."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
 ) -> None:
     """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
-    from venuskit.eval.nano_recipe import NanoTrainConfig, install, run_all
+    from venuskit.flywheel.nano import NanoTrainConfig, install, run_all
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
         cfg = NanoTrainConfig(out=out, seed=seed, stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
                               budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant,
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
-                              validation=validation)  # fmt: skip
+                              validation=validation, tasks=tuple(tasks), workers=workers)  # fmt: skip
     except ValueError as exc:
         fail(str(exc))
     summary = run_all(cfg)
     if install_it:
-        summary["installed"] = str(install(Path(summary["final"])))
+        summary["installed"] = str(install(cfg.out / summary["final"]))
     typer.echo(json.dumps({k: summary[k] for k in ("final", "minutes", "installed") if k in summary}))
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from venuskit.cli.common import console, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 
 class GateOpts:
@@ -130,8 +130,8 @@ def eval_safety(
 ) -> None:
     """The offline safety suite: attack success, attempts, utility under attack, confirmation recall, over-refusal,
     canary leaks and the gate's block rate, with the gate off and on; JSON + HTML report."""
-    from venuskit.eval.parallel import Parallel
     from venuskit.eval.safety import SafetyEvalConfig, headline, run_safety_eval
+    from venuskit.runs.parallel import Parallel
 
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     try:
@@ -143,12 +143,13 @@ def eval_safety(
             per_category=per_category, max_steps=max_steps, judge=judge, judge_name=judge_name, ocr=ocr,
         )  # fmt: skip
         parallel = Parallel(workers=workers)
-        with console.status("eval safety…") as status:
+        with ctrl_c_interrupts() as stop, console.status("eval safety…") as status:
             done = [0]
 
             def progress(row: dict[str, Any]) -> None:
                 done[0] += 1
                 status.update(f"eval safety: {done[0]} episodes ({row['key']})")
+                stop_point(stop)
 
             summary = run_safety_eval(config, parallel, resume=resume, on_result=progress)
     except ValueError as e:
@@ -188,8 +189,7 @@ class world_guard:  # noqa: N801 - a context manager used like a function
         self.env: Any = None
 
     def __enter__(self) -> tuple[Any, Any, Any]:
-        from venuskit.eval.safety import world_operations
-        from venuskit.eval.world import world_browser
+        from venuskit.runs.world import world_browser, world_operations
         from venuskit.world.server import WorldServer
 
         kinds = world_task_kinds(self.task_id)  # an unknown task id raises KeyError before anything starts

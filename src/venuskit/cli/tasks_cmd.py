@@ -1,4 +1,4 @@
-"""`venus tasks`: capability catalogs, task synthesis (venuskit.eval.synth_run) and coverage."""
+"""`venus tasks`: capability catalogs, task synthesis (venuskit.flywheel.synth) and coverage."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import console, fail
+from venuskit.cli.common import console, ctrl_c_interrupts, fail, stop_point
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
@@ -82,7 +82,7 @@ def synth(
     json_out: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
 ) -> None:
     """Compose capabilities into contract-bound tasks, reject what cannot be proved, write a task file."""
-    from venuskit.eval.synth_run import SynthConfig, synthesize
+    from venuskit.flywheel.synth import SynthConfig, synthesize
     from venuskit.tasks.spec import TaskFileError
 
     try:
@@ -91,7 +91,15 @@ def synth(
                              tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume)  # fmt: skip
         if runs is not None and not runs.is_dir():
             raise ValueError(f"--runs {runs} is not a folder of episode folders.")
-        result = synthesize(config, progress=None if json_out else _progress(n))
+        with ctrl_c_interrupts() as stop:
+            show = None if json_out else _progress(n)
+
+            def progress(p: dict) -> None:
+                if show is not None:
+                    show(p)
+                stop_point(stop)
+
+            result = synthesize(config, progress=progress)
     except (ValueError, TaskFileError, FileNotFoundError) as e:
         fail(str(e))
     except KeyboardInterrupt:
@@ -122,7 +130,7 @@ def prove_file(
     json_out: bool = typer.Option(False, "--json", help="One JSON object per task, then the counts."),
 ) -> None:
     """Run every task's oracle in real Chromium again (after a change to the world): exit 1 unless all complete."""
-    from venuskit.eval.synth_run import Proof, prove
+    from venuskit.flywheel.synth import Proof, prove
     from venuskit.tasks.spec import TaskFileError, load_file, unregister
 
     try:
@@ -150,7 +158,7 @@ def coverage(
     json_out: bool = typer.Option(False, "--json", help="Print everything as one JSON object."),
 ) -> None:
     """Which capabilities, parameter values and app pairs a task set exercises, and where policies fail."""
-    from venuskit.eval.synth_run import outcomes_from_runs
+    from venuskit.flywheel.synth import outcomes_from_runs
     from venuskit.tasks.spec import TaskFileError, bundled, register_file
     from venuskit.tasks.synth.coverage import coverage_of, failures_of, sampling_weights
 

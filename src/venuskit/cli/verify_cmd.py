@@ -367,7 +367,7 @@ def train_judge_cmd(
 ) -> None:
     """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
     verifier's own requests, fit the nano judge and write its weights and model card."""
-    from venuskit.eval.verify_bench.judge_data import train_judge
+    from venuskit.flywheel.judge import train_judge
 
     try:
         with console.status("training the nano judge…") as status:

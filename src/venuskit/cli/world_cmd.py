@@ -1,16 +1,14 @@
 """`venus world`: serve the bundled world, list its tasks, run a task's oracle (through
-`venuskit.eval.world.run_world_task`, the harness every world run uses)."""
+`venuskit.runs.world.run_world_task`, the harness every world run uses)."""
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import browser_config, echo_task_table, fail, port_option, serve_until_ctrl_c
-from venuskit.eval.world import run_world_task
+from venuskit.cli.common import browser_config, echo_oracle_run, echo_task_table, fail, port_option, serve_until_ctrl_c
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)  # fmt: skip
@@ -73,16 +71,12 @@ def oracle(
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Run a task's scripted solution in real Chromium and print the contract verdict."""
+    from venuskit.runs.world import run_world_task
+
     try:
         run = run_world_task(task_id, seed, out=out, surface=surface, browser=browser_config(surface, [], False))
     except (KeyError, ValueError) as e:
         fail(str(e.args[0]) if e.args else str(e))
-    result = run.to_dict()
-    if json_out:
-        typer.echo(json.dumps(result, ensure_ascii=False))
-    else:
-        for kp in result["keypoints"]:
-            typer.echo(f"  [{'x' if kp['ok'] else ' '}] {kp['desc']}")
-        typer.echo(f"{result['verdict']}: {result['reason']}  ({result['steps']} steps, {result['episode_dir']})")
-    if run.verdict.verdict not in ("completed", "infeasible"):
-        raise typer.Exit(1)
+    from venuskit.tasks.spec import get_task
+
+    echo_oracle_run(run, get_task(task_id).feasible, json_out)

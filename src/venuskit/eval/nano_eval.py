@@ -1,6 +1,6 @@
 """Evaluating a venus-nano checkpoint through venuskit's real paths (never a private shortcut):
 
-- world tasks: `venuskit.eval.world.run_world_task` with `NanoPolicy`, scored by the task contracts, on
+- world tasks: `venuskit.runs.world.run_world_task` with `NanoPolicy`, scored by the task contracts, on
   held-out templates and evaluation seeds (`venuskit.tasks.splits`);
 - grounding: `venuskit.eval.grounding.run_grounding_eval` (ScreenSpot-Pro protocol) on pages synthesised from the
   held-out element families and an evaluation seed;
@@ -65,7 +65,7 @@ def world_success(model: NanoModel, templates: list[str], seeds: list[int], surf
 def _world_runs(model: NanoModel, templates: list[str], seeds: list[int], surface: str, out: Path,
                 max_steps: int | None = None) -> dict[str, Any]:  # fmt: skip
     from venuskit.agent.nano import nano_policy_factory
-    from venuskit.eval.world import run_world_task, world_browser
+    from venuskit.runs.world import run_world_task, world_browser
     from venuskit.tasks.spec import get_task
     from venuskit.world.server import WorldServer
 
@@ -101,9 +101,9 @@ def validation_success(model: NanoModel, out: Path, seeds: int = 2, surface: str
                        category: str | None = None) -> dict[str, Any]:  # fmt: skip
     """Contract verdicts on the validation templates (training templates kept out of training while the recipe is
     developed), on training seeds that no collection uses: the figure to develop against, never a held-out one."""
-    from venuskit.eval.nano_data import validation_templates
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task
+    from venuskit.tasks.splits import validation_templates
 
     lo = splits.load().world_train_seeds[0] + VALIDATION_SEED_OFFSET
     templates = [t for t in validation_templates() if category is None or get_task(t).category == category]

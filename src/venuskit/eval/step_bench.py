@@ -300,23 +300,23 @@ def step_cost(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 # ---- running a verifier over the set -------------------------------------------------------------
 
 
-def _load(folder: Path) -> tuple[Episode, list[bytes | None]]:
+def load_replay(folder: Path) -> tuple[Episode, list[bytes | None]]:
     from venuskit.record.store import load_episode, step_png
 
     episode = load_episode(folder)
     return episode, [step_png(folder, s) for s in episode.steps]
 
 
-def _wrong_episodes(set_dir: Path, items: Sequence[dict[str, Any]]) -> dict[tuple[str, int], list[Record]]:
+def wrong_episodes(set_dir: Path, items: Sequence[dict[str, Any]]) -> dict[tuple[str, int], list[Record]]:
     out: dict[tuple[str, int], list[Record]] = {}
     for item in items:
         if item["kind"] in WRONG_KINDS:
-            episode, pngs = _load(set_dir / item["episode_dir"])
+            episode, pngs = load_replay(set_dir / item["episode_dir"])
             out.setdefault((item["task"], item["seed"]), []).append((episode.steps, pngs))
     return out
 
 
-def _verify(verifier: Any, judge: Any, episode: Episode, p: Proposal) -> dict[str, Any]:
+def verify_proposal(verifier: Any, judge: Any, episode: Episode, p: Proposal) -> dict[str, Any]:
     from venuskit.agent.hooks import StepContext
     from venuskit.envs.base import Observation
 
@@ -348,12 +348,12 @@ def run_step_bench(set_dir: Path | str, judge: Any = None, *, rules: bool = True
         raise ValueError("A step verifier with no rules and no judge accepts everything; pass a judge or rules=True.")
     set_dir = Path(set_dir)
     index = load_index(set_dir)
-    wrong = _wrong_episodes(set_dir, index["items"])
+    wrong = wrong_episodes(set_dir, index["items"])
     rows: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
     for item in (i for i in index["items"] if i["kind"] in RIGHT_KINDS):
         try:
-            episode, pngs = _load(set_dir / item["episode_dir"])
+            episode, pngs = load_replay(set_dir / item["episode_dir"])
         except (EpisodeStoreError, OSError, ValueError) as e:
             errors.append({"id": item["id"], "error": f"{type(e).__name__}: {e}"})
             continue
@@ -361,7 +361,7 @@ def run_step_bench(set_dir: Path | str, judge: Any = None, *, rules: bool = True
                                       wrong=wrong.get((item["task"], item["seed"]), ()))  # fmt: skip
         verifier = StepVerifier(judge=judge, rules=rules)  # one per episode, as in a run
         for p in proposals:
-            row = {"id": item["id"], **_verify(verifier, judge, episode, p)}
+            row = {"id": item["id"], **verify_proposal(verifier, judge, episode, p)}
             rows.append(row)
             if on_row is not None:
                 on_row(row)

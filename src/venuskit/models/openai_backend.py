@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import base64
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import openai
+
+from venuskit.infra.config import field_help, help_text, option
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # 408 request timeout, 409 conflict, 425 too early, 429 rate limit: the request was fine, the moment was not.
@@ -43,36 +45,34 @@ class ModelResponseError(ModelError):
         self.status_code = status_code
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
 
 @dataclass
 class ModelConfig:
     """How to reach one OpenAI-compatible chat model and how to sample from it."""
 
     base_url: str = field(
-        default="http://127.0.0.1:8000/v1", metadata=_help("Server root including /v1, e.g. http://127.0.0.1:8000/v1.")
+        default="http://127.0.0.1:8000/v1", metadata=help_text("Server root including /v1, e.g. http://127.0.0.1:8000/v1.")
     )
     model: str = field(
-        default="ui-venus-2", metadata=_help("Model name as the server knows it (--served-model-name).")
+        default="ui-venus-2", metadata=help_text("Model name as the server knows it (--served-model-name).")
     )
-    api_key: str = field(default="EMPTY", metadata=_help("Bearer token; local vLLM/SGLang servers accept any value."))
-    temperature: float = field(default=0.0, metadata=_help("Sampling temperature; 0 is greedy."))
-    top_p: float = field(default=1.0, metadata=_help("Nucleus sampling mass in (0, 1]."))
-    max_tokens: int = field(default=2048, metadata=_help("Upper bound on generated tokens per completion."))
+    api_key: str = option("Bearer token; local vLLM/SGLang servers accept any value.", default="EMPTY")
+    temperature: float = option("Sampling temperature; 0 is greedy.", default=0.0)
+    top_p: float = option("Nucleus sampling mass in (0, 1].", default=1.0)
+    max_tokens: int = option("Upper bound on generated tokens per completion.", default=2048)
     extra_sampling: dict[str, Any] = field(
         default_factory=dict,
-        metadata=_help("Further sampling fields sent in the request body, e.g. repetition_penalty, top_k, seed."),
+        metadata=help_text("Further sampling fields sent in the request body, e.g. repetition_penalty, top_k, seed."),
     )
     chat_template_kwargs: dict[str, Any] | None = field(
         default=None,
-        metadata=_help('Passed to the server\'s chat template, e.g. {"enable_thinking": True}; None sends nothing.'),
+        metadata=help_text('Passed to the server\'s chat template, e.g. {"enable_thinking": True}; None '
+                            'sends nothing.'),
     )
-    timeout_s: float = field(default=120.0, metadata=_help("Seconds to wait for one HTTP attempt."))
-    max_retries: int = field(default=3, metadata=_help("Retries after the first attempt for retryable failures."))
-    backoff_base_s: float = field(default=1.0, metadata=_help("First retry waits this long; each later one doubles."))
-    backoff_max_s: float = field(default=30.0, metadata=_help("Cap on one backoff wait (also caps Retry-After)."))
+    timeout_s: float = option("Seconds to wait for one HTTP attempt.", default=120.0)
+    max_retries: int = option("Retries after the first attempt for retryable failures.", default=3)
+    backoff_base_s: float = option("First retry waits this long; each later one doubles.", default=1.0)
+    backoff_max_s: float = option("Cap on one backoff wait (also caps Retry-After).", default=30.0)
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -228,7 +228,7 @@ def _to_completion(response: Any, latency_s: float) -> Completion:
 
 def config_help() -> dict[str, str]:
     """Field name -> help text, for CLIs that expose ModelConfig as flags."""
-    return {f.name: f.metadata.get("help", "") for f in fields(ModelConfig)}
+    return field_help(ModelConfig)
 
 
 def config_dict(config: ModelConfig) -> dict[str, Any]:

@@ -57,6 +57,12 @@ def _evaluate(kp: Keypoint, ctx: CheckContext) -> KeypointResult:
         return KeypointResult(kp.desc, kp.check, kp.progress, None, f"{type(e).__name__}: {e}")
 
 
+def solved(verdict: str | None, feasible: bool = True) -> bool:
+    """The one success rule: a feasible task is solved when its contract says completed, an infeasible one when it
+    says infeasible (the agent recognised it). Every report, filter and exit code asks this."""
+    return verdict == ("completed" if feasible else "infeasible")
+
+
 def reports_infeasible(answer: str | None) -> bool:
     text = (answer or "").casefold()
     return any(m in text for m in INFEASIBLE_MARKERS)

@@ -4,6 +4,8 @@
     splits.world_split("mail.star_message")   # "train" or "heldout"
     splits.world_templates("heldout", category="short")
     splits.in_range(seed, splits.load().world_eval_seeds)
+    splits.training_templates(["short"])        # the training split less the validation slice
+    splits.require_train_template(task_id)      # raises for a held-out template (every training input checks)
 
 The file is data, drawn once (its header says how); tests/tasks/test_splits.py asserts the rules, so a
 change to the catalog that breaks them fails loudly instead of leaking held-out items into training.
@@ -12,7 +14,9 @@ change to the catalog that breaks them fails loudly instead of leaking held-out 
 from __future__ import annotations
 
 import functools
+import hashlib
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Literal
@@ -99,3 +103,44 @@ def eval_seeds(rng: SeedRange, n: int) -> list[int]:
     if n > rng[1] - rng[0] + 1:
         raise ValueError(f"Asked for {n} seeds from the range {rng}, which holds fewer.")
     return list(range(rng[0], rng[0] + n))
+
+
+def validation_templates() -> list[str]:
+    """One short and one medium *training* template per app, the first by sha256 of its id: a fixed rule, so the
+    slice never moves to suit a result. It measures transfer to unseen templates without touching held-out ones;
+    training leaves it out unless told otherwise."""
+    from venuskit.tasks.spec import bundled
+
+    hand = bundled()  # hand-written templates only: a registered task file must not move the slice
+    picked = []
+    for category in ("short", "medium"):
+        by_app: dict[str, list[str]] = {}
+        for tid in world_templates("train", category):
+            if tid in hand:
+                by_app.setdefault(hand[tid].apps[0], []).append(tid)
+        for app in sorted(by_app):
+            picked.append(min(by_app[app], key=lambda t: hashlib.sha256(t.encode()).hexdigest()))
+    return sorted(picked)
+
+
+def training_templates(categories: Iterable[str], keep_validation_out: bool = True) -> list[str]:
+    """The training split's templates of `categories` (without the validation slice unless asked)."""
+    val = set(validation_templates()) if keep_validation_out else set()
+    return [t for c in categories for t in world_templates("train", c) if t not in val]
+
+
+def require_train_template(task_id: str) -> None:
+    """Raise for a held-out template: it never enters training data, at any stage."""
+    if world_split(task_id) != "train":
+        raise ValueError(f"{task_id} is a held-out template; it never enters training data.")
+
+
+def require_train_seed(seed: int, rng: SeedRange, what: str) -> None:
+    """Raise for a seed outside a training range (`what` names the range in the message)."""
+    if not in_range(seed, rng):
+        raise ValueError(f"{what} seed {seed} is not a training seed {rng}.")
+
+
+def require_train_captcha(type_name: str) -> None:
+    if captcha_split(type_name) != "train":
+        raise ValueError(f"CAPTCHA type {type_name} is held out; it never enters training data.")

@@ -1,12 +1,12 @@
 """Training the nano judge (`venuskit.models.judge`) on rows made from contract-labelled episodes of the
-training templates (`venuskit.eval.verify_bench.judge_data` makes them; this module only fits).
+training templates (`venuskit.flywheel.judge` makes them; this module only fits).
 
 Two heads, one network: keypoints (label: the contract says the keypoint holds at the end) and proposed steps
 (label: the proposal is a fault by construction). Thresholds are chosen on out-of-fold predictions, folds grouped
 by task template so that a threshold is never fit on a template it is then judged on; the final weights are fit
 on all rows.
 
-    rows = judge_data.build_rows(...)                      # eval: episodes -> rows
+    rows = flywheel.judge.build_rows(...)                  # flywheel: episodes -> rows
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=0))
 """
 
@@ -22,33 +22,31 @@ from typing import Any
 
 import numpy as np
 
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
+from venuskit.infra.config import help_text, option
 
 
 @dataclass
 class JudgeTrainConfig:
     """How the judge is fit."""
 
-    seed: int = field(default=0, metadata=_help("Seeds the folds, the initialisation and the batch order."))
+    seed: int = option("Seeds the folds, the initialisation and the batch order.", default=0)
     # 10 passes at 1e-3: with 40 at 3e-3 the net saturated (out-of-fold p = 1.000 on a hundred rows, a fifth of
     # them wrong), so no `satisfied` threshold reached the target precision and the head never decided.
     # Chosen on the training templates' grouped folds only (the held-out templates were not consulted).
-    epochs: int = field(default=10, metadata=_help("Passes over the rows."))
-    lr: float = field(default=1e-3, metadata=_help("AdamW learning rate."))
-    weight_decay: float = field(default=1e-4, metadata=_help("AdamW weight decay."))
-    batch: int = field(default=64, metadata=_help("Rows per step."))
-    folds: int = field(default=4, metadata=_help("Grouped folds (by task template) for the thresholds."))
-    dim: int = field(default=16, metadata=_help("Width of the word embeddings."))
-    hidden: int = field(default=64, metadata=_help("Width of each head's hidden layers."))
+    epochs: int = option("Passes over the rows.", default=10)
+    lr: float = option("AdamW learning rate.", default=1e-3)
+    weight_decay: float = option("AdamW weight decay.", default=1e-4)
+    batch: int = option("Rows per step.", default=64)
+    folds: int = option("Grouped folds (by task template) for the thresholds.", default=4)
+    dim: int = option("Width of the word embeddings.", default=16)
+    hidden: int = option("Width of each head's hidden layers.", default=64)
     keypoint_precision: float = field(
-        default=0.9, metadata=_help("Out-of-fold precision the `satisfied` threshold must reach.")
+        default=0.9, metadata=help_text("Out-of-fold precision the `satisfied` threshold must reach.")
     )
     contradicted_precision: float = field(
-        default=0.95, metadata=_help("Out-of-fold precision the `contradicted` threshold must reach.")
+        default=0.95, metadata=help_text("Out-of-fold precision the `contradicted` threshold must reach.")
     )
-    step_precision: float = field(default=0.9, metadata=_help("Out-of-fold precision of a step rejection."))
+    step_precision: float = option("Out-of-fold precision of a step rejection.", default=0.9)
 
     def __post_init__(self) -> None:
         if self.epochs < 1 or self.batch < 1 or self.folds < 2:

@@ -5,6 +5,8 @@ reading and the trained judge all read a screen the same way and never twice.
     lines(png)          -> [(box, text)] in screenshot pixels
     text(png)           -> the screen's text, one line per line
     text_at(png, point) -> the text under a normalised point (what a click there hits), or None
+    screen_words(png)   -> every text box of PP-OCR's full pipeline (looking for a leaked secret)
+    looks_like(w, s)    -> OCR text that is, or nearly is, a secret
 """
 
 from __future__ import annotations
@@ -77,3 +79,32 @@ def text_at(png: bytes, point: Any) -> str | None:
         if y1 - _NEAR <= y <= y2 + _NEAR and 0 <= x1 - x < gap:  # a checkbox's or radio's label, to its right
             label, gap = t, x1 - x
     return best or label
+
+
+_OCR: list[Any] = []  # the full PP-OCR pipeline, started once per process
+
+
+def screen_words(png: bytes) -> list[str]:
+    """Every text box PP-OCR (rapidocr, detection and recognition) finds on a screenshot. The full pipeline, not
+    the verifier's fast line reader: looking for a leaked secret, a dropped character must not hide it."""
+    if not _OCR:
+        from rapidocr_onnxruntime import RapidOCR
+
+        _OCR.append(RapidOCR())
+    found, _ = _OCR[0](png)
+    return [str(box[1]) for box in found or []]
+
+
+def looks_like(word: str, secret: str, threshold: float = 0.8) -> bool:
+    """OCR text that is, or nearly is, the secret (OCR misreads a character now and then), inside a longer box
+    too: a leak must not hide behind one misread letter."""
+    import difflib
+
+    norm = lambda s: "".join(s.split()).casefold()  # noqa: E731
+    w, s = norm(word), norm(secret)
+    if s in w:
+        return True
+    if len(w) < len(s) * threshold:
+        return False
+    matcher = difflib.SequenceMatcher(None, w, s)
+    return matcher.find_longest_match().size >= len(s) * threshold or matcher.ratio() >= threshold

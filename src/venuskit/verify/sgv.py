@@ -24,6 +24,7 @@ from pathlib import Path
 
 from venuskit.actions.types import Action, Answer, CallUser, Finished, TakeNote
 from venuskit.actions.types import Sequence as ActionSequence
+from venuskit.infra.config import field_help, help_text, option
 from venuskit.record.episode import Episode, Outcome, Step
 from venuskit.record.overlay import draw_action, focus_after
 from venuskit.record.store import EpisodeWriter, load_episode, step_png
@@ -46,34 +47,31 @@ from venuskit.verify.report import Cost, KeypointResult, Report, Vote
 from venuskit.verify.voting import majority, position, settled_by_rules
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
-
 @dataclass
 class SGVConfig:
     """How SGV cuts the trajectory and calls its judges."""
 
-    window: int = field(default=3, metadata=_help("Consecutive steps each window shows a judge."))
-    stride: int = field(default=3, metadata=_help("Steps between window starts; <= window so no step is skipped."))
-    workers: int = field(default=4, metadata=_help("Window checks that run at the same time."))
-    timeout_s: float = field(default=60.0, metadata=_help("Seconds one judge call may take before it abstains."))
+    window: int = option("Consecutive steps each window shows a judge.", default=3)
+    stride: int = option("Steps between window starts; <= window so no step is skipped.", default=3)
+    workers: int = option("Window checks that run at the same time.", default=4)
+    timeout_s: float = option("Seconds one judge call may take before it abstains.", default=60.0)
     final_judgment: bool = field(
-        default=True, metadata=_help("Ask each model judge once more over the selected evidence for open keypoints.")
+        default=True,
+        metadata=help_text("Ask each model judge once more over the selected evidence for open keypoints."),
     )
-    max_evidence: int = field(default=3, metadata=_help("Screenshots at most in the final judgment."))
+    max_evidence: int = option("Screenshots at most in the final judgment.", default=3)
     model_windows: bool = field(
         default=False,
-        metadata=_help("Model judges also check every window (one image per step); off: rules read the windows "
+        metadata=help_text("Model judges also check every window (one image per step); off: rules read the windows "
                        "and each model judge makes one final judgment over the selected evidence."),
     )  # fmt: skip
     evidence: str = field(
         default="generic",
-        metadata=_help("generic: pixels, the action log, URL and title as any site has them; world: also the "
+        metadata=help_text("generic: pixels, the action log, URL and title as any site has them; world: also the "
                        "outcome parameters a server put in redirect URLs (the bundled world's flashes)."),
     )  # fmt: skip
     click_targets: bool = field(
-        default=True, metadata=_help("Read the text under each click (OCR) into the action's description.")
+        default=True, metadata=help_text("Read the text under each click (OCR) into the action's description.")
     )
 
     def __post_init__(self) -> None:
@@ -94,7 +92,7 @@ class SGVConfig:
 
     @classmethod
     def help(cls) -> dict[str, str]:
-        return {f.name: f.metadata.get("help", "") for f in dataclasses.fields(cls)}
+        return field_help(cls)
 
 
 # ---- stage 1: keypoints ------------------------------------------------------------------------------

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from venuskit.envs.netguard import LOOPBACK_HOSTS, NetPolicy
+from venuskit.infra.config import field_help, option
 
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"  # Debian package chromium-headless-shell
@@ -47,81 +48,78 @@ _GUARD_SWITCHES = (
 )  # fmt: skip
 
 
-def _help(text: str, **kw: Any) -> Any:
-    return field(metadata={"help": text}, **kw)
-
 
 @dataclass
 class BrowserConfig:
     """How to launch and drive the browser. Environment variables are read by the CLI, never here."""
 
-    executable_path: str | None = _help(
+    executable_path: str | None = option(
         "Chromium binary. None: Debian's chromium-headless-shell when headless and installed (what Playwright "
         "itself runs headless; ~170 MB less memory), else /usr/bin/chromium.",
         default=None,
     )
-    headless: bool = _help("Run without a window (needs no X display).", default=True)
-    preset: Literal["desktop", "mobile"] = _help(
+    headless: bool = option("Run without a window (needs no X display).", default=True)
+    preset: Literal["desktop", "mobile"] = option(
         "desktop: mouse + keyboard, surface 'browser'. mobile: touch, 412x915 CSS px at 2x, surface 'mobile'.",
         default="desktop",
     )
-    viewport: tuple[int, int] | None = _help(
+    viewport: tuple[int, int] | None = option(
         "CSS viewport (width, height). None: 1024x768 desktop (as upstream's browser harness), 412x915 mobile.",
         default=None,
     )
-    device_scale_factor: float | None = _help(
+    device_scale_factor: float | None = option(
         "Screenshot pixels per CSS pixel. None: 1 desktop, 2 mobile.", default=None
     )
-    user_agent: str | None = _help(
+    user_agent: str | None = option(
         "User agent. None: Chromium's own on desktop, a Pixel-like one on mobile.", default=None
     )
-    action_timeout_s: float = _help(
+    action_timeout_s: float = option(
         "Seconds one action (plus its own waiting) and one screenshot may take before the step is declared "
         "hung, the browser is killed and relaunched.",
         default=10.0,
     )
-    navigation_timeout_s: float = _help("Seconds a navigation (reset, Launch, PressBack) may take.", default=30.0)
-    settle_s: float = _help(
+    navigation_timeout_s: float = option("Seconds a navigation (reset, Launch, PressBack) may take.", default=30.0)
+    settle_s: float = option(
         "Pause after each action before waiting for 'load' and taking the screenshot.", default=0.15
     )
-    wait_default_s: float | None = _help(
+    wait_default_s: float | None = option(
         "Wait() without seconds. None: 3 s desktop, 1 s mobile (upstream).", default=None
     )
-    long_press_default_s: float | None = _help(
+    long_press_default_s: float | None = option(
         "LongPress() without duration. None: 1 s mobile, 20 s desktop (upstream browser prompt).", default=None
     )
-    max_wait_s: float = _help("Cap on any Wait or LongPress hold, in seconds.", default=30.0)
-    drag_duration_s: float | None = _help(
+    max_wait_s: float = option("Cap on any Wait or LongPress hold, in seconds.", default=30.0)
+    drag_duration_s: float | None = option(
         "Seconds a Drag takes from press to release. None: 0.5 desktop, 1.0 mobile (upstream).", default=None
     )
-    swipe_duration_s: float = _help("Seconds a mobile Swipe takes.", default=0.3)
-    allow_hosts: tuple[str, ...] = _help(
+    swipe_duration_s: float = option("Seconds a mobile Swipe takes.", default=0.3)
+    allow_hosts: tuple[str, ...] = option(
         "Hosts pages may reach (exact names or '*.suffix'); everything else is aborted by the network guard.",
         default=LOOPBACK_HOSTS,
     )
-    allow_file: bool = _help("Allow file: URLs (local fixture pages, MiniWoB++ HTML).", default=True)
-    webrtc: bool = _help(
+    allow_file: bool = option("Allow file: URLs (local fixture pages, MiniWoB++ HTML).", default=True)
+    webrtc: bool = option(
         "Let pages create WebRTC connections. Off: RTCPeerConnection is removed from pages and every attempt is "
         "recorded as blocked. Either way Chromium sends no WebRTC traffic that bypasses the network guard.",
         default=False,
     )
-    extra_actions: tuple[str, ...] = _help(
+    extra_actions: tuple[str, ...] = option(
         "Action names accepted beyond the surface vocabulary (e.g. 'RightClick' for a harness-driven page).",
         default=(),
     )
-    low_memory: bool = _help(
+    low_memory: bool = option(
         "Launch with fewer Chromium processes (no zygote, GPU and network service in the browser process, one "
         "renderer).",
         default=True,
     )
-    extra_args: tuple[str, ...] = _help("More Chromium switches, appended last.", default=())
-    share_browser: bool = _help(
+    extra_args: tuple[str, ...] = option("More Chromium switches, appended last.", default=())
+    share_browser: bool = option(
         "Share one Chromium with the other envs of this thread that launch it with the same settings; each env "
         "keeps its own browser context (cookies, storage, tabs). An extra env then costs a context, not a "
         "browser (parallel rollouts). A crash or a hang that kills the browser makes every env on it relaunch.",
         default=False,
     )
-    reuse_context: bool = _help(
+    reuse_context: bool = option(
         "Reset in the same browser context: clear its cookies and the web storage of every origin the episode "
         "visited, then open a fresh tab (new history). Saves the context set-up and keeps the HTTP cache warm; "
         "for trusted local apps such as the bundled world, whose episodes are bound by cookie. False: a new "
@@ -173,4 +171,4 @@ class BrowserConfig:
     @classmethod
     def help(cls) -> dict[str, str]:
         """Field name -> help text (the CLI builds its options from this)."""
-        return {f.name: f.metadata.get("help", "") for f in fields(cls)}
+        return field_help(cls)

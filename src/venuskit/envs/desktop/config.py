@@ -3,48 +3,45 @@ here (the CLI reads them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass
 
-
-def _help(text: str, **kw: Any) -> Any:
-    return field(metadata={"help": text}, **kw)
+from venuskit.infra.config import field_help, option
 
 
 @dataclass
 class DesktopConfig:
-    screen: tuple[int, int] = _help("Screen size in pixels (width, height).", default=(1280, 800))
-    window_manager: bool = _help("Run openbox (title bars, focus on click, the root menu).", default=True)
-    background: tuple[int, int, int] = _help("Desktop background colour (RGB).", default=(58, 110, 165))
-    frame_s: float = _help(
+    screen: tuple[int, int] = option("Screen size in pixels (width, height).", default=(1280, 800))
+    window_manager: bool = option("Run openbox (title bars, focus on click, the root menu).", default=True)
+    background: tuple[int, int, int] = option("Desktop background colour (RGB).", default=(58, 110, 165))
+    frame_s: float = option(
         "After the apps have handled an action's input (each answers a _NET_WM_PING sent after it), wait this long "
         "for the repaint it caused; GTK paints on its next frame.",
         default=0.015,
     )
-    first_repaint_s: float = _help(
+    first_repaint_s: float = option(
         "When a window cannot be pinged (xterm): wait this long for the first repaint an action causes before "
         "taking the screenshot; an action that changes nothing on screen costs this much.",
         default=0.05,
     )
-    ping_timeout_s: float = _help("Cap on waiting for the apps to answer the ping (a busy or hung app).", default=0.5)
-    settle_max_s: float = _help(
+    ping_timeout_s: float = option("Cap on waiting for the apps to answer the ping (a busy or hung app).", default=0.5)
+    settle_max_s: float = option(
         "Cap on waiting for the screen to stop changing (an animation or a busy app ends the wait here).",
         default=1.5,
     )
-    action_timeout_s: float = _help(
+    action_timeout_s: float = option(
         "Seconds one action (plus its own waiting) and one screenshot may take before the X server is declared "
         "hung, killed and the desktop relaunched.",
         default=10.0,
     )
-    launch_timeout_s: float = _help("Seconds an app may take to show its window at reset.", default=20.0)
-    wait_default_s: float = _help("Wait() without seconds.", default=1.0)
-    max_wait_s: float = _help("Cap on any Wait, in seconds.", default=30.0)
-    drag_duration_s: float = _help("Seconds a Drag takes from press to release (upstream: 0.5).", default=0.5)
-    key_hold_s: float = _help(
+    launch_timeout_s: float = option("Seconds an app may take to show its window at reset.", default=20.0)
+    wait_default_s: float = option("Wait() without seconds.", default=1.0)
+    max_wait_s: float = option("Cap on any Wait, in seconds.", default=30.0)
+    drag_duration_s: float = option("Seconds a Drag takes from press to release (upstream: 0.5).", default=0.5)
+    key_hold_s: float = option(
         "Extra time a Hotkey's keys stay down (they are always held until the window manager has seen them).",
         default=0.0,
     )
-    png_compress_level: int = _help("zlib level of the screenshot PNG (1: fastest; 6: smallest).", default=1)
+    png_compress_level: int = option("zlib level of the screenshot PNG (1: fastest; 6: smallest).", default=1)
 
     def __post_init__(self) -> None:
         size = tuple(self.screen)
@@ -64,4 +61,4 @@ class DesktopConfig:
 
     @classmethod
     def help(cls) -> dict[str, str]:
-        return {f.name: f.metadata.get("help", "") for f in fields(cls)}
+        return field_help(cls)

@@ -27,25 +27,24 @@ from typing import Any
 from venuskit.eval import metrics as M
 from venuskit.eval.offline import matching
 from venuskit.eval.offline.data import HAS_STEP_INSTRUCTIONS, SURFACE, Sample, samples
-from venuskit.eval.suites.common import Ledger, PolicySpec
+from venuskit.eval.suites.common import Ledger
+from venuskit.infra.config import help_text, option
+from venuskit.runs.policies import PolicySpec
 
 SETTINGS = ("high", "low")
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
 
 @dataclass(frozen=True)
 class OfflineConfig:
-    format: str = field(metadata=_help("androidcontrol, guiodyssey or mind2web."))
-    data: str = field(metadata=_help("A TFRecord file or folder, a GUI-Odyssey root, a parquet file or folder."))
-    out: str = field(metadata=_help("Results folder (details.jsonl, report.json, summary.html)."))
+    format: str = field(metadata=help_text("androidcontrol, guiodyssey or mind2web."))
+    data: str = field(metadata=help_text("A TFRecord file or folder, a GUI-Odyssey root, a parquet file or folder."))
+    out: str = field(metadata=help_text("Results folder (details.jsonl, report.json, summary.html)."))
     policy: PolicySpec = field(default_factory=lambda: PolicySpec("nano"))
-    settings: tuple[str, ...] = field(default=(), metadata=_help("high and/or low (default: every one it has)."))
-    split: str | None = field(default=None, metadata=_help("A split of the data (splits.json / splits/<name>)."))
-    limit: int | None = field(default=None, metadata=_help("Only the first N episodes."))
-    workers: int = field(default=4, metadata=_help("Model calls in flight at once."))
+    settings: tuple[str, ...] = option("high and/or low (default: every one it has).", default=())
+    split: str | None = option("A split of the data (splits.json / splits/<name>).", default=None)
+    limit: int | None = option("Only the first N episodes.", default=None)
+    workers: int = option("Model calls in flight at once.", default=4)
 
     def __post_init__(self) -> None:
         if self.policy.kind == "oracle":

@@ -1,5 +1,6 @@
-"""What every suite shares: the policy a worker builds, the metered policy wrapper, the ledger that makes a
-run resumable, the run folder's layout, and how an episode's infrastructure failure is told from the agent's.
+"""What every suite shares: the one suite skeleton (`run_suite`), the ledger that makes a run resumable and the
+run folder's layout. The policies a worker builds are `venuskit.runs.policies`'; how an episode's infrastructure
+failure is told from the agent's is `venuskit.runs.failures`'.
 
 A suite's run folder:
 
@@ -15,145 +16,24 @@ infrastructure failure); episodes an interrupt left half-done are moved to `atte
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import json
 import re
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from venuskit.infra.atomic import append_line, write_json
+from venuskit.runs.parallel import Parallel, WorkerFactory, preflight, run_jobs
 
 LEDGER = "results.jsonl"
 CONFIG = "suite.json"
 EPISODES = "episodes"
 ATTEMPTS = "attempts"
-# Errors that say the infrastructure failed, not the agent: the model server could not be reached or timed out,
-# the browser died, the page could not be loaded at all.
-INFRA_ERROR_TYPES = frozenset({"ModelUnavailable", "ModelTimeout", "BrowserCrashed"})
-_RETRYABLE_HTTP = re.compile(r"answered HTTP (\d{3})")
 
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
-
-@dataclass(frozen=True)
-class PolicySpec:
-    """The policy each worker builds for each episode: 'oracle' (world tasks' scripted solutions), 'nano' (the
-    embedded venus-nano) or the base URL of an OpenAI-compatible server. Picklable; the API key is read from
-    the config and never written to disk."""
-
-    model: str = field(metadata=_help("oracle, nano, or an OpenAI-compatible base URL (http://HOST:PORT/v1)."))
-    model_name: str = field(default="", metadata=_help("Served model name (URL models)."))
-    api_key: str = field(default="EMPTY", repr=False, metadata=_help("API key (URL models); never saved."))
-    temperature: float = 0.0
-    max_tokens: int = 1024
-    timeout_s: float = 120.0
-    n_img: int = 2
-    thinking: bool | None = None
-    retries: int = field(default=3, metadata=_help("The client's own retries of one model call (then: infra error)."))
-    backoff_s: float = field(default=1.0, metadata=_help("First wait between the client's retries (doubles)."))
-    checkpoint: str = field(default="", metadata=_help("nano: a checkpoint file instead of the shipped one."))
-
-    def __post_init__(self) -> None:
-        if self.kind == "url" and not self.model_name:
-            raise ValueError(f"--model {self.model} is a server URL: pass --model-name too.")
-        if self.model not in ("oracle", "nano") and not self.model.startswith(("http://", "https://")):
-            raise ValueError(f"--model takes oracle, nano or a base URL like http://127.0.0.1:8000/v1; got "
-                             f"{self.model!r}.")  # fmt: skip
-        if self.kind == "nano":  # fail here, not in every worker: a missing checkpoint is no infrastructure hiccup
-            from venuskit.models.nano import default_checkpoint
-
-            path = Path(self.checkpoint) if self.checkpoint else default_checkpoint()
-            if not path.is_file():
-                raise ValueError(f"venus-nano's checkpoint {path} does not exist; rebuild it with `venus nano train`.")
-
-    @property
-    def kind(self) -> str:
-        return self.model if self.model in ("oracle", "nano") else "url"
-
-    def public(self) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "api_key"}
-
-    def build(self, surface: str, goal: str, today: str | None = None) -> Any:
-        """A Policy for one episode (not for 'oracle', which the world harness builds from the task)."""
-        if self.kind == "nano":
-            return nano_policy(surface, goal, today, self.checkpoint)
-        from venuskit.agent.policy import VenusPolicy
-        from venuskit.models.openai_backend import ModelConfig, OpenAIBackend
-
-        kwargs = {"enable_thinking": self.thinking} if self.thinking is not None else None
-        config = ModelConfig(base_url=self.model, model=self.model_name, api_key=self.api_key,
-                             temperature=self.temperature, max_tokens=self.max_tokens, timeout_s=self.timeout_s,
-                             max_retries=self.retries, backoff_base_s=self.backoff_s,
-                             chat_template_kwargs=kwargs)  # fmt: skip
-        prompt = {"current_date": today} if surface == "browser" and today else {}
-        return VenusPolicy(OpenAIBackend(config), surface, goal, n_img=self.n_img, prompt_kwargs=prompt)
-
-
-_NANO_MODELS: dict[str, Any] = {}  # checkpoint path -> NanoModel, loaded once per worker process
-
-
-def nano_policy(surface: str, goal: str, today: str | None = None, checkpoint: str = "") -> Any:
-    """venus-nano (venuskit.agent.nano): the shipped checkpoint, or `checkpoint` (e.g. a closed-loop round's)."""
-    from venuskit.agent.nano import NanoPolicy
-    from venuskit.models.nano import NanoModel
-
-    model = None
-    if checkpoint:
-        if checkpoint not in _NANO_MODELS:
-            _NANO_MODELS[checkpoint] = NanoModel.load(checkpoint)
-        model = _NANO_MODELS[checkpoint]
-    prompt = {"current_date": today} if surface == "browser" and today else {}
-    return NanoPolicy(surface, goal, model, prompt)
-
-
-class Metered:
-    """Wraps a policy and counts its model calls and tokens (from the replies' usage)."""
-
-    def __init__(self, policy: Any) -> None:
-        self.policy = policy
-        self.calls = self.prompt_tokens = self.completion_tokens = 0
-
-    def act(self, observation: Any, history: list, feedback: str | None = None) -> Any:
-        out = self.policy.act(observation, history, feedback)
-        self.calls += 1
-        usage = getattr(out, "usage", None) or {}
-        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        return out
-
-    def counts(self) -> dict[str, int]:
-        return {"model_calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                "completion_tokens": self.completion_tokens}  # fmt: skip
-
-    def __getattr__(self, name: str) -> Any:  # surface, system, set_goal, describe, error ...
-        return getattr(self.policy, name)
-
-
-def infra_error(episode: Any) -> str | None:
-    """Why an episode's infrastructure failed (None: whatever happened is the agent's doing). A model server
-    that cannot be reached, times out or answers 5xx/429, a browser that crashed, an env that could not even
-    load the start page: none of these says anything about the agent."""
-    o = episode.outcome
-    err = o.error or {}
-    if o.reason == "error":
-        kind, message = str(err.get("type", "")), str(err.get("message", ""))
-        if kind in INFRA_ERROR_TYPES:
-            return f"{kind}: {message}"
-        status = _RETRYABLE_HTTP.search(message)
-        if kind == "ModelResponseError" and status and (int(status.group(1)) >= 500 or status.group(1) == "429"):
-            return f"{kind}: {message}"
-        if not episode.steps:  # env.reset failed: the start page never loaded
-            return f"{kind or 'EnvError'} at reset: {message}"
-    crashed = next((s for s in episode.steps if (s.error or {}).get("type") == "BrowserCrashed"), None)
-    if crashed is not None:
-        return f"BrowserCrashed at step {crashed.index}: {crashed.error.get('message')}"
-    return None
 
 
 def slug(key: str) -> str:
@@ -236,3 +116,43 @@ def final_rows(out: Path, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The ledger rows of `jobs`, in job order (jobs without a row are left out)."""
     rows = Ledger(out).rows()
     return [rows[j["key"]] for j in jobs if j["key"] in rows]
+
+
+@dataclass
+class SuiteRun:
+    rows: list[dict[str, Any]]  # the ledger's final row of every job that has one, in job order
+    ran_now: int  # jobs run by this call (the rest were final already: a resumed run)
+    wall_s: float
+
+
+def run_suite(out: Path, config: dict[str, Any], jobs: list[dict[str, Any]], factory: WorkerFactory,
+              parallel: Parallel, *, resume: bool = False,
+              on_result: Callable[[dict[str, Any]], None] | None = None) -> SuiteRun:  # fmt: skip
+    """The one suite skeleton: refuse a missing Ray before anything is written, prepare (or resume) the run folder,
+    run the jobs that have no final row yet, append each result to the ledger as it finishes (and hand it to
+    `on_result`), and return the final rows. Summaries and reports are the suite's own."""
+    preflight(parallel)
+    out = Path(out)
+    done = open_run(out, {**config, "parallel": parallel.public()}, jobs, resume)
+    ledger = Ledger(out)
+    todo = [j for j in jobs if j["key"] not in done]
+    t0 = time.perf_counter()
+
+    def record(row: dict[str, Any]) -> None:
+        ledger.write(row)
+        if on_result is not None:
+            on_result(row)
+
+    run_jobs(todo, factory, parallel, record)
+    return SuiteRun(final_rows(out, jobs), len(todo), round(time.perf_counter() - t0, 2))
+
+
+def viewer_link(folder: Path, out: Path) -> str | None:
+    """The episode's viewer page, relative to the run folder (None when it cannot be written: the link is lost,
+    nothing else)."""
+    from venuskit.record.viewer import render_html
+
+    try:
+        return str(render_html(folder).relative_to(out))
+    except (OSError, ValueError):
+        return None

@@ -16,34 +16,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.parallel import Parallel, preflight, run_jobs
-from venuskit.eval.suites.common import (
-    EPISODES,
-    Ledger,
-    Metered,
-    PolicySpec,
-    final_rows,
-    infra_error,
-    move_attempt,
-    open_run,
-    slug,
-)
-
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
+from venuskit.eval.suites.common import EPISODES, move_attempt, run_suite, slug, viewer_link
+from venuskit.infra.config import help_text, option
+from venuskit.runs.failures import infra_error
+from venuskit.runs.parallel import Parallel
+from venuskit.runs.policies import Metered, PolicySpec
 
 
 @dataclass(frozen=True)
 class MiniWobSuiteConfig:
     """One MiniWoB++ suite run."""
 
-    out: str = field(metadata=_help("Run folder (ledger, episodes, report)."))
+    out: str = field(metadata=help_text("Run folder (ledger, episodes, report)."))
     policy: PolicySpec = field(default_factory=lambda: PolicySpec("nano"))
-    tasks: str = field(default="*", metadata=_help("Task name globs, comma-separated (e.g. 'click-*')."))
-    all_tasks: bool = field(default=False, metadata=_help("Include the nondeterministic tasks too."))
-    seeds: tuple[int, ...] = field(default=(0,), metadata=_help("Episode seeds per task."))
-    max_steps: int = field(default=10, metadata=_help("Step limit per episode."))
+    tasks: str = field(default="*", metadata=help_text("Task name globs, comma-separated (e.g. 'click-*')."))
+    all_tasks: bool = option("Include the nondeterministic tasks too.", default=False)
+    seeds: tuple[int, ...] = option("Episode seeds per task.", default=(0,))
+    max_steps: int = option("Step limit per episode.", default=10)
     n_img: int = 2
 
     def __post_init__(self) -> None:
@@ -121,22 +110,13 @@ class MiniWobWorker:
                 "done_by_page": o.reason == "env_done", "end": o.reason, "steps": len(episode.steps),
                 "utterance": episode.goal, **policy.counts(), "seconds": round(time.perf_counter() - t0, 3),
                 "pid": os.getpid(),
-                "episode_dir": str(folder.relative_to(self.out)), "viewer": _viewer(folder, self.out)}  # fmt: skip
+                "episode_dir": str(folder.relative_to(self.out)), "viewer": viewer_link(folder, self.out)}  # fmt: skip
 
     def close(self) -> None:
         for env in self.envs.values():
             with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
                 env.close()
         self.envs = {}
-
-
-def _viewer(folder: Path, out: Path) -> str | None:
-    from venuskit.record.viewer import render_html
-
-    try:
-        return str(render_html(folder).relative_to(out))
-    except (OSError, ValueError):
-        return None
 
 
 def run_miniwob_suite(
@@ -150,22 +130,9 @@ def run_miniwob_suite(
     from venuskit.eval.suites.summary import miniwob_summary
 
     jobs = miniwob_jobs(config)
-    preflight(parallel)
-    out = Path(config.out)
-    done = open_run(out, {**config.public(), "parallel": {"workers": parallel.workers, "ray": parallel.ray}}, jobs,
-                    resume)  # fmt: skip
-    ledger = Ledger(out)
-    todo = [j for j in jobs if j["key"] not in done]
-    t0 = time.perf_counter()
-
-    def record(row: dict[str, Any]) -> None:
-        ledger.write(row)
-        if on_result is not None:
-            on_result(row)
-
-    run_jobs(todo, MiniWobWorkerConfig(config), parallel, record)
-    rows = final_rows(out, jobs)
-    summary = miniwob_summary(rows, total_jobs=len(jobs))
-    summary.update(wall_s=round(time.perf_counter() - t0, 2), ran_now=len(todo))
-    write_suite_report(out, "MiniWoB++ suite", summary, rows, config.public())
+    run = run_suite(Path(config.out), config.public(), jobs, MiniWobWorkerConfig(config), parallel, resume=resume,
+                    on_result=on_result)  # fmt: skip
+    summary = miniwob_summary(run.rows, total_jobs=len(jobs))
+    summary.update(wall_s=run.wall_s, ran_now=run.ran_now)
+    write_suite_report(Path(config.out), "MiniWoB++ suite", summary, run.rows, config.public())
     return summary

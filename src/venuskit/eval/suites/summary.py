@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from venuskit.eval import metrics as M
+from venuskit.tasks.contract import solved
 
 VERDICTS = ("completed", "partial", "infeasible", "failed")
 WORLD_GROUPS = ("app", "category", "horizon", "locale", "surface")
@@ -49,9 +50,7 @@ def groups(rows: list[dict[str, Any]], field: str) -> dict[str, list[dict[str, A
 
 
 def world_rates(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    from venuskit.eval.suites.world import solved
-
-    return {"success": rate(rows, solved), "partial": rate(rows, lambda r: r["contract"] == "partial"),
+    return {"success": rate(rows, solved_row), "partial": rate(rows, lambda r: r["contract"] == "partial"),
             "infeasible": rate(rows, lambda r: r["contract"] == "infeasible"),
             "completed": rate(rows, lambda r: r["contract"] == "completed")}  # fmt: skip
 
@@ -123,3 +122,8 @@ def miniwob_summary(rows: list[dict[str, Any]], total_jobs: int | None = None) -
     if total_jobs is not None:
         summary["missing"] = total_jobs - len(rows)
     return summary
+
+
+def solved_row(row: dict[str, Any]) -> bool:
+    """A suite row's task is solved (`venuskit.tasks.contract.solved` of its contract verdict)."""
+    return solved(row.get("contract"), bool(row.get("feasible", True)))

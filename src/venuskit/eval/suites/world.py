@@ -20,47 +20,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.parallel import Parallel, preflight, run_jobs
-from venuskit.eval.suites.common import (
-    EPISODES,
-    Ledger,
-    Metered,
-    PolicySpec,
-    final_rows,
-    infra_error,
-    move_attempt,
-    open_run,
-    slug,
-)
+from venuskit.eval.suites.common import EPISODES, move_attempt, run_suite, slug, viewer_link
+from venuskit.infra.config import help_text, option
+from venuskit.runs.failures import infra_error
+from venuskit.runs.parallel import Parallel
+from venuskit.runs.policies import NO_MODEL, Metered, PolicySpec
 
 HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
-SOLVED = {True: "completed", False: "infeasible"}  # the verdict that solves a feasible / infeasible task
 
-
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
 
 
 @dataclass(frozen=True)
 class WorldSuiteConfig:
     """One world suite run."""
 
-    out: str = field(metadata=_help("Run folder (ledger, episodes, report)."))
+    out: str = field(metadata=help_text("Run folder (ledger, episodes, report)."))
     policy: PolicySpec = field(default_factory=lambda: PolicySpec("oracle"))
-    templates: str = field(default="*", metadata=_help("Template id globs, comma-separated (e.g. 'mail.*,bank.*')."))
-    split: str = field(default="heldout", metadata=_help("heldout, train or all (tasks/splits.toml)."))
-    seeds: tuple[int, ...] = field(default=(), metadata=_help("Explicit seeds (default: the split's eval seeds)."))
-    n_seeds: int = field(default=1, metadata=_help("Seeds per template when --seeds is not given."))
-    surfaces: tuple[str, ...] = field(default=("browser",), metadata=_help("browser and/or mobile."))
-    locale: str = field(default="all", metadata=_help("en, zh or all: the language of the task variant."))
-    max_steps: int | None = field(default=None, metadata=_help("Step limit (default: each task's own)."))
-    sgv: str = field(default="ocr,log", metadata=_help("SGV judges (e.g. 'ocr,log', 'ocr,log,vlm'), or 'off'."))
-    sgv_model: str = field(default="", metadata=_help("Judge model URL for a 'vlm' judge."))
-    sgv_model_name: str = field(default="", metadata=_help("Judge model name for a 'vlm' judge."))
+    templates: str = option("Template id globs, comma-separated (e.g. 'mail.*,bank.*').", default="*")
+    split: str = field(default="heldout", metadata=help_text("heldout, train or all (tasks/splits.toml)."))
+    seeds: tuple[int, ...] = option("Explicit seeds (default: the split's eval seeds).", default=())
+    n_seeds: int = option("Seeds per template when --seeds is not given.", default=1)
+    surfaces: tuple[str, ...] = option("browser and/or mobile.", default=("browser",))
+    locale: str = field(default="all", metadata=help_text("en, zh or all: the language of the task variant."))
+    max_steps: int | None = option("Step limit (default: each task's own).", default=None)
+    sgv: str = field(default="ocr,log", metadata=help_text("SGV judges (e.g. 'ocr,log', 'ocr,log,vlm'), or 'off'."))
+    sgv_model: str = field(default="", metadata=help_text("Judge model URL for a 'vlm' judge."))
+    sgv_model_name: str = field(default="", metadata=help_text("Judge model name for a 'vlm' judge."))
     sgv_keypoints: str = field(
-        default="goal", metadata=_help("goal: SGV splits the goal itself (honest); contract: the contract's texts.")
+        default="goal", metadata=help_text("goal: SGV splits the goal itself (honest); contract: the "
+                                            "contract's texts.")
     )
-    seed_range: tuple[int, int] | None = field(default=None, metadata=_help("Where --n-seeds draws from."))
+    seed_range: tuple[int, int] | None = option("Where --n-seeds draws from.", default=None)
 
     def __post_init__(self) -> None:
         if self.split not in ("heldout", "train", "all"):
@@ -166,15 +156,15 @@ class WorldWorker:
             self.close()
             move_attempt(self.out, run.episode_dir)
             return {"key": job["key"], "infra_error": problem}
-        row = {**job, **_verdict_fields(run, episode), **(meter.counts() if meter else _no_model()),
+        row = {**job, **_verdict_fields(run, episode), **(meter.counts() if meter else NO_MODEL),
                "seconds": round(time.perf_counter() - t0, 3), "pid": os.getpid(),
                "episode_dir": str(run.episode_dir.relative_to(self.out))}  # fmt: skip
         row["sgv"] = self._verify(run)
-        row["viewer"] = _viewer(run.episode_dir, self.out)
+        row["viewer"] = viewer_link(run.episode_dir, self.out)
         return row
 
     def _episode(self, job: dict[str, Any]) -> tuple[Any, Metered | None]:
-        from venuskit.eval.world import run_world_task, world_browser
+        from venuskit.runs.world import run_world_task, world_browser
         from venuskit.world.server import WorldServer
 
         surface = job["surface"]
@@ -232,24 +222,6 @@ def _verdict_fields(run: Any, episode: Any) -> dict[str, Any]:
             "keypoints": [{"desc": k["desc"], "ok": k["ok"]} for k in v["keypoints"]]}  # fmt: skip
 
 
-def _no_model() -> dict[str, int]:
-    return {"model_calls": 0, "prompt_tokens": 0, "completion_tokens": 0}
-
-
-def _viewer(folder: Path, out: Path) -> str | None:
-    from venuskit.record.viewer import render_html
-
-    try:
-        return str(render_html(folder).relative_to(out))
-    except (OSError, ValueError):  # a page that cannot be written loses nothing but the link
-        return None
-
-
-def solved(row: dict[str, Any]) -> bool:
-    """A feasible task is solved when its contract says completed; an infeasible one when it says infeasible."""
-    return row.get("contract") == SOLVED[bool(row.get("feasible", True))]
-
-
 # ---- the suite ----------------------------------------------------------------------------------------
 
 
@@ -265,27 +237,9 @@ def run_world_suite(
     from venuskit.eval.suites.summary import world_summary
 
     jobs = world_jobs(config)
-    preflight(parallel)
-    out = Path(config.out)
-    done = open_run(out, {**config.public(), "parallel": _public(parallel)}, jobs, resume)
-    ledger = Ledger(out)
-    todo = [j for j in jobs if j["key"] not in done]
-    t0 = time.perf_counter()
-
-    def record(row: dict[str, Any]) -> None:
-        ledger.write(row)
-        if on_result is not None:
-            on_result(row)
-
-    run_jobs(todo, WorldWorkerConfig(config), parallel, record)
-    rows = final_rows(out, jobs)
-    summary = world_summary(rows, total_jobs=len(jobs))
-    summary["wall_s"] = round(time.perf_counter() - t0, 2)
-    summary["ran_now"] = len(todo)
-    write_suite_report(out, "World suite", summary, rows, config.public())
+    run = run_suite(Path(config.out), config.public(), jobs, WorldWorkerConfig(config), parallel, resume=resume,
+                    on_result=on_result)  # fmt: skip
+    summary = world_summary(run.rows, total_jobs=len(jobs))
+    summary.update(wall_s=run.wall_s, ran_now=run.ran_now)
+    write_suite_report(Path(config.out), "World suite", summary, run.rows, config.public())
     return summary
-
-
-def _public(parallel: Parallel) -> dict[str, Any]:
-    return {"workers": parallel.workers, "ray": parallel.ray, "backend": parallel.backend,
-            "max_infra_retries": parallel.max_infra_retries}  # fmt: skip

@@ -290,8 +290,8 @@ def _run_one(env: Any, episodes: Path, task: str, seed: int, kind: str, nano: An
     from venuskit.actions.types import Finished
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
-    from venuskit.eval.world import OraclePolicy
     from venuskit.record.store import load_episode
+    from venuskit.runs.policies import OraclePolicy
 
     row: dict[str, Any] = {"id": f"{task}@{seed}#{kind}", "task": task, "seed": seed, "kind": kind,
                            "surface": "browser", "locale": "en", "type": "miniwob",

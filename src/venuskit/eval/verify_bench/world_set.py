@@ -237,7 +237,7 @@ def _run_all(out_dir: Path, picked: list[Pick], kinds: list[str], others: int, s
     from contextlib import ExitStack
 
     from venuskit.envs.browser import BrowserConfig
-    from venuskit.eval.world import world_browser
+    from venuskit.runs.world import world_browser
     from venuskit.tasks.spec import get_task
     from venuskit.world.server import WorldServer
 
@@ -298,7 +298,8 @@ def item_id(inst: Any, surface: str, kind: str) -> str:
 def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: Plan,
              surface: str = "browser") -> dict[str, Any]:  # fmt: skip
     """One episode; a run that raises is reported in the row (`oracle_error`), never lost silently."""
-    from venuskit.eval.world import OraclePolicy, run_world_task
+    from venuskit.runs.policies import OraclePolicy
+    from venuskit.runs.world import run_world_task
     from venuskit.tasks.oracle import Oracle
 
     k = KIND_BY_NAME[kind]

@@ -93,7 +93,7 @@ def load_card(path: Path = WEIGHTS) -> Card:
     return card
 
 
-def _read_screen(png: bytes) -> list[tuple[tuple[int, int, int, int], str]]:
+def read_screen(png: bytes) -> list[tuple[tuple[int, int, int, int], str]]:
     """The text lines of a screenshot with their boxes (venus-nano's reader, shared with the verifier's OCR)."""
     from venuskit.models.nano.reader import default_reader
 
@@ -140,7 +140,7 @@ class JudgeModel:
         return text, {"prompt_tokens": count_prompt_tokens(messages), "completion_tokens": text_tokens(text)}
 
     def decide(self, req: Request) -> list[dict[str, Any]]:
-        probs = self.keypoint_probs(req, F.read_evidence(req, _read_screen))
+        probs = self.keypoint_probs(req, F.read_evidence(req, read_screen))
         t = self.card.thresholds
         step = req.shown[-1][0].index if req.shown else (req.history[-1].index if req.history else None)
         out = []
@@ -186,7 +186,7 @@ def step_inputs(req: Request) -> tuple[np.ndarray, list[int]]:
         raise WireError("A step check needs the current screenshot.")
     png = req.images[-1][1]
     point = req.proposed.point if req.proposed else None
-    target, blank, text = "", 0.0, "\n".join(t for _, t in _read_screen(png))
+    target, blank, text = "", 0.0, "\n".join(t for _, t in read_screen(png))
     if point is not None:
         from venuskit.models.nano.reader import default_reader
 

@@ -10,9 +10,11 @@ column 10 is [10, y, 11, y+1]); a refusal sample has no box and is written as `[
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from venuskit.infra.config import field_help
 
 # Instruction styles (synthesis.md §6 / issue 6). "refusal" names an element that is not on the screen.
 STYLES = ("literal", "functional", "visual", "positional")
@@ -144,7 +146,7 @@ class GroundingConfig:
 
     @classmethod
     def help(cls) -> dict[str, str]:
-        return {f.name: f.metadata.get("help", "") for f in fields(cls)}
+        return field_help(cls)
 
 
 @dataclass

@@ -6,7 +6,7 @@ oracles.
     checks.py    checks over files, spreadsheet cells (ssconvert), config files, windows, the final answer
     contract.py  the verdict: completed / partial / infeasible / failed / error
     oracle.py    scripted solutions in computer-grammar actions
-    run.py       DesktopTask: one instance for a runner (venuskit.eval.desktop joins it with the env)
+    run.py       DesktopTask: one instance for a runner (venuskit.runs.desktop joins it with the env)
 """
 
 from venuskit.tasks.desktop.checks import CHECKS, DesktopContext

@@ -1,5 +1,5 @@
 """Task synthesis: capability catalogs per app, composed into contract-bound tasks, rejected with reasons,
-steered by coverage and by failures. The proving run in real Chromium is `venuskit.eval.synth_run`.
+steered by coverage and by failures. The proving run in real Chromium is `venuskit.flywheel.synth`.
 
     catalog.py   capability catalogs (tasks/capabilities/*.toml): loading and validation
     sample.py    drawing plans: capabilities, values, data flow (weighted by coverage and failures)

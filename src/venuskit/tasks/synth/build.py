@@ -1,6 +1,6 @@
 """From a plan to a checked candidate task: compose, validate with the task loader, run the static checks.
 
-What is left after `build_candidate` is the proving run in real Chromium (venuskit.eval.synth_run): the
+What is left after `build_candidate` is the proving run in real Chromium (venuskit.flywheel.synth): the
 oracle must reach `completed`. A candidate's tags record its provenance, read by coverage and splits:
 
     synth                      every synthesised task
@@ -31,9 +31,12 @@ class Candidate:
 
 
 def cap_split(cap: Capability) -> Split:
-    """A capability is held out when any hand-written template it was cold-started from is held out: training
-    on it would teach the function that template's held-out evaluation is meant to test."""
-    return "heldout" if set(cap.templates) & load().world_heldout else "train"
+    """A capability is held out when every hand-written template it was cold-started from is held out: its function
+    is then one no training template exercises, which held-out evaluation is meant to test. A capability that a
+    training template also exercises is not unseen; what a held-out template itself holds (its goal, its values,
+    its contract's shape) is kept out of training by `reject.check_heldout_leak` and `reject.check_duplicate`."""
+    held = set(cap.templates) & load().world_heldout
+    return "heldout" if held and held == set(cap.templates) else "train"
 
 
 def plan_split(plan: Plan) -> Split:
@@ -73,6 +76,8 @@ def build_candidate(plan: Plan, catalog: Catalog, worlds: SeedWorlds, seen: set[
         raise AssertionError(f"composed task does not load: {e}") from e
     reject.check_goal_states(plan, table["goal"])
     reject.check_duplicate(plan, spec, catalog, seen, hand)
+    if plan_split(plan) == "train":
+        reject.check_heldout_leak(plan, table["goal"])
     reject.check_world(plan, spec, worlds)
     return Candidate(plan, spec, table)
 

@@ -8,16 +8,19 @@
     precondition_unmet    the seeded world lacks what the goal acts on, or a capability's precondition fails
     duplicate             a hand-written template already covers the same composition (or contract), or the
                           set already holds this task
+    heldout_leak          a training task would carry a held-out template's goal or one of the values only
+                          held-out templates use
     oracle_failed         the composed scripted solution did not reach `completed` in real Chromium
 
 The static checks here run in-process on the seeded worlds (no browser); `oracle_failed` is decided by the
-proving run (`venuskit.eval.synth_run`). Preconditions and referents are checked on several seeds
+proving run (`venuskit.flywheel.synth`). Preconditions and referents are checked on several seeds
 (`SeedWorlds.seeds`), because a task must hold on any seed it is run with, as hand-written ones do.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +35,7 @@ from venuskit.world.server import DEFAULT_TODAY
 from venuskit.world.state import EpisodeState, Snapshots
 
 REASONS = ("unsupported_function", "unverifiable_result", "ambiguous_goal", "precondition_unmet", "duplicate",
-           "oracle_failed")  # fmt: skip
+           "heldout_leak", "oracle_failed")  # fmt: skip
 
 
 class Rejected(Exception):
@@ -142,6 +145,39 @@ def check_duplicate(plan: Plan, spec: TaskSpec, catalog: Catalog, seen: set[str]
     hand = hand_signatures() if hand is None else hand
     if signature(spec) in hand:
         raise Rejected("duplicate", f"the contract has the shape of the hand-written template {hand[signature(spec)]}")
+
+
+def value_strings(value: Any) -> list[str]:
+    """Every string (casefolded) inside a drawn value: a plain value, or a record's fields."""
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in value_strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in value_strings(v)]
+    return [str(value).strip().casefold()] if isinstance(value, str | int | float) and str(value).strip() else []
+
+
+@functools.cache
+def heldout_only() -> tuple[frozenset[str], frozenset[str]]:
+    """(goals, values) that only held-out templates hold: their goal texts (every variant) and the parameter values
+    no training template also uses (a value a training template uses is already in training data)."""
+    from venuskit.tasks.splits import load
+
+    held = load().world_heldout
+    specs = bundled().values()
+    train_values = {v for t in specs if t.id not in held for p in t.params for v in value_strings(p)}
+    values = {v for t in specs if t.id in held for p in t.params for v in value_strings(p)} - train_values
+    goals = {t.instance(seed).goal.strip().casefold() for t in specs if t.id in held for seed in range(len(t.params))}
+    return frozenset(goals), frozenset(v for v in values if len(v) >= 3)
+
+
+def check_heldout_leak(plan: Plan, goal: str) -> None:
+    """A training task must not carry a held-out template's goal or a value only held-out templates use."""
+    goals, values = heldout_only()
+    if goal.strip().casefold() in goals:
+        raise Rejected("heldout_leak", "the goal is a held-out template's goal")
+    leaked = sorted({v for s in plan.steps for v in value_strings(s.values)} & values)
+    if leaked:
+        raise Rejected("heldout_leak", f"the values {leaked[:3]} are only held-out templates'")
 
 
 # ---- checks on the seeded worlds --------------------------------------------------------------------

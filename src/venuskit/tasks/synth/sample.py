@@ -16,7 +16,7 @@ from typing import Any
 
 from venuskit.tasks.synth.catalog import Capability, Catalog, Param
 from venuskit.tasks.synth.compose import Plan, Step, derive
-from venuskit.tasks.synth.reject import Rejected, SeedWorlds
+from venuskit.tasks.synth.reject import Rejected, SeedWorlds, value_strings
 
 HORIZONS = {"short": (1, 2), "medium": (2, 3), "long": (3, 5)}
 MIX = (("short", 0.4), ("medium", 0.4), ("long", 0.2))  # when no horizon is asked for
@@ -32,6 +32,7 @@ class SamplerConfig:
     cross_app_p: float = 0.5  # a second capability is drawn from another app at least this often
     probe: float = 0.08  # weight of view-only and unsupported functions, relative to 1 for composable ones
     unsupported_value_p: float = 0.03  # chance of a help-page value the app rules out, where a domain has one
+    avoid: frozenset[str] = frozenset()  # values never drawn (casefolded), e.g. those only held-out templates use
 
 
 class Domains:
@@ -145,6 +146,8 @@ class Sampler:
             value = self.rng.choice(sorted(p.unsupported))
             raise Rejected("unsupported_function", f"{cap.id}: {p.name} = {value!r}: {p.unsupported[value]}")
         items = self.domains.items(p, locale)
+        if self.config.avoid:  # a domain made only of avoided values is kept: the leak check then rejects the plan
+            items = [x for x in items if not set(value_strings(x)) & self.config.avoid] or items
         taken = used.setdefault(p.domain if p.domain != "values" else f"{cap.id}.{p.name}", set())
         free = [j for j in range(len(items)) if j not in taken] or list(range(len(items)))
         j = self.rng.choice(free)

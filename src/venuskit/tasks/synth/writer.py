@@ -1,7 +1,8 @@
 """Goal text: the template writer (the composer's clauses) and the checks on a model's paraphrase.
 
-`--writer URL` asks an OpenAI-compatible model to paraphrase a composed goal (the call is made by the synthesis
-run; this module builds the request and judges the reply). A paraphrase may only reword. It is kept only if:
+`--writer URL` asks an OpenAI-compatible model to paraphrase a composed goal (the call is made by
+venuskit.flywheel.synth; this module builds the request and judges the reply). A paraphrase may only reword. It
+is kept only if:
 
 - it states every value the contract pins (the same check a composed goal passes), each template value verbatim;
 - every value it states is the template's: numbers as whole tokens (a "7" is not the "76.20" it hides in), quoted

@@ -5,7 +5,7 @@ TRL-style config, returning the new checkpoint and its metrics.
     result = sft(examples, Path("runs/nano/sft"), SFTConfig(seed=0))     # StageResult(checkpoint, metrics)
 
 The recipe that collects the data and chains the stages (`venus nano train`) joins the world and the synthesis
-packages, so it lives in `venuskit.eval.nano_recipe`.
+packages, so it lives in `venuskit.flywheel.nano`.
 
 Modules: data (rows -> examples), common (losses, sampling, metrics), sft, grpo, mopd.
 """

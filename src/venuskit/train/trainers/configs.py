@@ -3,34 +3,30 @@ checked before any model loads."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from trl import GRPOConfig, SFTConfig
 
+from venuskit.infra.config import option
 from venuskit.train.data import DOMAINS
 from venuskit.train.processing import model_type
 from venuskit.train.rewards import RewardOptions
-
-
-def _help(text: str, default: Any) -> Any:
-    return field(default=default, metadata={"help": text})
 
 
 @dataclass
 class _DataFields:
     """Fields every stage shares (mixed into the TRL configs)."""
 
-    model: str = _help("Base model folder (HF format: config.json, weights, tokenizer, processor).", "")
-    data: str = _help(
+    model: str = option("Base model folder (HF format: config.json, weights, tokenizer, processor).", "")
+    data: str = option(
         "Training data: a folder of recorded episodes (one sub-folder per episode) or a rows .jsonl written by "
         "`venuskit.train.data` / `venus train rows`.",
         "",
     )
-    n_img: int = _help("Past screenshots kept in each prompt (UI-Venus-2 N_IMG; the current one is always sent).", 2)
-    domain_weights: str = _help("Domain mix, e.g. 'grounding=1,mobile=2' (empty: keep the data's own mix).", "")
-    verdict_slot: str = _help(
+    n_img: int = option("Past screenshots kept in each prompt (UI-Venus-2 N_IMG; the current one is always sent).", 2)
+    domain_weights: str = option("Domain mix, e.g. 'grounding=1,mobile=2' (empty: keep the data's own mix).", "")
+    verdict_slot: str = option(
         "Keep only episodes whose verdicts[slot] is a success (or their good prefix); empty keeps every episode.", ""
     )
 
@@ -78,8 +74,8 @@ def parse_teachers(text: str) -> dict[str, str]:
 class VenusSFTConfig(_DataFields, SFTConfig):
     """`venus train sft`: mid-training on trajectory rows, loss on the completion only."""
 
-    completion_only_loss: bool | None = _help("Loss on the completion tokens only (the model's reply).", True)
-    max_length: int | None = _help(
+    completion_only_loss: bool | None = option("Loss on the completion tokens only (the model's reply).", True)
+    max_length: int | None = option(
         "Truncate rows to this many tokens. None (default) never truncates: cutting image placeholders breaks "
         "Qwen-VL ('image features and image tokens do not match'); bound length with n_img instead.",
         None,
@@ -110,14 +106,14 @@ def _check_grpo_common(cfg: GRPOConfig) -> None:
 class VenusGRPOConfig(_DataFields, GRPOConfig):
     """`venus train grpo --domain D`: step-level GRPO with the rule rewards of one domain."""
 
-    domain: str = _help(f"Domain whose rewards to use: one of {sorted(DOMAINS)}.", "")
-    format_weight: float = _help("w_f: weight of the format reward (keep it small; format rewards get hacked).", 0.1)
-    type_weight: float = _help("w_t: weight of the action-type reward.", 0.3)
-    param_weight: float = _help("w_p: weight of the parameter reward (counts only when the type is right).", 0.6)
-    point_tol: float = _help("Point hit radius (normalised units) when a row has no target box.", 0.05)
-    text_f1: float = _help("τ: token-F1 a Type/Finished/CallUser/Answer content needs to count as right.", 0.5)
-    shaping: str = _help("Pointer misses: 'none' (0) or 'gaussian' (0.5·exp(-d²/2σ²), σ=0.05).", "none")
-    epsilon_high: float | None = _help("Upper clip ε_high of the asymmetric (DAPO) clip; ε_low is `epsilon`.", 0.28)
+    domain: str = option(f"Domain whose rewards to use: one of {sorted(DOMAINS)}.", "")
+    format_weight: float = option("w_f: weight of the format reward (keep it small; format rewards get hacked).", 0.1)
+    type_weight: float = option("w_t: weight of the action-type reward.", 0.3)
+    param_weight: float = option("w_p: weight of the parameter reward (counts only when the type is right).", 0.6)
+    point_tol: float = option("Point hit radius (normalised units) when a row has no target box.", 0.05)
+    text_f1: float = option("τ: token-F1 a Type/Finished/CallUser/Answer content needs to count as right.", 0.5)
+    shaping: str = option("Pointer misses: 'none' (0) or 'gaussian' (0.5·exp(-d²/2σ²), σ=0.05).", "none")
+    epsilon_high: float | None = option("Upper clip ε_high of the asymmetric (DAPO) clip; ε_low is `epsilon`.", 0.28)
 
     def __post_init__(self) -> None:
         self._check_data_fields()
@@ -138,23 +134,23 @@ class VenusGRPOConfig(_DataFields, GRPOConfig):
 class VenusMOPDConfig(_DataFields, GRPOConfig):
     """`venus train mopd --teachers mobile=path,...`: multi-teacher on-policy distillation."""
 
-    teachers: str = _help("Domain teachers: 'domain=model_folder,...'; every domain in the data needs one.", "")
-    lam: float = _help("λ: extra weight on the action span when the type is right but a parameter is wrong.", 1.0)
-    estimator: str = _help(
+    teachers: str = option("Domain teachers: 'domain=model_folder,...'; every domain in the data needs one.", "")
+    lam: float = option("λ: extra weight on the action span when the type is right but a parameter is wrong.", 1.0)
+    estimator: str = option(
         "'sampled' (teacher log-probs of the sampled tokens; vLLM teachers work) or 'exact' "
         "(full-vocabulary reverse KL; local teachers).",
         "sampled",
     )
-    unparsable_weight: float = _help("Weight on every token of a reply that does not parse (0 ignores them).", 1.0)
-    hint: bool = _help("Put 'The correct action type is X.' in the teacher's prompt (never the student's).", True)
-    teacher_prefix_sharing: bool = _help(
+    unparsable_weight: float = option("Weight on every token of a reply that does not parse (0 ignores them).", 1.0)
+    hint: bool = option("Put 'The correct action type is X.' in the teacher's prompt (never the student's).", True)
+    teacher_prefix_sharing: bool = option(
         "Run each group's shared hinted teacher prompt once and score the group's completions from its KV cache "
         "(same log-probs up to float rounding, ~num_generations x less teacher prompt compute). False runs one "
         "full teacher forward per sample; models without Qwen-VL mRoPE indexing always do.",
         True,
     )
-    num_generations: int | None = _help("Samples per prompt (MOPD needs no group baseline; 2 is enough).", 2)
-    epsilon_high: float | None = _help("Upper clip ε_high; ε_low is `epsilon`.", 0.2)
+    num_generations: int | None = option("Samples per prompt (MOPD needs no group baseline; 2 is enough).", 2)
+    epsilon_high: float | None = option("Upper clip ε_high; ε_low is `epsilon`.", 0.2)
 
     def __post_init__(self) -> None:
         self._check_data_fields()

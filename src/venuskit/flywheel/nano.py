@@ -29,10 +29,14 @@ from typing import Any
 
 import torch
 
-from venuskit.eval import nano_data
+from venuskit.flywheel import collect, rows
+from venuskit.infra.atomic import write_json
 from venuskit.models.nano.model import NanoModel
 from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.models.nano.reader import Reader
+from venuskit.runs.parallel import Parallel
+from venuskit.tasks import splits
+from venuskit.tasks.spec import register_file
 from venuskit.train.nano.common import StageResult
 from venuskit.train.nano.data import Example, FeatureCache, examples
 from venuskit.train.nano.grpo import GRPOConfig, grpo
@@ -63,6 +67,9 @@ class NanoTrainConfig:
     grounding_n: int = field(default=400, metadata={"help": "Synthetic grounding samples (0: no grounding)."})
     captcha_per_type: int = field(default=6, metadata={"help": "CAPTCHA instances per training type (0: none)."})
     rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
+    tasks: tuple[Path, ...] = field(default=(), metadata={
+        "help": "Synthesised task files (`venus tasks synth`); their train-split tasks join the training templates."})
+    workers: int = field(default=1, metadata={"help": "Collection workers (each a browser and a world server)."})
     size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
 
@@ -81,15 +88,53 @@ class NanoTrainConfig:
             raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
         NetConfig.named(self.size)
         NetConfig.named(self.teacher_size)
+        self.tasks = tuple(Path(p) for p in self.tasks)
+        missing = [str(p) for p in self.tasks if not p.is_file()]
+        if missing:
+            raise ValueError(f"Task files not found: {', '.join(missing)}.")
+        if self.workers < 1:
+            raise ValueError(f"workers must be at least 1, got {self.workers}.")
+
+    def task_files(self) -> tuple[str, ...]:
+        return tuple(str(p) for p in self.tasks)
+
+    def parallel(self) -> Parallel:
+        return Parallel(workers=self.workers)
 
 
 def templates_of(cfg: NanoTrainConfig) -> list[str]:
+    """The training tasks: `templates`, else the training split's (hand-written, less the validation slice) and
+    the train-split tasks of every registered task file."""
+    for path in cfg.tasks:
+        register_file(path)
     if cfg.templates:
         return list(cfg.templates)
-    return nano_data.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+    return splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+
+
+def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
+    """Collect every off-policy source (each resumable), then turn each into rows: source name -> rows."""
+    out = cfg.out
+    jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant)
+    episodes = collect.world_oracle_episodes(out / "world", jobs, parallel=cfg.parallel(), task_files=cfg.task_files())
+    sources = {"world": rows.world_rows(episodes, relabelled=False)}
+    if cfg.validation and not cfg.templates:
+        vjobs = collect.world_jobs(splits.validation_templates(), ("browser",), seed_offset=4000)
+        val = collect.world_oracle_episodes(out / "validation", vjobs, parallel=cfg.parallel())
+        sources["validation"] = rows.world_rows(val, relabelled=False)
+    if cfg.grounding_n:
+        sources["grounding"] = rows.grounding_rows(collect.grounding_data(out / "grounding", cfg.grounding_n,
+                                                                          cfg.seed))  # fmt: skip
+    if cfg.captcha_per_type:
+        sources["captcha"] = rows.captcha_rows(collect.captcha_data(out / "captcha", cfg.captcha_per_type,
+                                                                    cfg.seed * 1000))  # fmt: skip
+    return sources
 
 
 class _Run:
+    """One recipe run: its reader and feature cache (every row is read once, whichever stage asks), the clock of
+    its safety cap, and its summary."""
+
     def __init__(self, cfg: NanoTrainConfig) -> None:
         self.cfg = cfg
         cfg.out.mkdir(parents=True, exist_ok=True)
@@ -105,83 +150,77 @@ class _Run:
         """Minutes left of the safety cap (a stage gets at least a fifth of a minute)."""
         return max(0.2, self.cfg.budget_min - (time.monotonic() - self.started) / 60)
 
-    def examples(self, name: str, rows: list[dict[str, Any]]) -> list[Example]:
-        exs, skipped = examples(rows, self.featurizer, self.cache)
+    def featurise(self, sources: dict[str, list[dict[str, Any]]]) -> dict[str, list[Example]]:
+        """Every source's rows read in one pass (one reader cache, one feature cache, saved once)."""
+        tagged = [(name, row) for name, rs in sources.items() for row in rs]
+        for name, row in tagged:
+            row["source"] = name  # not part of the cache key: a row reads the same whatever its source
+        exs, skipped = examples([row for _, row in tagged], self.featurizer, self.cache)
         self.reader.save_cache(self.cfg.out / "reader_cache.json")
-        self.log["data"][name] = {"rows": len(rows), "examples": len(exs), "skipped": skipped,
-                                  "minutes": round((time.monotonic() - self.started) / 60, 2)}  # fmt: skip
-        log.info("%s: %d examples from %d rows (skipped %s)", name, len(exs), len(rows), skipped)
-        return exs
+        by: dict[str, list[Example]] = {name: [] for name in sources}
+        for ex in exs:
+            by[ex.row["source"]].append(ex)
+        minutes = round((time.monotonic() - self.started) / 60, 2)
+        for name, rs in sources.items():
+            self.log["data"][name] = {"rows": len(rs), "examples": len(by[name]), "minutes": minutes}
+            log.info("%s: %d examples from %d rows", name, len(by[name]), len(rs))
+        self.log["data"]["skipped"] = skipped
+        return by
 
     def rollouts(self, name: str, checkpoint: Path, n: int) -> list[Example]:
         """The policy's own rollouts on training templates and fresh training seeds, relabelled by the oracle."""
-        from venuskit.agent.nano import nano_policy_factory
-
         if n <= 0:
             return []
-        model = NanoModel.load(checkpoint, reader=self.reader)
-        jobs = nano_data.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000)
+        jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000)
         random.Random(f"{self.cfg.seed}:{name}").shuffle(jobs)
-        by_surface: dict[str, list[nano_data.Job]] = {}
-        for job in jobs[:n]:
-            by_surface.setdefault(job.surface, []).append(job)
-        rows = []
-        for surface, js in sorted(by_surface.items()):
-            rows += nano_data.world_relabel_rollouts(self.cfg.out / name, js, nano_policy_factory(surface, model))
-        return self.examples(name, nano_data.world_rows(rows, relabelled=True))
+        index = collect.world_relabel_rollouts(self.cfg.out / name, sorted(jobs[:n], key=lambda j: j.surface),
+                                               checkpoint, parallel=self.cfg.parallel(),
+                                               task_files=self.cfg.task_files())  # fmt: skip
+        return self.featurise({name: rows.world_rows(index, relabelled=True)})[name]
 
     def record(self, result: StageResult) -> None:
         self.log["stages"][result.stage] = result.to_dict()
         self.log["minutes"] = round((time.monotonic() - self.started) / 60, 2)
-        from venuskit.infra.atomic import write_json
-
         write_json(self.cfg.out / "summary.json", self.log, durable=False)
 
 
 def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
-    """Run the recipe; returns the summary (also in `out/summary.json`) with every stage's checkpoint and metrics."""
+    """Run the recipe; returns the summary (also in `out/summary.json`) with every stage's checkpoint and metrics.
+
+    collect every source -> rows -> featurise once -> SFT -> (on-policy rollouts, relabelled) -> per-domain GRPO
+    -> (the GRPO policy's rollouts) -> MOPD. The on-policy rounds interleave with the stages by nature: their
+    states come from the policy the previous stage made."""
     torch.set_num_threads(1)  # one thread: deterministic, and under a loaded machine a second one spins at barriers
+    sources = collect_sources(cfg)  # every off-policy source first, each resumable
     run = _Run(cfg)
-    out = cfg.out
-    jobs = nano_data.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant)
-    world = run.examples("world", nano_data.world_rows(nano_data.world_oracle_episodes(out / "world", jobs), False))
-    val: list[Example] = []
-    if cfg.validation and not cfg.templates:
-        vjobs = nano_data.world_jobs(nano_data.validation_templates(), ("browser",), seed_offset=4000)
-        val_episodes = nano_data.world_oracle_episodes(out / "validation", vjobs)
-        val = run.examples("validation", nano_data.world_rows(val_episodes, False))
-    ground = captcha = []
-    if cfg.grounding_n:
-        ground = run.examples("grounding", nano_data.grounding_rows(nano_data.grounding_data(
-            out / "grounding", cfg.grounding_n, cfg.seed)))  # fmt: skip
-    if cfg.captcha_per_type:
-        captcha = run.examples("captcha", nano_data.captcha_rows(nano_data.captcha_data(
-            out / "captcha", cfg.captcha_per_type, cfg.seed * 1000)))  # fmt: skip
-    s = sft(world + ground + captcha, out / "sft", SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size,
-                                                         max_minutes=run.left()),
+    data = run.featurise(sources)  # then every row read once
+    world, val = data["world"], data.get("validation", [])
+    ground, captcha = data.get("grounding", []), data.get("captcha", [])
+    s = sft(world + ground + captcha, cfg.out / "sft", SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size,
+                                                             max_minutes=run.left()),
             val=val)  # fmt: skip
     run.record(s)
     final = s.checkpoint
     if "grpo" in cfg.stages:
         states = run.rollouts("rollouts-sft", s.checkpoint, cfg.rollouts)
         teachers: dict[str, Path] = {}
-        for domain, data in (("world", states + world), ("grounding", ground), ("captcha", captcha)):
-            if not data:
+        for domain, exs in (("world", states + world), ("grounding", ground), ("captcha", captcha)):
+            if not exs:
                 continue
-            r = grpo(data, s.checkpoint, out / f"grpo-{domain}", GRPOConfig(seed=cfg.seed, max_minutes=run.left()),
+            r = grpo(exs, s.checkpoint, cfg.out / f"grpo-{domain}", GRPOConfig(seed=cfg.seed, max_minutes=run.left()),
                      domain=domain, val=val if domain == "world" else None)  # fmt: skip
             run.record(r)
             teachers[domain] = r.checkpoint
         final = teachers["world"]
         if "mopd" in cfg.stages:
             own = run.rollouts("rollouts-grpo", teachers["world"], cfg.rollouts)
-            m = mopd(own + states + world + ground + captcha, teachers, teachers["world"], out / "mopd",
+            m = mopd(own + states + world + ground + captcha, teachers, teachers["world"], cfg.out / "mopd",
                      MOPDConfig(seed=cfg.seed, max_minutes=run.left()), val=val)  # fmt: skip
             run.record(m)
             final = m.checkpoint
-    shutil.copyfile(final, out / "venus-nano.pt")
-    run.log["final"] = str(out / "venus-nano.pt")
-    run.record(StageResult("final", out / "venus-nano.pt", {}))
+    shutil.copyfile(final, cfg.out / "venus-nano.pt")
+    run.log["final"] = "venus-nano.pt"
+    run.record(StageResult("final", cfg.out / "venus-nano.pt", {}))
     return run.log
 
 

@@ -2,8 +2,8 @@
 the episode store, and stores the task contract's verdict in the recorded episode.
 
 `venus desktop oracle`, `venus run --surface computer --desktop-task`, the oracle tests and the desktop benchmark
-all go through `run_desktop_task`. Like eval/world.py it lives in `eval` because it joins packages that never
-import each other (tasks, agent, envs, record).
+all go through `run_desktop_task`. Like runs/world.py it joins rooms that never import each other (tasks, agent,
+envs, record).
 """
 
 from __future__ import annotations
@@ -14,59 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from venuskit.runs.policies import DesktopOraclePolicy
+
 SURFACE = "computer"
-# A model takes seconds per step, the oracle milliseconds. GTK's type-ahead (the file manager's interactive search)
-# finishes handling typed keys after the screen already shows the match: a type-ahead, Escape and Return in quick
-# succession opened the file selected before (files.organize: 3 runs of 3); with this pause, 0 of 39 file-manager
-# runs failed. The pause is the policy's thinking time, not a recorded Wait.
-PAUSE_AFTER_TYPING_S = 0.5
-
-
-class DesktopOraclePolicy:
-    """A Policy whose replies come from a desktop task's oracle; replies go through the normal parser. The oracle
-    reads the env's facts (window geometry from the X server) to aim; the reply is plain UI-Venus-2 text."""
-
-    def __init__(self, env: Any, oracle: Any, stop: Callable[[], bool] | None = None) -> None:
-        self.env, self.oracle, self.stop = env, oracle, stop
-        self.surface, self.goal, self.system, self.error = SURFACE, "", None, None
-        self.steps = 0
-        self._typed = False  # the last action typed text
-
-    def act(self, observation: Any, history: list, feedback: str | None = None) -> Any:
-        from venuskit.actions import format_response
-        from venuskit.actions.types import CallUser, Finished
-        from venuskit.agent.policy import parse_output
-        from venuskit.tasks.desktop.oracle import OracleError
-
-        if self.stop is not None and self.steps > 0 and self.stop():
-            thought, action = "A first part is done; stopping here.", Finished(content="Stopping early.")
-        else:
-            if self._typed:
-                time.sleep(PAUSE_AFTER_TYPING_S)
-            try:
-                thought, action = self.oracle.next(self.env.facts())
-            except OracleError as e:  # recorded as the agent giving up, and reported by run_desktop_task
-                self.error = str(e)
-                thought, action = "The oracle could not go on.", CallUser(content=f"ORACLE ERROR: {e}")
-        self.steps += 1
-        self._typed = _types(action)
-        return parse_output(format_response(thought, action, SURFACE), SURFACE)
-
-    def set_goal(self, goal: str) -> None:
-        from venuskit.actions.prompts import system_prompt
-
-        self.goal, self.system = goal, system_prompt(SURFACE, goal)
-
-    def describe(self) -> dict[str, Any]:
-        return {"policy": "oracle"}
-
-
-def _types(action: Any) -> bool:
-    from venuskit.actions.types import Sequence, Type
-
-    if isinstance(action, Sequence):
-        return any(_types(a) for a in action.actions)
-    return isinstance(action, Type)
 
 
 @dataclass

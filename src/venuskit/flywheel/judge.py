@@ -50,12 +50,12 @@ class CaptureJudge:
 
     def final(self, goal: str, evidence: list[Any], keypoints: list[tuple[int, str]], history: str = "") -> list[Any]:
         from venuskit.models.judge import features as F
-        from venuskit.models.judge.model import _read_screen
+        from venuskit.models.judge.model import read_screen
         from venuskit.models.judge.wire import parse_request
         from venuskit.verify.judges import abstain_all, final_messages
 
         req = parse_request(final_messages(goal, evidence, keypoints, history))
-        self.asked.append((list(req.keypoints), F.read_evidence(req, _read_screen)))
+        self.asked.append((list(req.keypoints), F.read_evidence(req, read_screen)))
         return abstain_all(self.name, keypoints, "capture")
 
 
@@ -106,7 +106,14 @@ def check_training_items(items: list[dict[str, Any]]) -> None:
 
 def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Keypoint and step rows from every episode of a training set."""
-    from venuskit.eval.step_bench import RIGHT, RIGHT_KINDS, _load, _verify, _wrong_episodes, episode_proposals
+    from venuskit.eval.step_bench import (
+        RIGHT,
+        RIGHT_KINDS,
+        episode_proposals,
+        load_replay,
+        verify_proposal,
+        wrong_episodes,
+    )
     from venuskit.models.judge import features as F
     from venuskit.record.store import load_episode
     from venuskit.train.judge import Rows
@@ -132,15 +139,15 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
                         kp.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, item["task"])
         if on_item is not None:
             on_item(item["id"])
-    wrong = _wrong_episodes(set_dir, items)
+    wrong = wrong_episodes(set_dir, items)
     for item in (i for i in items if i["kind"] in RIGHT_KINDS):
-        episode, pngs = _load(set_dir / item["episode_dir"])
+        episode, pngs = load_replay(set_dir / item["episode_dir"])
         capture = StepCapture()
         verifier = StepVerifier(judge=capture, rules=True)
         for p in episode_proposals(episode, pngs, partial=item["kind"] == "partial",
                                    wrong=wrong.get((item["task"], item["seed"]), ())):  # fmt: skip
             before = len(capture.asked)
-            _verify(verifier, None, episode, p)
+            verify_proposal(verifier, None, episode, p)
             if len(capture.asked) > before:
                 feats, bag = capture.asked[-1]
                 steps.add(feats, (bag,), float(p.kind != RIGHT), item["task"])

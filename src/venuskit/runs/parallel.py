@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
 
+from venuskit.infra.config import help_text, option
+
 Job = dict[str, Any]
 Result = dict[str, Any]
 
@@ -44,22 +46,19 @@ class Worker(Protocol):
 WorkerFactory = Callable[[], Worker]  # must pickle (a frozen dataclass with __call__): it crosses processes
 
 
-def _help(text: str) -> dict[str, str]:
-    return {"help": text}
-
 
 @dataclass(frozen=True)
 class Parallel:
     """Where a suite's episodes run."""
 
-    workers: int = field(default=1, metadata=_help("Workers at once; each owns its browser env and world server."))
+    workers: int = option("Workers at once; each owns its browser env and world server.", default=1)
     ray: str | None = field(
         default=None,
-        metadata=_help("Run the workers as Ray actors: a cluster address (host:port), 'auto' (the cluster this "
+        metadata=help_text("Run the workers as Ray actors: a cluster address (host:port), 'auto' (the cluster this "
                        "machine belongs to) or 'local' (start a private one-machine Ray). None: processes."),
     )  # fmt: skip
-    max_infra_retries: int = field(default=2, metadata=_help("Re-runs of a job whose infrastructure failed."))
-    ray_cpus_per_worker: float = field(default=1.0, metadata=_help("CPUs Ray reserves for each worker actor."))
+    max_infra_retries: int = option("Re-runs of a job whose infrastructure failed.", default=2)
+    ray_cpus_per_worker: float = option("CPUs Ray reserves for each worker actor.", default=1.0)
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -74,6 +73,11 @@ class Parallel:
     @property
     def backend(self) -> str:
         return "ray" if self.ray else ("processes" if self.workers > 1 else "serial")
+
+    def public(self) -> dict[str, Any]:
+        """What a run's saved config records of where it ran."""
+        return {"workers": self.workers, "ray": self.ray, "backend": self.backend,
+                "max_infra_retries": self.max_infra_retries}  # fmt: skip
 
 
 @dataclass

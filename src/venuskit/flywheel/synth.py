@@ -1,6 +1,6 @@
 """Task synthesis end to end: draw plans, check them, prove them in real Chromium, write the task file.
 
-    from venuskit.eval.synth_run import SynthConfig, synthesize
+    from venuskit.flywheel.synth import SynthConfig, synthesize
     result = synthesize(SynthConfig(n=20, out=Path("synth.toml")))
     result.summary   # accepted, rejected_by_reason, oracle_completed_share, capabilities_covered, ...
 
@@ -26,57 +26,54 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from venuskit.infra import atomic
+from venuskit.infra.config import option
 from venuskit.tasks import spec as task_spec
 from venuskit.tasks.synth import build, writer
 from venuskit.tasks.synth.build import Candidate
 from venuskit.tasks.synth.catalog import Catalog, bundled_catalog
 from venuskit.tasks.synth.coverage import Coverage, Failures, coverage_of, failures_of, sampling_weights
-from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures
+from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures, heldout_only
 from venuskit.tasks.synth.sample import HORIZONS, Domains, Sampler, SamplerConfig
 from venuskit.tasks.synth.taskfile import write_task_file
-
-
-def _help(text: str, **kw: Any) -> Any:
-    return field(metadata={"help": text}, **kw)
 
 
 @dataclass
 class SynthConfig:
     """`venus tasks synth`: how many tasks, from which capabilities, how they are proved and where they go."""
 
-    n: int = _help("Tasks to accept (each proved by its oracle in real Chromium).", default=20)
-    out: Path | None = _help("Task file to write (TOML, read by the task loader); None writes nothing.",
+    n: int = option("Tasks to accept (each proved by its oracle in real Chromium).", default=20)
+    out: Path | None = option("Task file to write (TOML, read by the task loader); None writes nothing.",
                              default=None)  # fmt: skip
-    apps: tuple[str, ...] = _help("Only capabilities of these apps (empty: all eight).", default=())
-    horizon: str | None = _help("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
-    locale: str = _help("en or zh: the goal language and the world's locale.", default="en")
-    seed: int = _help("Seed of the sampler: the same seed gives the same tasks.", default=0)
-    split: str = _help("any; train: only capabilities no held-out template links to; heldout: tasks that use at "
+    apps: tuple[str, ...] = option("Only capabilities of these apps (empty: all eight).", default=())
+    horizon: str | None = option("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
+    locale: str = option("en or zh: the goal language and the world's locale.", default="en")
+    seed: int = option("Seed of the sampler: the same seed gives the same tasks.", default=0)
+    split: str = option("any; train: only capabilities no held-out template links to; heldout: tasks that use at "
                        "least one held-out capability.", default="any")  # fmt: skip
-    writer: str | None = _help("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
+    writer: str | None = option("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
                                default=None)  # fmt: skip
-    writer_model: str = _help("Served model name of the --writer.", default="writer")
-    workers: int = _help("Browser envs proving tasks in parallel (one thread each).", default=2)
-    check_seeds: tuple[int, ...] = _help("World seeds preconditions and referents are checked on.",
+    writer_model: str = option("Served model name of the --writer.", default="writer")
+    workers: int = option("Browser envs proving tasks in parallel (one thread each).", default=2)
+    check_seeds: tuple[int, ...] = option("World seeds preconditions and referents are checked on.",
                                          default=(0, 1, 2, 3))  # fmt: skip
-    prove_seed: int = _help("World seed of the proving run.", default=0)
-    max_candidates: int = _help("Stop after drawing this many candidates (0: 30 x n).", default=0)
-    keep_proofs: Path | None = _help("Keep the proving episodes here (default: deleted after the verdict).",
+    prove_seed: int = option("World seed of the proving run.", default=0)
+    max_candidates: int = option("Stop after drawing this many candidates (0: 30 x n).", default=0)
+    keep_proofs: Path | None = option("Keep the proving episodes here (default: deleted after the verdict).",
                                      default=None)  # fmt: skip
-    settle_s: float = _help("The browser's pause after each action; the world answers on loopback.", default=0.05)
-    runs: Path | None = _help("Recorded runs whose failures weight the sampling (the failure write-back).",
+    settle_s: float = option("The browser's pause after each action; the world answers on loopback.", default=0.05)
+    runs: Path | None = option("Recorded runs whose failures weight the sampling (the failure write-back).",
                               default=None)  # fmt: skip
-    tasks: tuple[Path, ...] = _help("Task files the --runs episodes may come from (synthesised tasks).",
+    tasks: tuple[Path, ...] = option("Task files the --runs episodes may come from (synthesised tasks).",
                                     default=())  # fmt: skip
-    resume: bool = _help("Continue an interrupted run into the same --out: the same seed draws the same stream, and "
+    resume: bool = option("Continue an interrupted run into the same --out: the same seed draws the same stream, and "
                          "tasks already in the file were proved, so they are accepted without a second proof.",
                          default=False)  # fmt: skip
-    checkpoint_every: int = _help("Rewrite --out after this many accepted tasks (what an interruption keeps).",
+    checkpoint_every: int = option("Rewrite --out after this many accepted tasks (what an interruption keeps).",
                                   default=10)  # fmt: skip
 
     def __post_init__(self) -> None:
@@ -165,7 +162,7 @@ class ProverPool:
 
     def _work(self) -> None:
         from venuskit.envs.browser import BrowserConfig
-        from venuskit.eval.world import world_browser
+        from venuskit.runs.world import world_browser
 
         env = None
         try:
@@ -179,7 +176,7 @@ class ProverPool:
                 env.close()
 
     def _prove(self, env: Any, job: Outcome) -> Outcome:
-        from venuskit.eval.world import run_world_task
+        from venuskit.runs.world import run_world_task
 
         t0 = time.perf_counter()
         out = self.keep if self.keep is not None else self.tmp
@@ -367,9 +364,10 @@ def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
 
 def _sampler_config(config: SynthConfig, catalog: Catalog) -> SamplerConfig:
     caps = None
-    if config.split == "train":
-        caps = build.train_capabilities(catalog)
-    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps)
+    avoid: frozenset[str] = frozenset()
+    if config.split == "train":  # nothing only a held-out template holds is even drawn
+        caps, avoid = build.train_capabilities(catalog), heldout_only()[1]
+    return SamplerConfig(horizon=config.horizon, apps=tuple(config.apps), caps=caps, avoid=avoid)
 
 
 def _draw(sampler: Sampler, config: SynthConfig, catalog: Catalog, worlds: SeedWorlds, seen: set[str],
@@ -499,7 +497,7 @@ def _header(config: SynthConfig, summary: dict[str, Any] | None) -> str:
             "seconds")  # fmt: skip
     keep = {k: summary[k] for k in keys} if summary is not None else "unfinished (a checkpoint; --resume continues)"
     return (
-        f"Synthesised by `venus tasks synth` (venuskit.eval.synth_run). Every task here reached `completed` "
+        f"Synthesised by `venus tasks synth` (venuskit.flywheel.synth). Every task here reached `completed` "
         f"with its oracle in real Chromium (world seed {config.prove_seed}).\nconfig: {json.dumps(cfg)}\n"
         f"summary: {json.dumps(keep)}"
     )

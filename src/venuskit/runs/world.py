@@ -1,53 +1,22 @@
-"""Running world tasks: the harness that joins a world task, the real browser env, a policy and the
-episode store, and stores the task contract's verdict in the recorded episode.
+"""Running world tasks: one world task, the real browser env and a policy joined into a recorded episode that
+carries the task contract's verdict.
 
-`venus world oracle`, `venus run --world`, the verifier bench, the oracle tests and the reset benchmark all
-run world tasks through `run_world_task`. It lives in `eval` because it joins packages that never import
-each other (tasks, agent, envs, world, record); the CLI only calls it.
+`venus world oracle`, `venus run --world`, the suites, the flywheel's collection, the verifier bench, the oracle
+tests and the reset benchmark all run world tasks through `run_world_task`. It joins rooms that never import each
+other (tasks, agent, envs, world, record): that is what `venuskit.runs` is for; the CLI only calls it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from importlib import resources
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
-class OraclePolicy:
-    """A Policy whose replies come from a task's oracle; replies go through the normal parser."""
-
-    def __init__(self, env: Any, oracle: Any, surface: str, stop: Callable[[], bool] | None = None) -> None:
-        self.env, self.oracle, self.surface, self.stop = env, oracle, surface, stop
-        self.goal, self.system, self.error = "", None, None
-        self.steps = 0
-
-    def act(self, observation: Any, history: list, feedback: str | None = None) -> Any:
-        from venuskit.actions import format_response
-        from venuskit.actions.types import CallUser, Finished
-        from venuskit.agent.policy import parse_output
-        from venuskit.tasks.oracle import OracleError
-
-        if self.stop is not None and self.steps > 0 and self.stop():
-            raw = format_response("A first part is done; stopping here.", Finished(content="Stopping early."),
-                                  self.surface)  # fmt: skip
-        else:
-            try:
-                thought, action = self.oracle.next(self.env.page)
-            except OracleError as e:  # recorded as the agent giving up, and reported by run_world_task
-                self.error = str(e)
-                thought, action = "The oracle could not go on.", CallUser(content=f"ORACLE ERROR: {e}")
-            raw = format_response(thought, action, self.surface)
-        self.steps += 1
-        return parse_output(raw, self.surface)
-
-    def set_goal(self, goal: str) -> None:
-        self.goal = goal
-
-    def describe(self) -> dict[str, Any]:
-        return {"policy": "oracle"}
+from venuskit.runs.policies import OraclePolicy
 
 
 @dataclass
@@ -150,6 +119,13 @@ def run_world_task(
             env.close()
         if own_server:
             server.stop()
+
+
+def world_operations() -> Any:
+    """The bundled world's declared consequential operations (and look-alikes), for the safety gate."""
+    from venuskit.agent.safety.ops import load_operations
+
+    return load_operations(Path(str(resources.files("venuskit.world").joinpath("operations.toml"))))
 
 
 def world_browser(surface: str = "browser", config: Any = None) -> Any:

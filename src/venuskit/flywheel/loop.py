@@ -1,0 +1,371 @@
+"""`venus loop`: the closed loop in rounds, with venus-nano as the policy (DAgger with a verifier).
+
+Each round, in the order the code runs it:
+  1. collect: the current checkpoint's rollouts on training tasks (a fresh train seed per round), drawn with the
+     sampling weights of the previous round's failures; the task's oracle watches every rollout and labels every
+     state the policy visits, re-planning from the live page where the policy left its path
+     (`flywheel.collect.RelabelPolicy`; a state it cannot label says why);
+  2. label: SGV judges every rollout from its trajectory alone; the contract verdict is recorded beside it, only
+     to measure SGV's precision on what it kept (never to pick training data);
+  3. rows: the steps of SGV-kept successes (the policy's own actions) and every relabelled state (the oracle's
+     action), of this round and every earlier one (DAgger aggregates);
+  4. train: venus-nano's SFT stage from the current checkpoint on all rows, then its GRPO stage on this round's;
+  5. evaluate: the new checkpoint on held-out templates (eval seeds, contract verdicts), and its teacher-forced
+     step accuracy on the validation slice's oracle states;
+  6. write back: which templates and contract keypoints failed, turned into the next round's template weights by
+     the task-synthesis coverage model (venuskit.tasks.synth.coverage).
+
+The run folder holds `rounds.jsonl` (the round table), `rounds.html` (the curves), `features.pkl` (every row read
+once, whichever round asks), `validation/` and per round `round_<k>/`: `rollouts/` (index.jsonl, episodes with
+`nano_targets.json` and SGV's report), `data.json` (every training row's episode, step and source), the stage
+checkpoints, `eval/` and `failures.json`. A rerun of the same folder resumes after the last finished round.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from venuskit.eval.suites.summary import solved_row
+from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
+from venuskit.flywheel import collect
+from venuskit.infra.atomic import append_line, write_json, write_text
+from venuskit.infra.config import option
+from venuskit.runs.parallel import Parallel
+from venuskit.runs.policies import PolicySpec
+
+ROUNDS = "rounds.jsonl"
+UNTRAINED = "untrained"
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """The closed loop's rounds."""
+
+    out: str = option("Run folder (round table, curves, each round's data and checkpoints).")
+    rounds: int = option("Rounds to run (a rerun resumes after the last finished one).", 3)
+    rollouts: int = option("Rollout episodes per round (training tasks).", 16)
+    templates: str = option("Training template globs to draw rollouts from.", "*")
+    tasks: tuple[str, ...] = option("Synthesised task files whose train-split tasks join the pool.", ())
+    eval_templates: str = option("Held-out template globs for each round's evaluation.", "*")
+    eval_seeds: int = option("Eval seeds per held-out template.", 1)
+    surface: str = option("browser or mobile.", "browser")
+    max_steps: int = option("Step limit of rollout and eval episodes.", 15)
+    sgv: str = option("SGV judges that pick the kept successes.", "ocr,log")
+    init: str = option("Starting checkpoint (default: the shipped venus-nano; 'untrained': a fresh network).", "")
+    relabel: bool = option("Relabelled states join the rows (DAgger); off: SGV-kept successes only.", True)
+    validation: bool = option("Measure step accuracy on the validation slice's oracle states each round.", True)
+    sft_epochs: int = option("SFT epochs per round.", 5)
+    grpo_epochs: int = option("GRPO epochs per round.", 1)
+    group_size: int = option("GRPO samples per state (G).", 4)
+    stage_minutes: float = option("Time cap of each training stage per round.", 3.0)
+    seed: int = option("Seed of template sampling and training.", 0)
+
+    def __post_init__(self) -> None:
+        if self.rounds < 1 or self.rollouts < 1 or self.eval_seeds < 1:
+            raise ValueError("--rounds, --rollouts and --eval-seeds must be at least 1.")
+        if self.surface not in ("browser", "mobile"):
+            raise ValueError(f"--surface takes browser or mobile; got {self.surface!r}.")
+        if self.sgv == "off":
+            raise ValueError("The loop picks its training data by SGV verdicts; --sgv cannot be off.")
+        missing = [p for p in self.tasks if not Path(p).is_file()]
+        if missing:
+            raise ValueError(f"Task files not found: {', '.join(missing)}.")
+
+
+def _checkpoint(config: LoopConfig) -> str:
+    """The starting checkpoint: --init, the shipped venus-nano, or a fresh network saved in the run folder."""
+    from venuskit.models.nano import default_checkpoint
+
+    if config.init != UNTRAINED:
+        return config.init or str(default_checkpoint())
+    import torch
+
+    from venuskit.models.nano.model import NanoModel
+    from venuskit.models.nano.net import NanoNet, NetConfig
+
+    torch.manual_seed(config.seed)
+    return str(NanoModel(NanoNet(NetConfig())).save(Path(config.out) / "untrained.pt", {"stage": UNTRAINED}))
+
+
+def template_pool(config: LoopConfig) -> list[str]:
+    import fnmatch
+
+    from venuskit.tasks import splits
+    from venuskit.tasks.spec import get_task, register_file
+
+    for path in config.tasks:
+        register_file(path)
+    globs = [g.strip() for g in config.templates.split(",") if g.strip()] or ["*"]
+    pool = [t for t in splits.world_templates("train") if any(fnmatch.fnmatchcase(t, g) for g in globs)
+            and config.surface in get_task(t).surfaces]  # fmt: skip
+    if not pool:
+        raise ValueError(f"No training template matches {config.templates!r} on the {config.surface} surface.")
+    return pool
+
+
+def draw(pool: list[str], weights: dict[str, float], k: int, rng: random.Random) -> list[str]:
+    """k templates without replacement (all of them when k >= the pool), each drawn in proportion to its weight."""
+    left, picked = list(pool), []
+    while left and len(picked) < k:
+        t = rng.choices(left, weights=[max(1e-6, weights.get(x, 1.0)) for x in left])[0]
+        picked.append(t)
+        left.remove(t)
+    return picked
+
+
+# ---- 1-2. collect and label ----------------------------------------------------------------------------------
+
+
+def collect_round(config: LoopConfig, folder: Path, chosen: list[str], seed: int, checkpoint: str,
+                  parallel: Parallel) -> list[dict[str, Any]]:  # fmt: skip
+    """The policy's rollouts, every visited state labelled by the oracle (the policy is never stopped for being off
+    the oracle's path; only when the oracle has been unable to label three states in a row)."""
+    jobs = [collect.Job(t, seed, config.surface) for t in chosen]
+    return collect.world_relabel_rollouts(folder / "rollouts", jobs, checkpoint, max_off=None,
+                                          max_steps=config.max_steps, parallel=parallel,
+                                          task_files=config.tasks)  # fmt: skip
+
+
+def label(index: list[dict[str, Any]], config: LoopConfig) -> list[dict[str, Any]]:
+    """SGV's verdict of every rollout (from its trajectory alone; kept in the manifest's verdicts.sgv, so a resumed
+    round does not judge again), beside the contract's, one row per rollout."""
+    from venuskit.record.store import load_episode
+    from venuskit.tasks.spec import get_task
+    from venuskit.verify.judges import make_judges
+    from venuskit.verify.sgv import verify_episode, write_report
+
+    judges = None
+    rows = []
+    for r in index:
+        if not r.get("episode_dir"):
+            rows.append({**r, "template": r["task"], "infra_error": r.get("oracle_error") or "no episode"})
+            continue
+        folder = Path(r["episode_dir"])
+        verdicts = load_episode(folder).verdicts
+        if "sgv" not in verdicts:
+            judges = judges or make_judges(config.sgv)
+            report = verify_episode(folder, judges)
+            write_report(folder, report, slot="sgv")
+            verdicts = load_episode(folder).verdicts
+        contract = verdicts["contract"]
+        rows.append({**r, "template": r["task"], "feasible": get_task(r["task"]).feasible,
+                     "contract": contract["verdict"], "keypoints": contract.get("keypoints", []),
+                     "sgv": {"verdict": verdicts["sgv"].get("verdict"), "reason": verdicts["sgv"].get("reason")}})
+    return rows
+
+
+def _verifier_in_loop(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """How SGV's picks compare with the contract: the precision of a kept success is what training relies on."""
+    judged = [r for r in rows if r.get("sgv") and not r.get("infra_error")]
+    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]
+    good = sum(solved_row(r) for r in picked)
+    return {"verified": len(picked), "contract_completed": sum(solved_row(r) for r in judged),
+            "verified_and_completed": good,
+            "sgv_precision": round(good / len(picked), 4) if picked else None}  # fmt: skip
+
+
+# ---- 3. rows -------------------------------------------------------------------------------------------------
+
+
+def round_rows(out: Path, k: int, relabel: bool) -> list[dict[str, Any]]:
+    """The training rows of rounds 0..k: the steps of SGV-kept successes (own actions) and, with `relabel`, every
+    state the oracle labelled. Each row carries `round` and `source`."""
+    from venuskit.train.data import VerdictFilter, build_rows
+    from venuskit.train.nano.data import reference_rows
+
+    rows: list[dict[str, Any]] = []
+    for j in range(k + 1):
+        index = collect.read_index(out / f"round_{j}" / "rollouts")
+        dirs = [r["episode_dir"] for r in index if r.get("episode_dir")]
+        kept, _ = build_rows(dirs, "rl", n_img=50, verdict=VerdictFilter("sgv", ("completed",)))
+        relabelled = reference_rows(dirs) if relabel else []
+        for source, rs in (("sgv_kept", kept), ("relabelled", relabelled)):
+            rows += [{**r, "round": j, "source": source} for r in rs]
+    return rows
+
+
+# ---- 4-5. train and evaluate ---------------------------------------------------------------------------------
+
+
+def _train(config: LoopConfig, folder: Path, rows: list[dict[str, Any]], init: str, k: int) -> tuple[str, dict]:
+    """SFT from `init` on every round's rows, then GRPO on this round's; returns the new checkpoint and what
+    happened. Rows are read once for the whole run (`features.pkl`)."""
+    from venuskit.models.nano import NanoModel
+    from venuskit.train.nano import GRPOConfig, SFTConfig, examples, grpo, sft
+    from venuskit.train.nano.data import FeatureCache
+
+    write_json(folder / "data.json", {"rows": [{"episode_id": r["episode_id"], "step": r["step"], "round": r["round"],
+                                                "source": r["source"]} for r in rows]}, durable=True)  # fmt: skip
+    exs, skipped = examples(rows, NanoModel.load(init), FeatureCache(Path(config.out) / "features.pkl"))
+    sources = {s: sum(r["source"] == s and r["round"] == k for r in rows) for s in ("sgv_kept", "relabelled")}
+    info: dict[str, Any] = {"rows": len(rows), "rows_added": sum(sources.values()), **{f"rows_{s}": n for s, n in
+                            sources.items()}, "examples": len(exs), "skipped": skipped}  # fmt: skip
+    if not exs:
+        info["trained"] = "no usable example: the checkpoint is kept"
+        return init, info
+    first = sft(exs, folder / "sft", SFTConfig(epochs=config.sft_epochs, seed=config.seed,
+                                               max_minutes=config.stage_minutes), init=Path(init))  # fmt: skip
+    mine = [e for e in exs if e.row["round"] == k] or exs
+    second = grpo(mine, first.checkpoint, folder / "grpo",
+                  GRPOConfig(group_size=config.group_size, epochs=config.grpo_epochs, seed=config.seed,
+                             max_minutes=config.stage_minutes),
+                  domain="web" if config.surface == "browser" else "mobile")  # fmt: skip
+    info.update(sft_train_acc=first.metrics.get("train_acc"), grpo=_small(second.metrics), trained="sft+grpo")
+    return str(second.checkpoint), info
+
+
+def _small(metrics: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in metrics.items() if not isinstance(v, list)}
+
+
+def validation_examples(config: LoopConfig, parallel: Parallel) -> list[Any]:
+    """The validation slice's oracle states on the loop's surface (training templates kept out of every round's
+    pool), read once: the teacher-forced curve of the loop."""
+    from venuskit.flywheel.rows import world_rows
+    from venuskit.models.nano import NanoModel, default_checkpoint
+    from venuskit.tasks import splits
+    from venuskit.train.nano.data import FeatureCache, examples
+
+    out = Path(config.out)
+    jobs = collect.world_jobs(splits.validation_templates(), (config.surface,), seed_offset=4000)
+    index = collect.world_oracle_episodes(out / "validation", jobs, parallel=parallel)
+    exs, _ = examples(world_rows(index, relabelled=False), NanoModel.load(default_checkpoint()),
+                      FeatureCache(out / "features.pkl"))  # fmt: skip
+    return exs
+
+
+def step_acc(checkpoint: str, exs: list[Any]) -> float | None:
+    from venuskit.models.nano import NanoModel
+    from venuskit.train.nano.common import step_accuracy
+
+    return round(step_accuracy(NanoModel.load(checkpoint).net, exs)["step_acc"], 4) if exs else None
+
+
+# ---- 6. write back -------------------------------------------------------------------------------------------
+
+
+def write_back(rows: list[dict[str, Any]], pool: list[str], out: Path) -> dict[str, float]:
+    """The failure write-back: failed templates and keypoints (to `failures.json`) and the next round's template
+    weights from the task-synthesis coverage model (capability holes and failure rates)."""
+    from venuskit.tasks.spec import get_task
+    from venuskit.tasks.synth.catalog import bundled_catalog
+    from venuskit.tasks.synth.coverage import coverage_of, failures_of, sampling_weights, template_weights
+
+    catalog = bundled_catalog()
+    outcomes = []
+    failed: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        if r.get("infra_error"):
+            continue
+        outcomes.append((get_task(r["template"]), {"verdict": r["contract"], "keypoints": r["keypoints"]}))
+        if not solved_row(r):
+            entry = failed.setdefault(r["template"], {"episodes": 0, "keypoints": {}})
+            entry["episodes"] += 1
+            for kp in r.get("keypoints", []):
+                if not kp["ok"]:
+                    entry["keypoints"][kp["desc"]] = entry["keypoints"].get(kp["desc"], 0) + 1
+    weights = sampling_weights(coverage_of([get_task(t) for t in pool], catalog), failures_of(outcomes, catalog))
+    tw = template_weights(weights, catalog, pool)
+    write_json(out, {"failed_templates": failed, "template_weights": tw}, durable=True)
+    return tw
+
+
+# ---- a round, and the rounds ---------------------------------------------------------------------------------
+
+
+def run_round(config: LoopConfig, k: int, checkpoint: str, weights: dict[str, float], parallel: Parallel,
+              val: list[Any]) -> dict[str, Any]:  # fmt: skip
+    from venuskit.tasks import splits
+
+    t0 = time.perf_counter()
+    folder = Path(config.out) / f"round_{k}"
+    pool = template_pool(config)
+    chosen = draw(pool, weights, config.rollouts, random.Random(config.seed * 1000 + k))
+    seed = splits.load().world_train_seeds[0] + k  # a fresh training instance of each template every round
+    labelled = label(collect_round(config, folder, chosen, seed, checkpoint, parallel), config)
+    ok = [r for r in labelled if not r.get("infra_error")]
+    rows = round_rows(Path(config.out), k, config.relabel)
+    new_checkpoint, trained = _train(config, folder, rows, checkpoint, k)
+    evaluation = WorldSuiteConfig(out=str(folder / "eval"), policy=PolicySpec("nano", checkpoint=new_checkpoint),
+                                  templates=config.eval_templates, split="heldout", n_seeds=config.eval_seeds,
+                                  surfaces=(config.surface,), max_steps=config.max_steps, sgv="off")  # fmt: skip
+    evaluated = run_world_suite(evaluation, parallel, resume=(folder / "eval" / "suite.json").exists())
+    next_weights = write_back(labelled, pool, folder / "failures.json")
+    states = sum(r.get("states", 0) for r in ok)
+    return {"round": k, "checkpoint_in": checkpoint, "checkpoint": new_checkpoint, "templates": chosen,
+            "seed": seed, "rollouts": len(labelled), "rollout_success": round(sum(map(solved_row, ok)) / len(ok), 4)
+            if ok else 0.0, "states": states, "labelled_states": sum(r.get("labelled", 0) for r in ok),
+            **_verifier_in_loop(labelled), **trained, "val_step_acc_in": step_acc(checkpoint, val),
+            "val_step_acc": step_acc(new_checkpoint, val), "eval_episodes": evaluated["episodes"],
+            "eval_success": evaluated["success"], "eval_ci95": evaluated["rates"]["success"]["ci95"],
+            "infra_errors": len(labelled) - len(ok) + evaluated["infra_errors"], "next_weights": next_weights,
+            "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+
+
+def run_loop(config: LoopConfig, parallel: Parallel = Parallel(), on_round=None) -> list[dict[str, Any]]:  # noqa: ANN001
+    """Run the rounds (resuming after the last one in `rounds.jsonl`); returns the round table."""
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    table_path = out / ROUNDS
+    table = [json.loads(line) for line in table_path.read_text().splitlines()] if table_path.exists() else []
+    write_json(out / "loop.json", asdict(config), durable=True)
+    checkpoint = table[-1]["checkpoint"] if table else _checkpoint(config)
+    weights = table[-1]["next_weights"] if table else {}
+    val = validation_examples(config, parallel) if config.validation and len(table) < config.rounds else []
+    for k in range(len(table), config.rounds):
+        row = run_round(config, k, checkpoint, weights, parallel, val)
+        append_line(table_path, json.dumps(row, ensure_ascii=False).encode("utf-8"), durable=True)
+        table.append(row)
+        checkpoint, weights = row["checkpoint"], row["next_weights"]
+        write_curves(out, table)
+        if on_round is not None:
+            on_round(row)
+    return table
+
+
+def write_curves(out: Path, table: list[dict[str, Any]]) -> Path:
+    """rounds.html: the round table and the learning curves (held-out success with its 95% CI, rollout success,
+    SGV's precision on its own picks) as an embedded matplotlib plot."""
+    import base64
+    import html
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [r["round"] for r in table]
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    ev = [r["eval_success"] for r in table]
+    lo = [r["eval_success"] - r["eval_ci95"][0] for r in table]
+    hi = [r["eval_ci95"][1] - r["eval_success"] for r in table]
+    ax.errorbar(xs, ev, yerr=[lo, hi], marker="o", capsize=3, label="held-out success (contract, 95% CI)")
+    ax.plot(xs, [r["rollout_success"] for r in table], marker="s", label="rollout success (train templates)")
+    ax.plot(xs, [r["sgv_precision"] if r["sgv_precision"] is not None else float("nan") for r in table],
+            marker="^", label="SGV precision of kept successes")  # fmt: skip
+    ax.plot(xs, [r.get("val_step_acc") if r.get("val_step_acc") is not None else float("nan") for r in table],
+            marker="d", label="validation step accuracy (teacher-forced)")  # fmt: skip
+    ax.set_xlabel("round")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_xticks(xs)
+    ax.legend(fontsize=7)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    cols = ("round", "rollouts", "rollout_success", "states", "labelled_states", "verified", "sgv_precision",
+            "rows_added", "rows_sgv_kept", "rows_relabelled", "rows", "examples", "trained", "val_step_acc",
+            "eval_episodes", "eval_success", "infra_errors", "seconds")  # fmt: skip
+    head = "".join(f"<th>{c}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in cols) + "</tr>"
+                   for r in table)  # fmt: skip
+    img = base64.b64encode(buf.getvalue()).decode("ascii")
+    page = (f'<!doctype html><html><head><meta charset="utf-8"><title>venus loop</title></head><body>'
+            f'<h1>venus loop: {len(table)} rounds</h1><img alt="learning curves" src="data:image/png;base64,{img}">'
+            f"<table border=1 cellspacing=0 cellpadding=3><tr>{head}</tr>{body}</table></body></html>")  # fmt: skip
+    return write_text(out / "rounds.html", page, durable=False)
