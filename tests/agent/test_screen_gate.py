@@ -51,6 +51,8 @@ def test_the_label_under_the_pointer():
     (Hotkey(keys=("shift", "Delete")), FILES, "Downloads", "Pcmanfm", "file.delete"),
     (Hotkey(keys=("Return",)), CONFIRM, "Confirm", "Pcmanfm", "file.delete"),            # the dialog's default
     (Click(point=at(815, 465)), CONFIRM, "Confirm", "Pcmanfm", "file.delete"),           # its Yes
+    (Hotkey(keys=("alt", "y")), CONFIRM, "Confirm", "Gpicview", "file.delete"),          # Yes by its access key
+    (Hotkey(keys=("Delete",)), FILES, "photo.jpg", "Gpicview", "file.delete"),           # the image viewer's
     (Drag(start=at(300, 100), end=at(815, 465)), CONFIRM, "Confirm", "Pcmanfm", "file.delete"),  # released on Yes
     (Click(point=at(640, 468)), SAVE, "Save Changes", "Mousepad", "quit.discard"),
     (Type(content="rm notes.txt\n"), [((0, 24, 137, 39), "user@desktop:~$")], "Terminal", "XTerm", "file.delete"),

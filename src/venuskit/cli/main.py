@@ -110,7 +110,8 @@ def run(
         if desktop_task or surface == "computer":
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
-            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
+            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker, safety,
+                                           interactive)  # fmt: skip
         if world:
             return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
         if resume is not None:  # the goal and surface are the episode's; --start-url, if given, is reopened

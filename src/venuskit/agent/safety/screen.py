@@ -207,9 +207,13 @@ class ScreenGate(SafetyGate):
         """What the action activates, read from the screen; a Finding where the gate cannot tell (fail closed)."""
         obs = ctx.observation
         base = {"window": str(obs.info.get("focus") or obs.title or ""), "app": str(obs.info.get("focus_app") or "")}
-        if isinstance(action, (Hotkey, KeyDown)) and activation(action.keys) is None:
-            combo = _combo(action.keys)  # a shortcut: judged by the combo (delete, shift+delete, ctrl+q)
-            return [Seen("keys", keys=combo, **base)] if any(combo in op.keys for op in self.screen_ops.ops) else []
+        kind = activation(action.keys) if isinstance(action, (Hotkey, KeyDown)) else None
+        if isinstance(action, (Hotkey, KeyDown)) and (kind is None or kind.startswith("accesskey:")):
+            combo = _combo(action.keys)  # a shortcut: judged by the combo (delete, shift+delete, alt+y)
+            if not any(combo in op.keys for op in self.screen_ops.ops):
+                return []
+            lines = self.read(obs.png) if any(op.screen for op in self.screen_ops.ops if combo in op.keys) else []
+            return [Seen("keys", keys=combo, lines=tuple(t for _, t in lines), **base)]
         out: list[Seen | Finding] = []
         for what in activations(action):
             if what.via == "point" or (what.via == "unknown" and "cursor" in what.why and obs.info.get("pointer")):

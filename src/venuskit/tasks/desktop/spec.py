@@ -11,6 +11,8 @@ A template has a goal with `{param}` placeholders, parameter variants (`[[task.p
     [[task.keypoints]]   checks over real state that must hold (venuskit.tasks.desktop.checks)
     [[task.forbid]]      checks that must not hold (a forbidden side effect)
     oracle = [...]       the scripted solution in the oracle step language (venuskit.tasks.desktop.oracle)
+    consequential = [...] the declared desktop operations the task asks for (envs/desktop/operations.toml:
+                         file.delete, file.overwrite, ...): what the screen gate's default approvals allow
 
 An instance is (template, seed): the seed picks the variant. Every string is formatted with the variant.
 A malformed file raises `TaskFileError` naming the file, the task, the field and the reason.
@@ -34,7 +36,8 @@ APPS = ("mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance")
 GEOMETRIES = ("max", "left", "right", "center")
 FILE_KINDS = ("text", "csv", "sheet", "image", "dir", "bytes_hex")
 TASK_FIELDS = {"id", "apps", "category", "goal", "goal_zh", "params", "files", "config", "windows", "focus",
-               "keypoints", "forbid", "oracle", "steps", "max_steps", "tags", "infeasible_reason"}  # fmt: skip
+               "keypoints", "forbid", "oracle", "steps", "max_steps", "tags", "infeasible_reason",
+               "consequential"}  # fmt: skip
 # oracle op -> (min args, max args); see venuskit.tasks.desktop.oracle for what each does
 ORACLE_OPS = {
     "click": (1, 1), "double_click": (1, 1), "triple_click": (1, 1), "right_click": (1, 1), "middle_click": (1, 1),
@@ -66,6 +69,7 @@ class DesktopTaskSpec:
     max_steps: int = 30
     tags: tuple[str, ...] = ()
     infeasible_reason: str = ""
+    consequential: tuple[str, ...] = ()  # declared desktop operations the task asks for (the gate's approvals)
 
     @property
     def feasible(self) -> bool:
@@ -182,6 +186,7 @@ def _task(raw: Any, w: _Where) -> DesktopTaskSpec:
         oracle=tuple(_oracle_step(s, w, f"oracle[{i}]") for i, s in enumerate(raw.get("oracle", []))),
         steps=int(raw.get("steps", 5)), max_steps=int(raw.get("max_steps", 30)), tags=tuple(raw.get("tags", [])),
         infeasible_reason=str(raw.get("infeasible_reason", "")),
+        consequential=tuple(str(k) for k in raw.get("consequential", [])),
     )  # fmt: skip
     if category == "infeasible" and not spec.infeasible_reason:
         raise w.fail("infeasible_reason", "an infeasible task says why it cannot be done")
