@@ -64,7 +64,7 @@ def scenarios() -> list[Scenario]:
             Scenario("editor.replace_existing", locale, "file.overwrite", "mousepad", keep,
                      (("type", "new text\n"), ("key", "ctrl+shift+s"), ("wait", "1"), ("key", "ctrl+a"),
                       ("type", "Documents/old.txt"), ("wait", "0.8"), ("key", "Return"), ("wait", "1"),
-                      ("click", "Replace")),
+                      ("click", "Replace"), ("wait", "1")),
                      ("content", "Documents/old.txt", "new text\nmilk\n"), ("todo.txt",)),
             Scenario("editor.quit_discarding", locale, "quit.discard", "mousepad", keep,
                      (("type", "keep this\n"), ("key", "ctrl+q"), ("wait", "0.8"), ("click", "Don't Save")),
