@@ -239,3 +239,9 @@ def test_a_temperature_that_is_no_temperature_is_refused_for_every_policy(value:
     for args in (["run", "--world", "mail.reply_meeting"], ["run", "--task", "x", "--start-url", "about:blank", *MODEL],
                  ["miniwob", "run", "click-test", *MODEL]):  # fmt: skip
         assert "--temperature must be a finite number >= 0" in one_line_error(cli(*args, "--temperature", value))
+
+
+def test_the_desktop_gate_refuses_the_browser_only_safety_flags(tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text('[pw]\nvalue = "x"\norigins = ["http://127.0.0.1:1"]\n')
+    out = cli("run", "--surface", "computer", "--desktop-task", "files.trash", "--secrets", str(tmp_path / "s.toml"))
+    assert "--secrets is for the browser surfaces" in one_line_error(out)
