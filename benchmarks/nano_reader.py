@@ -95,7 +95,7 @@ class _Probe:
 
 
 def _score(reader: Any, shot: dict[str, Any]) -> dict[str, Any]:
-    from venuskit.models.nano.features import containment, norm
+    from venuskit.models.nano.entities import containment, norm
 
     t0 = time.perf_counter()
     screen = reader.read(shot["png"])

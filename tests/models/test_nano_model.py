@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw, ImageFont
 from venuskit.actions import parse_response
 from venuskit.actions.prompts import system_prompt
 from venuskit.models.nano import CheckpointError, NanoInput, NanoModel, Reader, input_from_messages, load_default
-from venuskit.models.nano.features import answer_kind, concepts, goal_entities, options_of, screen_entities
+from venuskit.models.nano.entities import answer_kind, concepts, goal_entities, options_of, screen_entities
 
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
@@ -136,6 +136,7 @@ def test_info_describes_the_shipped_checkpoint():
                          timeout=120)
     info = json.loads(cli.stdout)
     assert info["model"] == "venus-nano" and info["bytes"] <= 30 * 2**20 and info["parameters"] > 10_000
+    assert info["checkpoint"]["name"] == "venus-nano.pt" and Path(info["path"]).name == "venus-nano.pt"
 
 
 def test_history_changes_the_decision_input():

@@ -163,17 +163,30 @@ def test_venus_tasks_synth_then_run_world_and_coverage(tmp_path):
     assert report["weights"][blamed[0]] > 0
 
 
+def _proved(proofs: Path) -> dict[Path, str]:
+    """The task of every proving episode kept in `proofs`, by episode folder."""
+    dirs = iter_episode_dirs(proofs) if proofs.is_dir() else []
+    return {d: json.loads((d / "manifest.json").read_text())["task"]["world_task"] for d in dirs}
+
+
 def test_an_interrupted_run_resumes_without_proving_twice(tmp_path):
     """The same seed draws the same stream; tasks already in --out were proved and are taken as they are."""
     from venuskit.flywheel.synth import SynthConfig, synthesize
 
-    out = tmp_path / "synth.toml"
-    first = synthesize(SynthConfig(n=1, seed=6, out=out, horizon="short", workers=1))
+    out, proofs = tmp_path / "synth.toml", tmp_path / "proofs"
+    first = synthesize(SynthConfig(n=1, seed=6, out=out, horizon="short", workers=1, keep_proofs=proofs))
     assert [c.spec.id for c in first.accepted] == [s.id for s in task_spec.load_file(out)]
-    again = synthesize(SynthConfig(n=2, seed=6, out=out, horizon="short", workers=1, resume=True))
+    proved_first = _proved(proofs)
+    again = synthesize(SynthConfig(n=2, seed=6, out=out, horizon="short", workers=1, resume=True, keep_proofs=proofs))
     ids = [c.spec.id for c in again.accepted]
     assert ids[:1] == [c.spec.id for c in first.accepted] and len(ids) == 2
     assert again.summary["resumed"] >= 1 and [s.id for s in task_spec.load_file(out)] == ids
+    # Every proving run leaves its episode in `proofs`: the resumed run proved only tasks the first did not.
+    proved = _proved(proofs)
+    later = [task for d, task in proved.items() if d not in proved_first]
+    assert ids[0] in proved_first.values() and ids[1] in later, proved
+    assert len(set(proved.values())) == len(proved), proved  # no task proved twice, in either run
+    assert first.summary["proofs"] == len(proved_first) and again.summary["proofs"] == len(later)
     rejections = [json.loads(x) for x in (tmp_path / "synth.toml.rejected.jsonl").read_text().splitlines()]
     assert rejections and all(r["reason"] in reject.REASONS and r["detail"] for r in rejections)
     with pytest.raises(ValueError, match="--resume continues into an existing --out"):

@@ -18,7 +18,11 @@ TRAIN = ["mail.star_message", "mail.unstar", "mail.archive_message", "mail.trash
          "mail.restore_from_trash"]
 HELD_OUT = [Job("mail.delete_forever", 5000, "browser"), Job("mail.delete_forever", 5001, "browser"),
             Job("mail.reply_all", 5000, "browser")]
-MARGIN = 0.25  # held-out step accuracy the trained policy must gain over the untrained one (measured: see below)
+# Held-out step accuracy the trained policy must gain over the untrained one. Measured with this test's own data
+# (49 training examples, 14 held-out; the test prints both figures): untrained 0.000, after SFT 0.571 in one run
+# (type 0.79, target 0.50, text 0.75) and 0.500 in another, on a shared 2-core machine at load 20. The margin
+# leaves room for that run-to-run spread.
+MARGIN = 0.25
 
 
 @pytest.mark.slow
@@ -36,6 +40,7 @@ def test_short_budget_beats_the_untrained_policy_on_held_out_templates(tmp_path:
     before = step_accuracy(NanoNet(NetConfig()), held)["step_acc"]
     result = sft(train, tmp_path / "sft", SFTConfig(epochs=30, seed=0))
     after = step_accuracy(NanoModel.load(result.checkpoint).net, held)["step_acc"]
+    print(f"held-out step accuracy over {len(held)} examples: untrained {before:.3f}, SFT {after:.3f}")
     assert after >= before + MARGIN, (before, after)
     metrics = (tmp_path / "sft" / "metrics.json").read_text()
     assert '"capped": true' not in metrics  # the epochs, not the clock, ended the stage

@@ -184,8 +184,12 @@ def test_serve_mode_uses_the_default_episode_without_a_cookie():
 
 def test_json_of_docs_is_valid(world):
     ep = world.new_episode(seed=5)
-    for row in world.state(ep).rows("SELECT body FROM docs"):
-        json.loads(row["body"])
+    rows = world.state(ep).rows("SELECT kind, body FROM docs")
+    assert {r["kind"] for r in rows} >= {"doc", "pdf", "sheet"}  # the drive holds a file of every kind it renders
+    shape = {"doc": "text", "pdf": "pages", "sheet": "cells"}  # the key each kind's viewer reads
+    for row in rows:
+        body = json.loads(row["body"])
+        assert isinstance(body, dict) and shape[row["kind"]] in body, row
 
 
 def test_the_simulated_date_is_fixed_per_episode_and_shown(world):

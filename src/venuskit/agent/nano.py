@@ -15,8 +15,7 @@ from venuskit.actions.history import Turn
 from venuskit.actions.prompts import system_prompt
 from venuskit.agent.policy import PolicyOutput, parse_output
 from venuskit.envs.base import Observation
-from venuskit.models.nano import NanoModel, load_default
-from venuskit.models.nano.features import NanoInput
+from venuskit.models.nano import NanoInput, NanoModel, load_default
 
 
 class NanoPolicy:

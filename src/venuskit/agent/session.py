@@ -145,7 +145,7 @@ def _run_episode(
         except EnvError as exc:
             first = exc
         try:
-            writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task, episode_id))
+            writer = EpisodeWriter.create(job.out, _new_episode(job, policy, task, episode_id, step_check))
         except OSError as e:  # FileExistsError for a taken episode id stays itself
             if isinstance(e, FileExistsError):
                 raise
@@ -174,14 +174,19 @@ def _run_episode(
     return episode, writer.dir
 
 
-def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any], episode_id: str | None) -> Episode:
+def _new_episode(job: AgentJob, policy: Policy, task: dict[str, Any], episode_id: str | None,
+                 step_check: StepCheck = no_step_check) -> Episode:  # fmt: skip
+    config = {"n_img": job.n_img, "run": job.run, "system_prompt": getattr(policy, "system", None)}
+    describe = getattr(step_check, "describe", None)  # a step check that judges with a model says which one
+    if callable(describe):
+        config["step_check"] = describe()
     return Episode(
         episode_id=episode_id or new_episode_id(),
         task={"goal": job.goal, **task},
         surface=job.surface,
         screen=(0, 0),
         model=policy.describe(),
-        config=to_jsonable({"n_img": job.n_img, "run": job.run, "system_prompt": getattr(policy, "system", None)}),
+        config=to_jsonable(config),
         created=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
 

@@ -90,7 +90,7 @@ def evaluate(
 
 @app.command("info")
 def info(checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A checkpoint (default: shipped).")) -> None:  # noqa: E501
-    """What the checkpoint is: size, stage, seed, training figures."""
+    """What the checkpoint is: its path and size, its file and weights SHA-256, stage, seed, teachers."""
     from venuskit.models.nano import CheckpointError, NanoModel, default_checkpoint, load_default
 
     try:
@@ -98,5 +98,5 @@ def info(checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A ch
     except CheckpointError as exc:
         fail(str(exc))
     path = checkpoint or default_checkpoint()
-    typer.echo(json.dumps({"checkpoint": str(path), "bytes": Path(path).stat().st_size, **model.describe()},
+    typer.echo(json.dumps({"path": str(path), "bytes": Path(path).stat().st_size, **model.describe()},
                           default=str))  # fmt: skip

@@ -19,7 +19,6 @@ Only training templates (`tasks.splits`) on train seeds may be used: `build_rows
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -168,36 +167,11 @@ def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, 
     t_rows = time.process_time() - c0
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
     index = load_index(set_dir)
-    card.training.update({"set": str(set_dir), "set_request": index["request"], "set_counts": index["counts"],
+    card.training.update({"set": Path(set_dir).name, "set_request": index["request"], "set_counts": index["counts"],
                           "rows_cpu_seconds": round(t_rows, 1)})  # fmt: skip
     path = out or M.WEIGHTS
-    card = M.save(net, path, card)
-    write_model_card(path.with_name("MODEL_CARD.md"), card)
+    card = M.save(net, path, card)  # the weights, judge.json and MODEL_CARD.md
     metrics.update({"weights": str(path), "bytes": path.stat().st_size,
                     "wall_seconds": round(time.perf_counter() - t0, 1),
                     "cpu_seconds_total": round(time.process_time() - c0, 1)})  # fmt: skip
     return metrics
-
-
-def write_model_card(path: Path, card: Any) -> None:
-    t = card.training
-    oof = t.get("out_of_fold", {})
-    lines = [
-        "# venus-judge: the nano keypoint judge",
-        "",
-        "A small network (two heads over evidence features and hashed word bags) that decides SGV's keypoints and",
-        "checks proposed steps. Served through the OpenAI wire format (`venus serve judge`), used as",
-        "`venus verify … --judges ocr,log,nano` and as the step verifier's model slot.",
-        "",
-        f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
-        f"(`src/venuskit/tasks/splits.toml`); set request `{json.dumps(t.get('set_request', {}))[:300]}`.",
-        f"- Rows: {t.get('rows')} from {t.get('templates')} templates.",
-        f"- Thresholds (out-of-fold, folds grouped by template): satisfied at p >= {card.thresholds.hi}, "
-        f"contradicted at p <= {card.thresholds.lo}, step rejected at p >= {card.thresholds.step}.",
-        f"- Out-of-fold figures: {json.dumps(oof)}.",
-        f"- Config: {json.dumps(t.get('config', {}))}; sha256 `{card.sha256}`.",
-        f"- Reproduce: `venus verify train-judge --seed {t.get('config', {}).get('seed', 0)}`.",
-        "- Not for: pages unlike the training world's (the figures on MiniWoB++ in docs/verify.md say how far it",
-        "  carries), or any use where a wrong `completed` is costly without the rule judges beside it.",
-    ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")

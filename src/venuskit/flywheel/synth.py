@@ -275,8 +275,11 @@ class _Run:
         self.drawn = self.proved = self.last = 0
 
     def fill(self, pool: ProverPool) -> None:
-        """Draw until 2 x workers candidates are being proved (statically rejected ones are decided at once)."""
-        while self.drawn < self.budget and len(self.pending) < 2 * self.config.workers:
+        """Draw until 2 x workers candidates are being proved (statically rejected ones are decided at once), but
+        never more than the run can still accept: a proof past the n-th acceptance would be thrown away, and a
+        resumed run would prove that task again."""
+        wanted = min(2 * self.config.workers, self.config.n - len(self.accepted))
+        while self.drawn < self.budget and len(self.pending) < wanted:
             self.sampler.weights = sampling_weights(self.proposed, self.failures, self.catalog)
             cand = _draw(self.sampler, self.config, self.catalog, self.worlds, self.seen, self.hand, self.rejected,
                          self.drawn)  # fmt: skip

@@ -161,6 +161,17 @@ class OpenAIBackend:
             return _to_completion(response, time.monotonic() - started)
         raise AssertionError("unreachable: the loop returns or raises")
 
+    def checkpoint(self) -> dict[str, Any] | None:
+        """The checkpoint the server names for this model in /v1/models (venuskit's servers name one: file name and
+        SHA-256; others name none), or None when it names none or does not answer within five seconds."""
+        try:
+            listed = self._client.with_options(timeout=5.0, max_retries=0).models.list()
+        except openai.APIError:
+            return None
+        found = next((m for m in listed.data if m.id == self.config.model), None)
+        checkpoint = (found.model_extra or {}).get("checkpoint") if found is not None else None
+        return checkpoint if isinstance(checkpoint, dict) else None
+
     def _classify(self, exc: openai.APIError, attempt: int) -> tuple[ModelError | None, float | None]:
         """Map a client error to the typed error to raise if retries run out; None means do not retry."""
         where = (

@@ -4,7 +4,7 @@ Any object with `name` and `complete(messages, **sampling) -> (text, usage)` is 
 and a trained judge can be another. The server speaks what vLLM speaks, so `OpenAIBackend`, `venus eval … --model
 URL`, SGV's judge slot and the `openai` client reach it unchanged:
 
-    GET  /v1/models             {"object": "list", "data": [{"id": name, ...}]}
+    GET  /v1/models             {"object": "list", "data": [{"id": name, ..., "checkpoint": {"name", "sha256"}}]}
     POST /v1/chat/completions   messages with image_url parts (data URLs) -> one choice, UI-Venus-2 text, usage
     GET  /health
 
@@ -65,13 +65,19 @@ class ChatServer:
         if req.method == "GET" and req.path == "/health":
             return http.json_response({"status": "ok"})
         if req.method == "GET" and req.path == "/v1/models":
-            return http.json_response({"object": "list", "data": [
-                {"id": self.model.name, "object": "model", "created": 0, "owned_by": "venuskit"}]})  # fmt: skip
+            return http.json_response({"object": "list", "data": [self._listed()]})
         if req.path == "/v1/chat/completions":
             if req.method != "POST":
                 raise http.HTTPError(405, "Use POST for /v1/chat/completions.")
             return http.json_response(self._chat(req.json()))
         raise http.HTTPError(404, f"No endpoint at {req.path}; this server has /v1/models and /v1/chat/completions.")
+
+    def _listed(self) -> dict[str, Any]:
+        """The model's entry in /v1/models; a model loaded from a checkpoint names it (file name and SHA-256), so a
+        client can record which weights answered."""
+        entry = {"id": self.model.name, "object": "model", "created": 0, "owned_by": "venuskit"}
+        checkpoint = getattr(self.model, "checkpoint", None)
+        return {**entry, "checkpoint": checkpoint} if checkpoint else entry
 
     def _chat(self, body: Any) -> dict[str, Any]:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):

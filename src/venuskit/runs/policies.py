@@ -1,4 +1,5 @@
-"""Policies a run builds: the oracle-driven family (not models; the flywheel's relabelling policy is one too) and the spec of a model policy.
+"""Policies a run builds: the oracle-driven family (not models; the flywheel's relabelling policy is one too) and
+the spec of a model policy.
 
 The oracle-driven family shares one shape: a planner proposes (thought, action); the reply is formatted as
 UI-Venus-2 text and goes through the same parser as a model's, so its episodes are recorded, verified, viewed

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from importlib import resources
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 

@@ -13,6 +13,7 @@ Rule judges (`is_rule = True`) settle keypoints before any model's final judgmen
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -155,6 +156,12 @@ class VLMJudge:
         cfg = ModelConfig(base_url=url, model=model, api_key=api_key or "EMPTY", temperature=temperature,
                           max_tokens=1024, extra_sampling=extra)  # fmt: skip
         return cls(cfg, name=name, timeout_s=timeout_s)
+
+    @functools.cached_property
+    def provenance(self) -> dict[str, Any]:
+        """What a verdict records of this judge: the model's name and the checkpoint its server names (venuskit's
+        servers name one; None for others)."""
+        return {"model": self.backend.config.model, "checkpoint": self.backend.checkpoint()}
 
     # -- calls --
 

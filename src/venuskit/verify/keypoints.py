@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from venuskit.models.lexicon import QUOTED
+
 # Imperative verbs that start a new keypoint after "and" / ", then" (so "Add milk and eggs" stays one point).
 _VERB_TEXT = """
     accept add answer archive attach book buy call cancel change check choose click close confirm copy create
@@ -46,7 +48,6 @@ SUPERLATIVES = {
     "shortest": "duration, shortest first",
     "longest": "duration, longest first",
 }
-_QUOTE_SPAN = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|「[^」]*」|(?<![\w])'[^']*'(?![\w])")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|(?<=[。！？])")
 _COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
 
@@ -59,7 +60,7 @@ def _mask_quotes(text: str) -> tuple[str, list[str]]:
         spans.append(m.group(0))
         return f"\x00{len(spans) - 1}\x00"
 
-    return _QUOTE_SPAN.sub(keep, text), spans
+    return QUOTED.sub(keep, text), spans
 
 
 def _unmask(text: str, spans: list[str]) -> str:

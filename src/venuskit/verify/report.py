@@ -65,6 +65,7 @@ class Report:
     missing: list[str]  # what the record lacked (screenshots, a torn line, an unfinished run), in words
     reason: str
     method: str  # "sgv" | "final_screenshot"
+    judges: dict[str, dict[str, Any]] = field(default_factory=dict)  # model judges: name -> model, checkpoint
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
@@ -85,4 +86,5 @@ class Report:
             missing=list(d.get("missing", [])),
             reason=d.get("reason", ""),
             method=d.get("method", "sgv"),
+            judges=dict(d.get("judges", {})),
         )

@@ -502,7 +502,9 @@ def _report(results, facts, judges, before: Cost, t0: float, missing: list[str],
     spent = _spent(judges) - before
     name, reason = verdict(results, facts)
     cost = dataclasses.replace(spent, seconds=round(time.perf_counter() - t0, 3))
-    return Report(name, results, cost, missing, reason, method)
+    # Which weights judged: a model judge's name and checkpoint go into the verdict (rule judges have none).
+    models = {j.name: j.provenance for j in judges if getattr(j, "provenance", None) is not None}
+    return Report(name, results, cost, missing, reason, method, models)
 
 
 def verify_final_screenshot(

@@ -101,6 +101,11 @@ class StepVerifier:
         self._seen: dict[int, tuple[bytes | None, str | None, Action | None]] = {}
         self._goal: str | None = None
 
+    def describe(self) -> dict[str, Any]:
+        """What an episode manifest records of this check: rules on or off, and the judge model (its checkpoint
+        where its server names one)."""
+        return {"rules": self.rules, "judge": self.judge.provenance if self.judge is not None else None}
+
     def __call__(self, ctx: Any) -> StepVerdict:
         self._remember(ctx)
         history = self._history(ctx)

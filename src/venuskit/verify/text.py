@@ -6,6 +6,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from venuskit.models.lexicon import (
+    CODE,
+    EMAIL,
+    HAN,
+    HAN_CHAR,
+    IBAN,
+    ISO_DATE,
+    QUOTE_MARKS,
+    QUOTED,
+    TIME,
+    URL,
+    quoted_spans,
+)
+
 # Words with which a Finished/Answer/CallUser reports that the task cannot be done (en and zh). The same
 # list as the world contracts use, repeated here because verify may not import tasks.
 INFEASIBLE_MARKERS = (
@@ -14,7 +28,6 @@ INFEASIBLE_MARKERS = (
     "无法", "不能", "不存在", "没有", "找不到", "不支持", "不明确", "不确定",
 )  # fmt: skip
 
-_QUOTES = "\"'“”‘’«»「」『』"
 _SPACE = re.compile(r"\s+")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
 _DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "：": ":", "，": ",", "。": ".", "、": ",", "．": "."})
@@ -22,19 +35,9 @@ _DASHES = str.maketrans({"–": "-", "—": "-", "−": "-", "：": ":", "，": 
 # all): left out of normalised text, except a dot or comma between digits (1150.00 stays 1150.00).
 _SOFT_PUNCT = re.compile(r"[!?;,()\[\]·…]|(?<!\d)[.:](?!\d)|(?<=\d)[.:](?!\d)|(?<!\d)[.:](?=\d)")
 
-# Quoted spans: "..." “...” «...» 「...」 and '...' only when the quote is not an apostrophe (don't).
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|«([^»]+)»|「([^」]+)」|『([^』]+)』|(?<![\w])'([^']+)'(?![\w])")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
-_KEY_VALUES = (
-    _EMAIL,  # e-mail addresses
-    re.compile(r"https?://[^\s\"'<>]+"),  # URLs
-    _IBAN,  # IBAN-like
-    re.compile(r"\b[A-Z]{1,5}-\d[\w-]*\b"),  # codes such as ER-2024-0031, CC-4300
-    re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),  # ISO dates
-    re.compile(r"\b\d{1,2}:\d{2}\b"),  # times
-    re.compile(r"\b\d[\d,]*\.\d+\b"),  # decimal amounts such as 1150.00
-)
+# The values a keypoint names outside its quotes (the shapes are `venuskit.models.lexicon`'s, one copy for the
+# models and the verifier): e-mail addresses, URLs, IBANs, codes, ISO dates, times, decimal amounts.
+_KEY_VALUES = (EMAIL, URL, IBAN, CODE, ISO_DATE, TIME, re.compile(r"\b\d[\d,]*\.\d+\b"))
 _ANSWER_CUES = re.compile(
     r"\?|？|\b(answer|tell me|let me know|report back|what is|what's|how much|how many|which|when does|who)\b"
     r"|告诉我|请回答|回答|多少|是什么|叫什么|哪|谁|几点",
@@ -49,17 +52,17 @@ def normalise(text: str) -> str:
     text = _THOUSANDS.sub("", text)
     text = _SPACE.sub("", text)
     text = _SOFT_PUNCT.sub("", text)
-    return "".join(ch for ch in text if ch not in _QUOTES)
+    return "".join(ch for ch in text if ch not in QUOTE_MARKS)
 
 
 def quoted(text: str) -> list[str]:
     """The quoted spans of `text`, in order, without their quotes."""
-    return [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(text)]
+    return [span.strip() for span, _ in quoted_spans(text)]
 
 
 def unquoted(text: str) -> str:
     """`text` with its quoted spans blanked out (the keypoint's own words, not the values it quotes)."""
-    return _QUOTED.sub(" ", text)
+    return QUOTED.sub(" ", text)
 
 
 def key_values(text: str) -> list[str]:
@@ -72,20 +75,19 @@ _NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*
 _NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
 
 
-_HAN = "\u3400-\u9fff"
-_HAN_RUN = re.compile(f"[{_HAN}](?:[{_HAN}0-9A-Za-z.·\\- ]*[{_HAN}0-9])?")
+_HAN_RUN = re.compile(f"[{HAN}](?:[{HAN}0-9A-Za-z.·\\- ]*[{HAN}0-9])?")
 
 
 def proper_names(text: str) -> list[str]:
     """Capitalised word runs outside quotes, except the first word of the text (an imperative verb); in a
     mostly non-Chinese sentence, also each run of Chinese text (a name or value set into it: "冰川登山水壶
     0.5 升 went into the cart")."""
-    outside = re.sub(r"\"[^\"]*\"|“[^”]*”", " ", text)
+    outside = QUOTED.sub(" ", text)
     first = re.match(r"\s*\S+", outside)
     start = first.end() if first else 0
     names = [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
              and m.group(0) not in _NAME_STOP]  # fmt: skip
-    han = len(re.findall(f"[{_HAN}]", outside))
+    han = len(HAN_CHAR.findall(outside))
     if 0 < han < 0.5 * len(re.findall(r"\w", outside)):
         names += [m.group(0).strip() for m in _HAN_RUN.finditer(outside) if len(m.group(0).strip()) >= 2]
     return names
@@ -95,7 +97,7 @@ def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
     (e-mails, URLs, IBANs, codes, dates, times, decimal amounts). Deduplicated, in order."""
     found = quoted(text)
-    outside = _QUOTED.sub(" ", text)
+    outside = QUOTED.sub(" ", text)
     for pattern in _KEY_VALUES:
         found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
     out: list[str] = []
@@ -167,8 +169,8 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
 )
 _IS_KIND: dict[str, re.Pattern[str]] = {
-    "an e-mail address": _EMAIL,
-    "an IBAN": _IBAN,
+    "an e-mail address": EMAIL,
+    "an IBAN": IBAN,
     "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
     "an amount": re.compile(r"\d"),

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from venuskit.models.lexicon import EMAIL, IBAN
+
 LABELS = ("completed", "partial", "infeasible", "failed")
 # What the adversarial episodes say or type. ASCII, and free of the words with which a Finished reports
 # infeasibility (tasks.contract.INFEASIBLE_MARKERS), so an infeasible task "done" anyway stays `failed`.
@@ -56,8 +58,6 @@ DECOY = {"en": "Jordan Whitfield", "zh": "周晓岚"}
 DECOY_ADDRESS = "lena.fischer@northwind.example"
 _HAS_TEXT = re.compile(r":has-text\('([^']*)'\)")
 _EXTENSION = re.compile(r"\.[A-Za-z]{2,5}$")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?\d{4}){3,7}(?: ?\d{1,3})?\b")
 _END_OPS = ("finish", "finish_from", "call_user")
 _HARMLESS = ("click", ".topbar .sim-date")  # the simulated date in every app's top bar: clicking it does nothing
 
@@ -365,10 +365,10 @@ def _wrong_recipient(inst: Any, steps: Steps, surface: str, trace: Trace | None)
     for i, s in enumerate(steps):
         if s[0] not in ("fill", "type") or len(s) < 3:
             continue
-        if _EMAIL.search(s[2]):
-            wrong = _EMAIL.sub(DECOY_ADDRESS, s[2], count=1)
-        elif _IBAN.search(s[2]):
-            wrong = _IBAN.sub(lambda m: wrong_value(m.group(0)), s[2], count=1)
+        if EMAIL.search(s[2]):
+            wrong = EMAIL.sub(DECOY_ADDRESS, s[2], count=1)
+        elif IBAN.search(s[2]):
+            wrong = IBAN.sub(lambda m: wrong_value(m.group(0)), s[2], count=1)
         else:
             continue
         return (*steps[:i], (s[0], s[1], wrong), *steps[i + 1 :], *_FINISH)

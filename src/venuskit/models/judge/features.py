@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from venuskit.models.judge.wire import Request
+from venuskit.models.lexicon import CODE, EMAIL, HAN, IBAN, QUOTE_MARKS, QUOTED, quoted_spans
 
 BUCKETS = 4096  # hashed vocabulary of each bag
 MAX_BAG = 48
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|「([^」]+)」|(?<![\w])'([^']+)'(?![\w])")
-_VALUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|[A-Z]{2}\d{2}(?: ?\d{4}){3,7}(?: ?\d{1,3})?|"
-                    r"\b[A-Z]{1,5}-\d[\w-]*|\d[\d,.:/-]*\d|\d")  # fmt: skip
+_VALUE = re.compile("|".join(p.pattern for p in (EMAIL, IBAN, CODE)) + r"|\d[\d,.:/-]*\d|\d")
 _NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+[A-Z][\w&'.-]*)*")
-_HAN = re.compile(r"[\u3400-\u9fff]{2,}")
+_HAN = re.compile(f"[{HAN}]{{2,}}")
 _WORD = re.compile(r"[a-z][a-z'-]{2,}")
 _STOP_TEXT = """the and for with from that this your you into onto them they their its has have was are is not but all
     any one two new find then also what which when where who how"""
@@ -44,10 +43,13 @@ _ANSWER = re.compile(r"^\s*(answer\b|tell me|let me know|report)|\?|？", re.I)
 _END = ("Finished", "Answer", "CallUser")
 
 
+_UNMATCHED = re.compile(f"[\\s{re.escape(QUOTE_MARKS)},]")  # what matching ignores: spaces, quotes, commas
+
+
 def norm(text: str) -> str:
     """Case-folded, width-folded text without spaces or quotes: how values are matched against OCR."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    return re.sub(r"[\s\"'“”‘’「」,]", "", text)
+    return _UNMATCHED.sub("", text)
 
 
 def has(haystack: str, needle: str) -> bool:
@@ -58,8 +60,8 @@ def has(haystack: str, needle: str) -> bool:
 def values(text: str) -> list[str]:
     """The values a keypoint names: quoted spans, codes, numbers, e-mails, capitalised names (not its first word),
     Chinese runs. Deduplicated, in order."""
-    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
-    rest = _QUOTED.sub(" ", text)
+    quoted = [span for span, _ in quoted_spans(text)]
+    rest = QUOTED.sub(" ", text)
     first = re.match(r"\s*\S+", rest)
     names = [m.group(0) for m in _NAME.finditer(rest) if not first or m.start() >= first.end()]
     found = quoted + _VALUE.findall(rest) + names + _HAN.findall(rest)

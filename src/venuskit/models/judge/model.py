@@ -18,6 +18,7 @@ command that rebuilds it.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import threading
 from dataclasses import asdict, dataclass, field
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from venuskit.infra import untrusted
+from venuskit.infra.atomic import write_bytes, write_json, write_text
 from venuskit.models.judge import features as F
 from venuskit.models.judge.tokens import count_prompt_tokens, text_tokens
 from venuskit.models.judge.wire import Request, WireError, parse_request
@@ -63,15 +65,47 @@ def _digest(path: Path) -> str:
 
 
 def save(net: Any, path: Path, card: Card) -> Card:
-    """Write the weights (fp16) and the card beside them; returns the card with the file's digest."""
+    """Write the weights (fp16), the card beside them (`judge.json`) and the model card (`MODEL_CARD.md`), each
+    atomically; returns the card with the file's digest."""
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.half() if v.is_floating_point() else v for k, v in net.state_dict().items()}
-    torch.save({"state_dict": state, "config": card.config, "feature_version": FEATURE_VERSION}, path)
+    buf = io.BytesIO()
+    torch.save({"state_dict": state, "config": card.config, "feature_version": FEATURE_VERSION}, buf)
+    write_bytes(path, buf.getvalue(), durable=True)
     card.sha256 = _digest(path)
-    path.with_suffix(".json").write_text(json.dumps(asdict(card), indent=1, ensure_ascii=False), encoding="utf-8")
+    write_json(path.with_suffix(".json"), asdict(card), durable=True, indent=1)
+    write_text(path.with_name("MODEL_CARD.md"), model_card(card), durable=True)
     return card
+
+
+def model_card(card: Card) -> str:
+    """The judge's MODEL_CARD.md: data, rows, thresholds, out-of-fold figures, config and digest, how to rebuild."""
+    t = card.training
+    req, counts = t.get("set_request", {}), t.get("set_counts", {})
+    picks = f"{len(req.get('tasks', []))} (task, seed, surface) picks, listed in `judge.json`" if req else "none"
+    lines = [
+        "# venus-judge: the nano keypoint judge",
+        "",
+        "A small network (two heads over evidence features and hashed word bags) that decides SGV's keypoints and",
+        "checks proposed steps. Served through the OpenAI wire format (`venus serve judge`), used as",
+        "`venus verify … --judges ocr,log,nano` and as the step verifier's model slot.",
+        "",
+        f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
+        f"(`src/venuskit/tasks/splits.toml`): a {req.get('set_kind', '?')} set of split {req.get('split', '?')}, "
+        f"{req.get('n_tasks', '?')} tasks, seed {req.get('seed', '?')} ({picks}); "
+        f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}.",
+        f"- Rows: {json.dumps(t.get('rows'))} from {json.dumps(t.get('templates'))} templates.",
+        f"- Thresholds (out-of-fold, folds grouped by template): satisfied at p >= {card.thresholds.hi}, "
+        f"contradicted at p <= {card.thresholds.lo}, step rejected at p >= {card.thresholds.step}.",
+        f"- Out-of-fold figures: {json.dumps(t.get('out_of_fold', {}))}.",
+        f"- Config: {json.dumps(t.get('config', {}))}; sha256 `{card.sha256}` (of `{WEIGHTS.name}`).",
+        f"- Reproduce: `venus verify train-judge --seed {t.get('config', {}).get('seed', 0)}`.",
+        "- Not for: pages unlike the training world's (the figures on MiniWoB++ in docs/verify.md say how far it",
+        "  carries), or any use where a wrong `completed` is costly without the rule judges beside it.",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def load_card(path: Path = WEIGHTS) -> Card:
@@ -103,8 +137,11 @@ def read_screen(png: bytes) -> list[tuple[tuple[int, int, int, int], str]]:
 class JudgeModel:
     """The trained judge behind the chat interface. Thread-safe (one forward pass at a time)."""
 
-    def __init__(self, net: Any, card: Card, name: str = "venus-judge") -> None:
+    def __init__(self, net: Any, card: Card, name: str = "venus-judge",
+                 checkpoint: dict[str, str] | None = None) -> None:  # fmt: skip
         self.net, self.card, self.name = net.eval(), card, name
+        # Which file decides (name and SHA-256, never a path): servers list it, verdicts record it.
+        self.checkpoint = checkpoint
         self._lock = threading.Lock()
 
     @classmethod
@@ -122,7 +159,7 @@ class JudgeModel:
         except (RuntimeError, KeyError, TypeError, ValueError) as e:
             raise JudgeError(f"The judge's checkpoint {path} cannot be loaded ({e}); rebuild it with "
                              f"`{REBUILD}`.") from e
-        return cls(net, card, name)
+        return cls(net, card, name, {"name": path.name, "sha256": card.sha256})
 
     # ---- the chat interface ------------------------------------------------------------------------
 

@@ -6,8 +6,11 @@
     model.complete(messages)                              # OpenAI-style chat messages -> (text, usage)
     Reader().read(png).lines                              # text lines and icons read from the pixels
 
-Modules: reader (lines + PP-OCR recognition with a crop cache), features (candidates, goal spans, relational
-features), net (the torch network), model (decisions, replies, checkpoints).
+Modules, from the pixels up: reader (lines + PP-OCR recognition with a crop cache), entities (text
+normalisation, the UI lexicon, the typed values of the task and of screen lines), candidates (what can be pointed
+at, and its geometry), history (the agent's own earlier actions read back), features (one decision's relational
+features), action_types (what the network chooses between), net (the torch network), model (decisions, replies,
+checkpoints).
 """
 
 from venuskit.models.nano.features import NanoInput

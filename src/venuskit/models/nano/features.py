@@ -16,266 +16,59 @@ training run has seen is *matching*, never a template id:
 
 Inputs are only what a model may see: the screenshots (current and earlier), the task text, the agent's own
 earlier actions and the harness's feedback text (errors, <select> options). No DOM, no accessibility tree.
+
+Modules: entities (the text), candidates (the screen), history (the agent's own actions read back); this module
+joins them into one decision's numbers.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-import tomllib
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 
-from venuskit.actions.types import Action, Click, DoubleClick, LongPress, Type
-from venuskit.models.nano.reader import Line, Screen, read_scale
+from venuskit.actions.types import Action
+from venuskit.models.lexicon import HAN_CHAR
+from venuskit.models.nano.action_types import SURFACES, TYPES
+from venuskit.models.nano.candidates import (
+    CAND_KINDS,
+    ICON_PX,
+    Candidate,
+    candidates,
+    containers,
+    icon_patch,
+    label_of,
+    page_instruction,
+    row_mates,
+    under,
+    visual,
+)
+from venuskit.models.nano.entities import (
+    ANSWER_KINDS,
+    ENTITY_KINDS,
+    NUMBER,
+    SCREEN_KINDS,
+    answer_kind,
+    computed,
+    concepts,
+    containment,
+    first_concept,
+    goal_entities,
+    goal_words,
+    norm,
+    options_of,
+    says_done,
+    screen_entities,
+    word_ids,
+    words,
+)
+from venuskit.models.nano.history import Past, history_types, used_entities
+from venuskit.models.nano.reader import Screen, read_scale
 
-# The action "types" the network chooses between. Each maps to one venuskit action (see model.py).
-TYPES = ("Click", "Type", "PressEnter", "SelectAll", "SelectOption", "Scroll", "ScrollUp", "Finished", "CallUser")
-TYPE_INDEX = {t: i for i, t in enumerate(TYPES)}
-POINTER_TYPES = frozenset({"Click"})
-TEXT_TYPES = frozenset({"Type", "SelectOption", "Finished"})
-SURFACES = ("browser", "mobile", "captcha", "grounding")
-ENTITY_KINDS = ("quoted", "colon", "email", "iban", "code", "amount", "date", "time", "number", "name")
-SCREEN_KINDS = ("s_amount", "s_email", "s_iban", "s_date", "s_time", "s_code", "s_number", "s_word")
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-ANSWER_KINDS = ("amount", "number", "email", "person", "date", "time", "code", "word")
-CAND_KINDS = ("text", "icon", "region", "cell")
-BUCKETS = 4096  # hashed word vocabulary
 VERSION = 3  # bump when features change: cached features of an older version are recomputed
-ICON_PX = 16
-MAX_WORDS = 12
-MAX_CANDS = 220
-
-_WORD = re.compile(r"[a-z0-9]+|[\u3400-\u9fff]", re.I)
-_NORM = re.compile(r"[\W_]+", re.U)
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|‘([^’]+)’|「([^」]+)」|『([^』]+)』|(?:^|\s)'([^']+)'(?=[\s.,!?]|$)")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){3,7}(?: ?[A-Z0-9]{1,3})?\b")
-_CODE = re.compile(r"#\d{3,}|\b[A-Z]{2,}-[A-Z0-9-]*\d[A-Z0-9-]*\b|\b[A-Z]{2,}-[A-Z]{2,}\b|\b[A-Z]{2,}\d{2,}\b")
-_AMOUNT = re.compile(r"[-+−]?(?:[€$£¥]\s?)?\d{1,3}(?:[,.\s]\d{3})*[.,]\d{2}(?:\s?(?:EUR|USD|€|欧元|元))?"
-                     r"|[€$£¥]\s?\d+")  # fmt: skip
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b"
-                   r"|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
-                   r"|\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日")  # fmt: skip
-_TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
-_NUMBER = re.compile(r"\d[\d,.:/]*\d|\d")
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s?)?[A-Z][a-z]+)+|\b[A-Z]\.\s?[A-Z][a-z]+")
-_UPPER_WORD = re.compile(r"\b[A-Z]{3,}\b")
-_OPTION = re.compile(r"^(\d+)\.\s(.*)$")
-_QUESTION = re.compile(r"\?|？|\b(how many|how much|what|which|who|when)\b|多少|什么|哪|谁|几", re.I)
-_ARITH = re.compile(r"(\d+)\s*([+\-−×xX*÷/])\s*(\d+)")
-STOP = frozenset([
-    "the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "with", "from", "your", "you", "it", "its",
-    "is", "are", "be", "this", "that", "as", "at", "by", "me", "my", "them", "they", "so", "than", "then",
-    "not", "any", "all", "do", "does", "did", "has", "have",
-])
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def norm(text: str) -> str:
-    """Case-folded, with spaces and punctuation removed: OCR drops spaces ("Searchmail"), matching must not care."""
-    return _NORM.sub("", text.casefold())
-
-
-def words(text: str) -> list[str]:
-    return [w.casefold() for w in _WORD.findall(text)]
-
-
-def word_ids(text: str) -> list[int]:
-    ids = [zlib.crc32(w.encode()) % (BUCKETS - 1) + 1 for w in words(text)[:MAX_WORDS]]
-    return ids or [0]
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def grams(text: str, n: int = 3) -> frozenset[str]:
-    s = norm(text)
-    if len(s) <= n:
-        return frozenset({s}) if s else frozenset()
-    return frozenset(s[i : i + n] for i in range(len(s) - n + 1))
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def containment(small: str, big: str) -> float:
-    """Share of `small`'s character trigrams found in `big`: fuzzy 'small is in big', robust to OCR slips."""
-    ns = norm(small)
-    if not ns:
-        return 0.0
-    if len(ns) <= 3:
-        return float(ns in norm(big))
-    a = grams(small)
-    return len(a & grams(big)) / len(a)
-
-
-# ---- the lexicon -------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    concepts: dict[str, tuple[str, ...]]
-    done: tuple[str, ...]
-    questions: dict[str, tuple[str, ...]]
-
-
-@functools.cache
-def lexicon() -> Lexicon:
-    raw = tomllib.loads(resources.files("venuskit.models.nano").joinpath("lexicon.toml").read_text("utf-8"))
-    return Lexicon({k: tuple(v) for k, v in raw["concepts"].items()}, tuple(raw["done"]["words"]),
-                   {k: tuple(v) for k, v in raw["questions"].items()})  # fmt: skip
-
-
-def _has_form(text: str, low: str, toks: list[str], form: str) -> bool:
-    if _CJK.search(form):
-        return form in text
-    if " " in form:
-        return form in low
-    return any(t.startswith(form) and len(t) - len(form) <= 3 for t in toks)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def concepts(text: str) -> frozenset[str]:
-    """The lexicon groups whose words occur in `text`."""
-    low = text.casefold()
-    toks = re.findall(r"[a-z]+", low)
-    return frozenset(c for c, forms in lexicon().concepts.items() if any(_has_form(text, low, toks, f) for f in forms))
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def first_concept(text: str) -> str | None:
-    """The group of a label's first word (its verb: "Delete forever" -> delete)."""
-    toks = words(text)
-    if not toks:
-        return None
-    head = toks[0] if not _CJK.match(toks[0]) else text.strip()[:2]
-    found = concepts(head)
-    return min(found) if found else None
-
-
-def says_done(text: str) -> bool:
-    low = text.casefold()
-    toks = re.findall(r"[a-z]+", low)
-    return any(_has_form(text, low, toks, f) for f in lexicon().done)
-
-
-# ---- the task text -----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Entity:
-    text: str
-    kind: str  # one of ENTITY_KINDS
-    start: int  # character offset in the goal
-
-
-def goal_entities(goal: str) -> list[Entity]:
-    """The values a task names: quoted strings, the text after a colon, e-mail addresses, IBANs, codes, amounts,
-    dates, times, numbers and capitalised names — what gets typed, clicked or checked."""
-    out: list[Entity] = []
-    for m in _QUOTED.finditer(goal):
-        i = next(k for k in range(1, 7) if m.group(k) is not None)
-        out.append(Entity(m.group(i).strip(), "quoted", m.start(i)))
-    for sep in (": ", "："):
-        if sep in goal:
-            at = goal.index(sep) + len(sep)
-            tail = goal[at:].strip()
-            if tail and not _QUOTED.fullmatch(tail):
-                out.append(Entity(tail, "colon", at))
-    taken: list[tuple[int, int]] = []
-    for kind, rx in (("email", _EMAIL), ("iban", _IBAN), ("code", _CODE), ("amount", _AMOUNT), ("date", _DATE),
-                     ("time", _TIME), ("number", _NUMBER), ("name", _NAME)):  # fmt: skip
-        for m in rx.finditer(goal):
-            span = (m.start(), m.end())
-            if any(a <= span[0] < b or a < span[1] <= b for a, b in taken):
-                continue  # part of a longer entity found before (the digits of an IBAN)
-            text = m.group(0).strip().rstrip(".")
-            if kind == "name" and (m.start() == 0 or goal[: m.start()].rstrip().endswith((".", ":"))):
-                text = text.split(" ", 1)[1] if " " in text else ""  # a sentence's first word is capitalised anyway
-                if not text:
-                    continue
-            taken.append(span)
-            out.append(Entity(text, kind, m.start()))
-    seen: set[tuple[str, str]] = set()
-    uniq = []
-    for e in out:
-        key = (norm(e.text), e.kind)
-        if key[0] and key not in seen:
-            seen.add(key)
-            uniq.append(e)
-    return uniq
-
-
-def goal_words(goal: str) -> list[tuple[str, int]]:
-    """Content words of the goal (and 2-4 character pieces of Chinese runs) with their offsets."""
-    out = [(m.group(0), m.start()) for m in re.finditer(r"[^\s\"“”'‘’:：,，.。?？!！()（）、；;]+", goal)
-           if len(norm(m.group(0))) >= 2 and m.group(0).casefold() not in STOP]  # fmt: skip
-    for m in re.finditer(r"[\u3400-\u9fff]+", goal):
-        run = m.group(0)
-        for n in (2, 3, 4):
-            out += [(run[i : i + n], m.start() + i) for i in range(len(run) - n + 1)]
-    return out
-
-
-def answer_kind(goal: str) -> str | None:
-    """The kind of answer a question asks for (None: not a question)."""
-    if not _QUESTION.search(goal):
-        return None
-    low = goal.casefold()
-    for kind in ("email", "amount", "time", "date", "code", "number", "person", "word"):
-        if any(f in low for f in lexicon().questions.get(kind, ())):
-            return kind
-    return "word"
-
-
-def options_of(feedback: str | None) -> list[tuple[int, str]]:
-    """(index, label) of the <select> options the harness listed in its feedback."""
-    if not feedback or "Available options" not in feedback:
-        return []
-    tail = feedback.split("Available options for the select element:", 1)[-1]
-    out = []
-    for line in tail.strip().splitlines():
-        m = _OPTION.match(line.strip())
-        if not m:
-            break
-        out.append((int(m.group(1)), m.group(2).strip()))
-    return out
-
-
-def screen_entities(text: str) -> list[tuple[str, str]]:
-    """(value, kind) of the typed values inside one screen line (what an answer is made of)."""
-    out = []
-    taken: list[tuple[int, int]] = []
-    for kind, rx in (("s_email", _EMAIL), ("s_iban", _IBAN), ("s_amount", _AMOUNT), ("s_date", _DATE),
-                     ("s_time", _TIME), ("s_code", _CODE), ("s_number", _NUMBER),
-                     ("s_word", _UPPER_WORD)):  # fmt: skip
-        for m in rx.finditer(text):
-            if any(a <= m.start() < b for a, b in taken):
-                continue  # inside a longer value (the digits of an amount, the country code of an IBAN)
-            taken.append((m.start(), m.end()))
-            out.append((m.group(0).strip(), kind))
-    for m in re.finditer(r"(?:^|[:：]\s*)([^:：]{1,40})$", text):  # the value after a "Label:" prefix
-        if m.start(1) > 0:
-            out.append((m.group(1).strip(), "s_word"))
-    return [(v, k) for v, k in out if v]
-
-
-def computed(text: str) -> list[str]:
-    """Results of the simple arithmetic a screen line shows ("12 + 7 = ?" -> "19")."""
-    out = []
-    for a, op, b in _ARITH.findall(text):
-        x, y = int(a), int(b)
-        val = {"+": x + y, "-": x - y, "−": x - y, "×": x * y, "x": x * y, "X": x * y, "*": x * y}.get(op)
-        if op in "÷/" and y and x % y == 0:
-            val = x // y
-        if val is not None:
-            out.append(str(val))
-    return out
-
-
-# ---- one decision's input ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -288,13 +81,6 @@ class NanoInput:
     history: list[Action] = field(default_factory=list)  # its own earlier actions, oldest first
     feedback: str | None = None  # the harness's text before this screenshot (errors, options, notes)
     history_pngs: list[bytes | None] = field(default_factory=list)  # the screenshot each earlier action was taken on
-
-
-@dataclass
-class Candidate:
-    box: tuple[int, int, int, int]
-    text: str
-    kind: str  # one of CAND_KINDS
 
 
 @dataclass
@@ -320,22 +106,8 @@ class Features:
     text_x: np.ndarray  # (M, TEXT_DIM)
 
 
-CELLS = (4, 3)  # a coarse grid of fallback targets for what reading finds nothing on (pictures, canvases)
-
-
-def _cells(w: int, h: int) -> list[Candidate]:
-    cols, rows = CELLS
-    return [Candidate((w * i // cols, h * j // rows, w * (i + 1) // cols, h * (j + 1) // rows), "", "cell")
-            for j in range(rows) for i in range(cols)]  # fmt: skip
-
-
 def _onehot(value: str | None, kinds: Sequence[str]) -> list[float]:
     return [float(value == k) for k in kinds]
-
-
-def _point_of(a: Action) -> tuple[float, float] | None:
-    p = getattr(a, "point", None)
-    return (p.x, p.y) if p is not None else None
 
 
 # ---- matching the goal ----------------------------------------------------------------------------------
@@ -394,91 +166,7 @@ class Goal:
                 len(shared) / max(1, len(cs)), float(verb is not None and verb in self.concepts), used]  # fmt: skip
 
 
-# ---- the history read back --------------------------------------------------------------------------------
-
-
-@dataclass
-class Past:
-    """What the agent did, read back from its earlier screenshots."""
-
-    clicks: list[tuple[float, float]]  # normalised points
-    clicked: list[str]  # the text under each click (its element, or the label of an unlabelled one)
-    typed: list[str]
-    prev: Screen | None  # the screen the last action was taken on
-    last_click_kind: str | None = None  # the kind of element the last click landed on
-
-
-def _under(screen: Screen, x: float, y: float) -> Line | None:
-    """The element under a point: the smallest read element holding it."""
-    px, py = x * screen.width, y * screen.height
-    hits = [e for e in [*screen.lines, *screen.regions]
-            if e.box[0] - 3 <= px <= e.box[2] + 3 and e.box[1] - 3 <= py <= e.box[3] + 3]  # fmt: skip
-    if not hits:
-        return None
-    return min(hits, key=lambda e: (e.kind == "region", (e.box[2] - e.box[0]) * (e.box[3] - e.box[1])))
-
-
-def read_past(inp: NanoInput, read: object) -> Past:
-    """The clicks, the texts under them and the typed texts of `inp.history`; `read(png) -> Screen`."""
-    clicks, clicked, typed = [], [], []
-    last_kind = None
-    pngs = list(inp.history_pngs) + [None] * (len(inp.history) - len(inp.history_pngs))
-    screens: dict[int, Screen] = {}
-    for i, (a, png) in enumerate(zip(inp.history, pngs, strict=False)):
-        if isinstance(a, Type) and a.content.strip():
-            typed.append(a.content.strip())
-        p = _point_of(a) if isinstance(a, (Click, DoubleClick, LongPress)) else None
-        if p is None:
-            continue
-        clicks.append(p)
-        if png is None:
-            clicked.append("")
-            last_kind = None
-            continue
-        screens[i] = screen = read(png)  # type: ignore[operator]
-        el = _under(screen, *p)
-        text = el.text if el is not None else ""
-        if el is not None and not text and el.kind != "text":
-            text = _label_of(screen, el.box)
-        clicked.append(text)
-        last_kind = el.kind if el is not None else None
-    prev = None
-    if pngs and pngs[-1] is not None:
-        prev = screens.get(len(pngs) - 1) or read(pngs[-1])  # type: ignore[operator]
-    return Past(clicks, clicked, typed, prev, last_kind)
-
-
-def _label_of(screen: Screen, box: tuple[int, int, int, int]) -> str:
-    """The text just above a box, or just left of it on its row (a field's label)."""
-    x1, y1, x2, y2 = box
-    best, best_d = "", 1e9
-    for c in screen.lines:
-        if not c.text:
-            continue
-        cx1, cy1, cx2, cy2 = c.box
-        if cy2 <= y1 + 4 and y1 - cy2 < 40 and cx1 < x2 and cx2 > x1:
-            d = y1 - cy2
-        elif abs((cy1 + cy2) / 2 - (y1 + y2) / 2) < 12 and cx2 <= x1 + 4 and x1 - cx2 < 200:
-            d = x1 - cx2
-        else:
-            continue
-        if d < best_d:
-            best, best_d = c.text, d
-    return best
-
-
-def used_entities(g: Goal, past: Past) -> set[str]:
-    done = set()
-    for e in g.entities:
-        ne = norm(e.text)
-        if any(containment(e.text, t) >= 0.8 for t in past.typed) or any(
-            t and (containment(e.text, t) >= 0.8 or (len(norm(t)) >= 3 and norm(t) in ne)) for t in past.clicked
-        ):
-            done.add(ne)  # fmt: skip
-    return done
-
-
-# ---- candidates -------------------------------------------------------------------------------------------
+# ---- one decision's features ------------------------------------------------------------------------------
 
 GEO_NAMES = ("cx", "cy", "w", "h", "area", *(f"kind_{k}" for k in CAND_KINDS), "text_len", "numeric", "cjk",
              "sidebar", "topbar", "bottom", "height_rel", "row_size", "has_text", "mean_b", "mean_g", "mean_r",
@@ -488,91 +176,18 @@ HIST_NAMES = ("clicked_n", "last_click_in", "typed_in", "text_clicked_before", "
 CAND_DIM = 4 * MATCH_DIM + len(GEO_NAMES) + len(HIST_NAMES)
 
 
-def candidates(screen: Screen) -> list[Candidate]:
-    w, h = screen.width, screen.height
-    lines = [Candidate(e.box, e.text, e.kind) for e in screen.lines]
-    regions = [Candidate(e.box, e.text, "region") for e in screen.regions]
-    if len(lines) + len(regions) > MAX_CANDS - 12:  # a dense grid: keep the regions that hold text, then the largest
-        regions.sort(key=lambda c: (not c.text, -(c.box[2] - c.box[0]) * (c.box[3] - c.box[1])))
-        regions = regions[: max(0, MAX_CANDS - 12 - len(lines))]
-    return (lines + regions)[: MAX_CANDS - 12] + _cells(w, h)
-
-
-def _rows(cands: list[Candidate]) -> list[list[int]]:
-    """For each candidate, the others on its row (vertical centres within half a line)."""
-    cy = np.array([(c.box[1] + c.box[3]) / 2 for c in cands])
-    hh = np.array([max(6.0, (c.box[3] - c.box[1]) / 2) for c in cands])
-    small = np.array([c.kind in ("text", "icon") for c in cands])
-    near = (np.abs(cy[:, None] - cy[None, :]) <= hh[:, None]) & small[None, :]
-    np.fill_diagonal(near, False)
-    return [list(np.flatnonzero(r)) for r in near]
-
-
-def _containers(cands: list[Candidate]) -> list[int | None]:
-    """For each text/icon candidate, the smallest region that holds it (a list row, a card, a field)."""
-    regions = [(i, c.box) for i, c in enumerate(cands) if c.kind == "region"]
-    out: list[int | None] = []
-    for c in cands:
-        if c.kind not in ("text", "icon"):
-            out.append(None)
-            continue
-        cx, cy = (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2
-        best, area = None, 1e18
-        for i, (x1, y1, x2, y2) in regions:
-            a = (x2 - x1) * (y2 - y1)
-            if x1 <= cx <= x2 and y1 <= cy <= y2 and a < area:
-                best, area = i, a
-        out.append(best)
-    return out
-
-
-def _visual(screen: Screen, box: tuple[int, int, int, int]) -> list[float]:
-    img = screen.color
-    if img is None:
-        return [0.0] * 6
-    x1, y1, x2, y2 = box
-    crop = img[y1:y2:2, x1:x2:2]
-    if crop.size == 0:
-        return [0.0] * 6
-    mean = crop.reshape(-1, 3).mean(0) / 255.0
-    std = float(crop.std()) / 128.0
-    sat = float(mean.max() - mean.min() > 0.15)
-    return [*mean.tolist(), std, sat, float(mean.mean() < 0.4)]
-
-
-def _icon_patch(gray: np.ndarray | None, box: tuple[int, int, int, int]) -> np.ndarray:
-    if gray is None:
-        return np.zeros((ICON_PX, ICON_PX), np.float32)
-    import cv2
-
-    x1, y1, x2, y2 = box
-    crop = gray[y1:y2, x1:x2]
-    if crop.size == 0:
-        return np.zeros((ICON_PX, ICON_PX), np.float32)
-    patch = cv2.resize(crop, (ICON_PX, ICON_PX), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-    return patch - patch.mean()
-
-
-def page_instruction(screen: Screen) -> str:
-    """The instruction a page shows in sentences (a CAPTCHA's "Type the characters you see."): on that surface
-    the task text is generic and the real task is on the screen."""
-    said = [e.text for e in screen.lines if e.kind == "text" and len(words(e.text)) >= 3
-            and e.text.rstrip().endswith((".", "?", "。", "？", ")"))]  # fmt: skip
-    return " ".join(said)
-
-
 def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     """The features of one decision from the input, its read screen and its read-back history."""
     past = past or Past([], [], [], None)
     w, h = screen.width, screen.height
     goal = page_instruction(screen) or inp.goal if inp.surface == "captcha" else inp.goal
-    g = Goal(goal, used_entities(Goal(goal), past))
+    g = Goal(goal, used_entities(goal_entities(goal), past))
     cands = candidates(screen)
     n = len(cands)
     own = [g.match(c.text) for c in cands]
-    rows = _rows(cands)
+    rows = row_mates(cands)
     boxes = {i: c.box for i, c in enumerate(cands)}
-    container = _containers(cands)
+    container = containers(cands)
     prev_texts = {norm(e.text) for e in past.prev.lines if e.text} if past.prev else None
     clicked_norm = {norm(t) for t in past.clicked if t}
     last_click = past.clicks[-1] if past.clicks else None
@@ -584,16 +199,16 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         row = [max((own[j][k] for j in rows[i]), default=0.0) for k in range(MATCH_DIM)]
         k = container[i]
         cont = g.match(cands[k].text) if k is not None else zero
-        label_text = _label_of(screen, c.box) if c.kind in ("region", "icon", "cell") or not c.text else ""
+        label_text = label_of(screen, c.box) if c.kind in ("region", "icon", "cell") or not c.text else ""
         label = g.match(label_text) if label_text else zero
         x1, y1, x2, y2 = c.box
         cx, cy = (x1 + x2) / 2 / w, (y1 + y2) / 2 / h
         geo = [cx, cy, (x2 - x1) / w, (y2 - y1) / h, (x2 - x1) * (y2 - y1) / (w * h) * 20,
                *_onehot(c.kind, CAND_KINDS),
-               min(len(c.text), 60) / 60, float(bool(_NUMBER.fullmatch(c.text.replace(" ", "")))),
-               float(bool(_CJK.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
+               min(len(c.text), 60) / 60, float(bool(NUMBER.fullmatch(c.text.replace(" ", "")))),
+               float(bool(HAN_CHAR.search(c.text))), float(cx < 0.23), float((y1 + y2) / 2 < 64 / read_scale(w, h)),
                float(cy > 0.9), min((y2 - y1) / med_h, 4.0) / 4 if c.kind == "text" else 0.0, len(rows[i]) / 10,
-               float(bool(c.text)), *_visual(screen, c.box), 1.0]  # fmt: skip
+               float(bool(c.text)), *visual(screen, c.box), 1.0]  # fmt: skip
         inside = [(x1 - 4 <= px * w <= x2 + 4 and y1 - 4 <= py * h <= y2 + 4) for px, py in past.clicks]
         typed_in = max((float(len(norm(t)) >= 3 and norm(t)[:24] in norm(c.text)) for t in past.typed), default=0.0)
         dx = (cx - last_click[0]) if last_click else 0.0
@@ -609,7 +224,7 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         x_rows.append(own[i] + row + cont + label + geo + hist)
     cand_x = np.asarray(x_rows, np.float16).reshape(n, CAND_DIM)  # float16: features are cached by the thousand
     icon_index = [i for i, c in enumerate(cands) if c.kind == "icon"]
-    icons = np.stack([_icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
+    icons = np.stack([icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
         else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
     texts, text_x = _text_options(inp, g, cands, own, rows, past, screen)
     state = _state(inp, g, cands, own, past, screen, text_x, texts)
@@ -618,13 +233,6 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
 
 
 # ---- the decision's state ---------------------------------------------------------------------------------
-
-
-def _history_types(history: list[Action]) -> list[str]:
-    from venuskit.models.nano.model import action_type  # the one mapping from actions to types
-
-    return [t for a in history if (t := action_type(a)) is not None]
-
 
 STATE_NAMES = (*(f"surface_{s}" for s in SURFACES), *(f"last_{t}" for t in (*TYPES, "none")),
                *(f"prev_{t}" for t in (*TYPES, "none")), *(f"answer_{k}" for k in (*ANSWER_KINDS, "none")),
@@ -637,7 +245,7 @@ STATE_DIM = len(STATE_NAMES)
 
 def _state(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float]], past: Past, screen: Screen,
            text_x: np.ndarray, texts: list[TextOption]) -> np.ndarray:  # fmt: skip
-    kinds = _history_types(inp.history)
+    kinds = history_types(inp.history)
     last = _onehot(kinds[-1] if kinds else "none", (*TYPES, "none"))
     prev = _onehot(kinds[-2] if len(kinds) > 1 else "none", (*TYPES, "none"))
     since_type = next((i for i, k in enumerate(reversed(kinds)) if k == "Type"), 6)
@@ -688,10 +296,10 @@ def _focus_label(screen: Screen, past: Past) -> str:
     """The label of the field the last click landed on (what is being filled in now)."""
     if not past.clicks or past.prev is None:
         return ""
-    el = _under(past.prev, *past.clicks[-1])
+    el = under(past.prev, *past.clicks[-1])
     if el is None:
         return ""
-    label = _label_of(past.prev, el.box)
+    label = label_of(past.prev, el.box)
     return label or (el.text if el.kind != "text" else el.text)
 
 
@@ -768,3 +376,4 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
                  float(is_ent and nt in g.used)]  # fmt: skip
         out.append(_onehot(o.source, TEXT_SOURCES) + lm + feats)
     return opts, np.asarray(out, np.float16).reshape(len(opts), TEXT_DIM)
+

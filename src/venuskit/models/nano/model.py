@@ -9,8 +9,9 @@ they parse like any model's. `complete(messages)` takes OpenAI-style chat messag
 protocol, or the grounding request) and is what `venus serve nano` serves.
 
 A checkpoint is one file: a format tag, the network config, fp16 weights, a SHA-256 over the weights and the
-training metadata. A missing or corrupt file raises `CheckpointError`, which names the file and the command
-that rebuilds it.
+training metadata (which names other checkpoints, such as MOPD's teachers, by file name and SHA-256, never by
+path). A missing or corrupt file raises `CheckpointError`, which names the file and the command that rebuilds
+it. `describe()` says which file acted (its name and digests): agents copy it into every episode manifest.
 """
 
 from __future__ import annotations
@@ -26,20 +27,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 from venuskit.actions import ActionParseError, format_response, parse_response
 from venuskit.actions.coords import from_pixel, to_grid
 from venuskit.actions.types import (
     Action,
-    Answer,
     CallUser,
     Click,
-    DoubleClick,
     Finished,
     Hotkey,
-    LongPress,
     Point,
     PressEnter,
     Scroll,
@@ -47,18 +44,9 @@ from venuskit.actions.types import (
     Swipe,
     Type,
 )
-from venuskit.models.nano.features import (
-    POINTER_TYPES,
-    TEXT_TYPES,
-    TYPE_INDEX,
-    TYPES,
-    Features,
-    NanoInput,
-    build,
-    containment,
-    norm,
-    read_past,
-)
+from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES, allowed_types
+from venuskit.models.nano.features import Features, NanoInput, build
+from venuskit.models.nano.history import read_past
 from venuskit.models.nano.net import NanoNet, NetConfig, collate
 from venuskit.models.nano.reader import Reader, ReaderError, default_reader
 
@@ -66,7 +54,6 @@ FORMAT = "venus-nano/1"
 DEFAULT_CHECKPOINT = "weights/venus-nano.pt"
 REBUILD = "venus nano train --seed 0 --out runs/nano --install"
 CALL_USER_TEXT = "I cannot do this task here: what it asks for is not available on these pages."
-MOBILE_ONLY_OFF = frozenset({"SelectAll", "SelectOption"})  # the mobile surface has no Hotkey or SelectOption
 
 
 class NanoError(RuntimeError):
@@ -84,29 +71,6 @@ class CheckpointError(NanoError):
 # ---- actions <-> the network's choices ----------------------------------------------------------------------
 
 
-def action_type(a: Action) -> str | None:
-    """The network's type for a venuskit action, or None when venus-nano cannot express it."""
-    if isinstance(a, (Click, DoubleClick, LongPress)):
-        return "Click"
-    if isinstance(a, Type):
-        return "Type"
-    if isinstance(a, PressEnter):
-        return "PressEnter"
-    if isinstance(a, Hotkey) and {k.lower() for k in a.keys} == {"ctrl", "a"}:
-        return "SelectAll"
-    if isinstance(a, SelectOption):
-        return "SelectOption"
-    if isinstance(a, Scroll):
-        return "ScrollUp" if a.direction == "up" else ("Scroll" if a.direction == "down" else None)
-    if isinstance(a, Swipe):
-        return "Scroll" if a.end.y < a.start.y else "ScrollUp"  # finger up = content moves down the page
-    if isinstance(a, (Finished, Answer)):
-        return "Finished"
-    if isinstance(a, CallUser):
-        return "CallUser"
-    return None
-
-
 @dataclass
 class Choice:
     """One sampled (or greedy) decision: a type, a candidate, a text option, a trailing newline."""
@@ -115,16 +79,6 @@ class Choice:
     cand: int | None = None
     text: int | None = None
     newline: bool = False
-
-
-@dataclass
-class Target:
-    """Supervision for one decision (None fields are not supervised)."""
-
-    type: int
-    ptr: np.ndarray | None  # (N,) bool: candidates that are right
-    text: np.ndarray | None  # (M,) bool
-    newline: float | None
 
 
 def _center(box: tuple[int, int, int, int], size: tuple[int, int]) -> Point:
@@ -169,73 +123,6 @@ def _thought(f: Features, c: Choice) -> str:
     return f"{c.type}."
 
 
-def target_for(f: Features, action: Action, box: tuple[float, float, float, float] | None) -> Target | None:
-    """What the network should have chosen for `action` (box: the target element, normalised, when known).
-    None when venus-nano cannot express the action."""
-    t = action_type(action)
-    if t is None:
-        return None
-    ptr = text = nl = None
-    if t in POINTER_TYPES:
-        ptr = _pointer_positives(f, action, box)
-    if t == "Type":
-        content = action.content  # type: ignore[attr-defined]
-        nl = float(content.endswith("\n"))
-        text = _text_positives(f, content.rstrip("\n"), exact=True)
-    elif t == "Finished":
-        content = (action.content or "").strip()  # type: ignore[attr-defined]
-        text = _done_positive(f) if content in ("", "Done.", "Done") else _text_positives(f, content, exact=False)
-    elif t == "SelectOption":
-        idx = action.index  # type: ignore[attr-defined]
-        text = np.array([o.index == idx for o in f.texts], bool)
-    if text is not None and not text.any():
-        text = None
-    return Target(TYPE_INDEX[t], ptr, text, nl)
-
-
-def _pointer_positives(f: Features, action: Action, box: tuple[float, float, float, float] | None) -> np.ndarray:
-    w, h = f.size
-    p = action.point  # type: ignore[attr-defined]
-    px, py = p.x * w, p.y * h
-    if box is not None:
-        bx1, by1, bx2, by2 = box[0] * w, box[1] * h, box[2] * w, box[3] * h
-    else:
-        bx1, by1, bx2, by2 = px - 3, py - 3, px + 3, py + 3
-    pos = []
-    for c in f.cands:
-        cx, cy = (c.box[0] + c.box[2]) / 2, (c.box[1] + c.box[3]) / 2
-        inside_target = bx1 <= cx <= bx2 and by1 <= cy <= by2
-        holds_point = c.box[0] - 2 <= px <= c.box[2] + 2 and c.box[1] - 2 <= py <= c.box[3] + 2
-        pos.append(c.kind != "cell" and (inside_target or (holds_point and box is None)))
-    out = np.array(pos, bool)
-    if out.sum() > 1:
-        # A row holds several lines (sender, subject, time): any click in it works, but the policy should learn to
-        # point at the line that matches the task, not at the row's first line (which only works when the row
-        # happens to be first).
-        strong = (f.cand_x[:, 0:5].max(1) >= 0.8) | (f.cand_x[:, 5] >= 1.0)
-        if (out & strong).any():
-            out = out & strong
-    if not out.any():  # nothing read there (an empty field, a picture): the coarse cell holding the point
-        out = np.array([c.kind == "cell" and c.box[0] <= px < c.box[2] and c.box[1] <= py < c.box[3]
-                        for c in f.cands], bool)  # fmt: skip
-    return out
-
-
-def _text_positives(f: Features, content: str, exact: bool) -> np.ndarray:
-    want = norm(content)
-    if not want:
-        return np.zeros(len(f.texts), bool)
-    same = np.array([norm(o.text) == want for o in f.texts], bool)
-    if same.any() or exact:
-        return same
-    return np.array([o.source != "done" and containment(content, o.text) >= 0.9 and
-                     len(norm(o.text)) <= 2 * len(want) for o in f.texts], bool)  # fmt: skip
-
-
-def _done_positive(f: Features) -> np.ndarray:
-    return np.array([o.source == "done" for o in f.texts], bool)
-
-
 # ---- the model ----------------------------------------------------------------------------------------------
 
 
@@ -252,10 +139,13 @@ class NanoModel:
 
     name = "venus-nano"
 
-    def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None) -> None:
+    def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None,
+                 checkpoint: dict[str, str] | None = None) -> None:  # fmt: skip
         self.net = net.eval()
         self.meta = meta or {}
         self.reader = reader or default_reader()
+        # Which file the weights came from, by name and digests (never its path: it is recorded in episodes).
+        self.checkpoint = checkpoint
 
     # ---- checkpoints ----
 
@@ -274,8 +164,9 @@ class NanoModel:
         p = Path(path)
         if not p.is_file():
             raise CheckpointError(p, "the file does not exist")
+        data = p.read_bytes()
         try:
-            payload = torch.load(io.BytesIO(p.read_bytes()), map_location="cpu", weights_only=True)
+            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any unpickling failure means the file is damaged
             raise CheckpointError(p, f"the file cannot be read ({type(exc).__name__})") from exc
         if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -288,14 +179,15 @@ class NanoModel:
             net.load_state_dict({k: v.float() for k, v in state.items()})
         except RuntimeError as exc:
             raise CheckpointError(p, f"its weights do not fit the network ({exc})") from exc
-        return cls(net, dict(payload.get("meta") or {}), reader)
+        ref = {"name": p.name, "sha256": hashlib.sha256(data).hexdigest(), "weights_sha256": payload["sha256"]}
+        return cls(net, dict(payload.get("meta") or {}), reader, ref)
 
     # ---- deciding ----
 
     def features(self, inp: NanoInput) -> Features:
         try:
             screen = self.reader.read(inp.png)
-            past = read_past(inp, self.reader.read)
+            past = read_past(inp.history, inp.history_pngs, self.reader.read)
         except ReaderError as exc:
             raise NanoError(str(exc)) from exc
         return build(inp, screen, past)
@@ -305,7 +197,7 @@ class NanoModel:
                generator: torch.Generator | None = None) -> Choice:  # fmt: skip
         e = self.net.encode(collate([f]))
         logits = self.net.type_logits(e)[0]
-        allowed = _allowed_types(surface)
+        allowed = allowed_types(surface)
         logits = logits.masked_fill(~allowed, -1e9)
         t = _pick(logits, greedy, temperature, generator)
         ptr, txt, nl = self.net.heads(e, torch.tensor([t]))
@@ -358,21 +250,11 @@ class NanoModel:
         return text, usage
 
     def describe(self) -> dict[str, Any]:
+        """What an episode manifest records of the model: its size, training metadata and checkpoint (file name,
+        the file's SHA-256, the weights' SHA-256; None for weights never saved)."""
         params = sum(p.numel() for p in self.net.parameters())
-        return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta}
-
-
-def _allowed_types(surface: str) -> torch.Tensor:
-    allowed = torch.ones(len(TYPES), dtype=torch.bool)
-    if surface in ("mobile", "captcha"):
-        for t in MOBILE_ONLY_OFF:
-            allowed[TYPE_INDEX[t]] = False
-    if surface in ("captcha", "grounding"):
-        allowed[:] = False
-        allowed[TYPE_INDEX["Click"]] = True
-        if surface == "captcha":
-            allowed[TYPE_INDEX["Type"]] = True
-    return allowed
+        return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta,
+                "checkpoint": self.checkpoint}  # fmt: skip
 
 
 def _temperature(value: Any) -> float:

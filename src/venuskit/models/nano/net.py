@@ -22,7 +22,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from venuskit.models.nano.features import BUCKETS, CAND_DIM, ICON_PX, STATE_DIM, TEXT_DIM, TYPES, Features
+from venuskit.models.nano.action_types import TYPES
+from venuskit.models.nano.candidates import ICON_PX
+from venuskit.models.nano.entities import BUCKETS
+from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features
 
 NEG = -1e9
 

@@ -7,7 +7,8 @@ TRL-style config, returning the new checkpoint and its metrics.
 The recipe that collects the data and chains the stages (`venus nano train`) joins the world and the synthesis
 packages, so it lives in `venuskit.flywheel.nano`.
 
-Modules: data (rows -> examples), common (losses, sampling, metrics), sft, grpo, mopd.
+Modules: targets (a reference action -> supervision), data (rows -> examples), common (losses, sampling, metrics),
+sft, grpo, mopd.
 """
 
 from venuskit.train.nano.common import StageResult

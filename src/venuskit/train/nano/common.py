@@ -12,7 +12,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from venuskit.models.nano.features import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES
+from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES
+from venuskit.models.nano.model import NanoModel
 from venuskit.models.nano.net import NEG, Encoded, NanoNet, collate, logsumexp_positive
 from venuskit.train.nano.data import Example
 
@@ -38,6 +39,15 @@ def seed_everything(seed: int) -> torch.Generator:
     np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
     return torch.Generator().manual_seed(seed)
+
+
+def save_stage(net: NanoNet, out: Path, stage: str, meta: dict[str, Any], metrics: dict[str, Any],
+               config: Any) -> StageResult:  # fmt: skip
+    """Write the stage's checkpoint (`out/venus-nano.pt`, with `meta`) and `out/metrics.json`; its result."""
+    out.mkdir(parents=True, exist_ok=True)
+    result = StageResult(stage, NanoModel(net).save(out / "venus-nano.pt", meta), metrics)
+    write_metrics(out, result, config)
+    return result
 
 
 def write_metrics(folder: Path, result: StageResult, config: Any) -> None:

@@ -7,7 +7,7 @@ from the episode's `nano_targets.json` when the collector recorded one). Groundi
 (`venuskit.train.data.grounding_row`) carry the instruction in the user turn and the target box.
 
 An example is the network's input features (read from the screenshot exactly as at inference, through the same
-`NanoInput`) and its supervision (`model.target_for`). Features are cached on disk by row, so a rerun (or the
+`NanoInput`) and its supervision (`targets.target_for`). Features are cached on disk by row, so a rerun (or the
 next stage) does not read the screens again.
 """
 
@@ -25,7 +25,8 @@ from typing import Any
 from venuskit.actions import ActionParseError, parse_response
 from venuskit.actions.types import Action, Click, Point, Type, action_from_dict
 from venuskit.models.nano.features import Features, NanoInput
-from venuskit.models.nano.model import NanoModel, Target, target_for
+from venuskit.models.nano.model import NanoModel
+from venuskit.train.nano.targets import Target, target_for
 
 log = logging.getLogger(__name__)
 TARGETS = "nano_targets.json"
@@ -158,8 +159,13 @@ class FeatureCache:
         self.path = path
         self.data: dict[str, Features] = {}
         if path is not None and path.is_file():
-            with path.open("rb") as fh:
-                self.data = pickle.load(fh)  # noqa: S301 - a file this run wrote itself
+            try:
+                with path.open("rb") as fh:
+                    self.data = pickle.load(fh)  # noqa: S301 - a file this run wrote itself
+            except (pickle.UnpicklingError, AttributeError, ImportError, EOFError) as exc:
+                # An older venuskit's classes (moved or renamed) or a torn file: the features are read again.
+                log.warning("feature cache %s is unreadable (%s); recomputing its features", path, exc)
+                self.data = {}
 
     def save(self) -> None:
         if self.path is not None:

@@ -11,64 +11,35 @@ masked out of the loss.
 from __future__ import annotations
 
 import copy
-import random
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from venuskit.models.nano.features import TYPES
-from venuskit.models.nano.model import Choice, NanoModel, _allowed_types
-from venuskit.models.nano.net import collate
+from venuskit.models.nano.model import NanoModel
 from venuskit.train.losses import group_advantages, grpo_loss
-from venuskit.train.nano.common import (
-    Sampled,
-    StageResult,
-    part_logps,
-    part_mask,
-    repeat_encoded,
-    sample,
-    seed_everything,
-    step_accuracy,
-    write_metrics,
-)
+from venuskit.train.nano.common import StageResult, part_logps, part_mask, repeat_encoded, save_stage, seed_everything
 from venuskit.train.nano.data import Example
+from venuskit.train.nano.onpolicy import LossFn, OnPolicyConfig, Rollout, on_policy, replies
 from venuskit.train.rewards import domain_rewards
 
 
 @dataclass
-class GRPOConfig:
+class GRPOConfig(OnPolicyConfig):
     """Step-level GRPO of one domain's policy."""
 
     group_size: int = field(default=8, metadata={"help": "Samples per state (G)."})
-    states_per_batch: int = field(default=16, metadata={"help": "States per optimiser batch."})
-    epochs: int = field(default=3, metadata={"help": "Passes over the states."})
     iterations: int = field(default=2, metadata={"help": "Optimiser steps per sampled batch (the ratio moves off 1)."})
-    lr: float = field(default=5e-4, metadata={"help": "AdamW learning rate."})
-    eps: float = field(default=0.2, metadata={"help": "Clip range of the ratio."})
     beta: float = field(default=0.02, metadata={"help": "k3 KL weight towards the initial (SFT) policy."})
     temperature: float = field(default=1.0, metadata={"help": "Sampling temperature."})
-    seed: int = field(default=0, metadata={"help": "Seed of sampling and batch order."})
-    max_minutes: float = field(default=60.0, metadata={"help": "Safety cap in minutes (a capped run says so; "
-                                                                "epochs are the budget)."})
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.group_size < 2:
             raise ValueError("GRPO needs group_size >= 2 (advantages are relative to the group).")
-        if self.states_per_batch < 1 or self.epochs < 1 or self.iterations < 1 or self.lr <= 0:
-            raise ValueError("states_per_batch, epochs and iterations must be >= 1 and lr positive.")
-
-
-def replies(model: NanoModel, exs: list[Example], s: Sampled, g: int) -> list[str]:
-    """The UI-Venus-2 text of each sampled action (rows of a group adjacent)."""
-    out = []
-    for i in range(len(s.types)):
-        ex = exs[i // g]
-        c = Choice(TYPES[int(s.types[i])], int(s.ptr[i]), int(s.text[i]), bool(s.newline[i]))
-        out.append(model.reply(ex.features, c, ex.row.get("surface", "browser")))
-    return out
+        if self.iterations < 1:
+            raise ValueError("GRPO needs iterations >= 1 (optimiser steps per sampled batch).")
 
 
 def rewards_of(exs: list[Example], texts: list[str], g: int) -> torch.Tensor:
@@ -85,6 +56,35 @@ def rewards_of(exs: list[Example], texts: list[str], g: int) -> torch.Tensor:
     return total
 
 
+class _GRPO:
+    """GRPO's part of the loop: each sample scored by its row's domain rewards, advantages within the group, the
+    clipped surrogate with a k3 KL towards the starting policy."""
+
+    def __init__(self, model: NanoModel, cfg: GRPOConfig) -> None:
+        self.model, self.cfg = model, cfg
+        self.ref = copy.deepcopy(model.net).eval()
+        self.samples, self.temperature, self.iterations = cfg.group_size, cfg.temperature, cfg.iterations
+        self.rewards: list[float] = []
+        self.zero_std = self.groups = 0
+
+    def score(self, roll: Rollout) -> LossFn:
+        g, s = roll.g, roll.sampled
+        ref_lp = part_logps(self.ref, repeat_encoded(self.ref.encode(roll.batch), g), s)
+        r = rewards_of(roll.exs, replies(self.model, roll.exs, s, g), g)
+        self.rewards.append(float(r.mean()))
+        self.zero_std += int((r.view(-1, g).std(1) < 1e-6).sum())
+        self.groups += len(roll.exs)
+        adv, mask, eps = group_advantages(r, g), part_mask(s.types), self.cfg.eps
+        return lambda new: grpo_loss(new, roll.old, adv, mask, eps_low=eps, eps_high=eps, beta=self.cfg.beta,
+                                     ref_logps=ref_lp, mode="dapo")  # fmt: skip
+
+    def summary(self, losses: list[float]) -> dict[str, Any]:
+        point = {"mean_reward": sum(self.rewards) / max(1, len(self.rewards)), "zero_std_groups": self.zero_std,
+                 "signal_share": 1 - self.zero_std / max(1, self.groups)}  # fmt: skip
+        self.rewards, self.zero_std, self.groups = [], 0, 0
+        return point
+
+
 def grpo(states: list[Example], init: Path, out: Path, config: GRPOConfig | None = None, *, domain: str = "web",
          val: list[Example] | None = None) -> StageResult:  # fmt: skip
     """GRPO from the `init` checkpoint on `states` (one domain's policy: `domain` names it; each row is scored by its
@@ -94,60 +94,6 @@ def grpo(states: list[Example], init: Path, out: Path, config: GRPOConfig | None
         raise ValueError(f"GRPO ({domain}) got no states; run the policy's rollouts first.")
     gen = seed_everything(cfg.seed)
     model = NanoModel.load(init)
-    ref = copy.deepcopy(model.net).eval()
-    net = model.net
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
-    rng = random.Random(cfg.seed)
-    curve: list[dict[str, Any]] = []
-    t0 = time.monotonic()
-    g = cfg.group_size
-    for epoch in range(cfg.epochs):
-        order = states[:]
-        rng.shuffle(order)
-        rewards_seen, zero_std, groups = [], 0, 0
-        for i in range(0, len(order), cfg.states_per_batch):
-            exs = order[i : i + cfg.states_per_batch]
-            batch = collate([ex.features for ex in exs])
-            allowed = torch.stack([_allowed_types(ex.row.get("surface", "browser")) for ex in exs])
-            with torch.no_grad():
-                net.eval()
-                e_old = repeat_encoded(net.encode(batch), g)
-                s = sample(net, e_old, allowed.repeat_interleave(g, 0), gen, cfg.temperature)
-                old = part_logps(net, e_old, s)
-                ref_lp = part_logps(ref, repeat_encoded(ref.encode(batch), g), s)
-            r = rewards_of(exs, replies(model, exs, s, g), g)
-            rewards_seen.append(float(r.mean()))
-            zero_std += int((r.view(-1, g).std(1) < 1e-6).sum())
-            groups += len(exs)
-            adv = group_advantages(r, g)
-            mask = part_mask(s.types)
-            # The loss runs without dropout: the ratio must compare the same function of the weights.
-            for _ in range(cfg.iterations):
-                e = repeat_encoded(net.encode(batch), g)
-                loss = grpo_loss(part_logps(net, e, s), old, adv, mask, eps_low=cfg.eps, eps_high=cfg.eps,
-                                 beta=cfg.beta, ref_logps=ref_lp, mode="dapo")  # fmt: skip
-                opt.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-                opt.step()
-            if time.monotonic() - t0 > cfg.max_minutes * 60:
-                break
-        net.eval()
-        point = {
-            "epoch": epoch + 1,
-            "mean_reward": sum(rewards_seen) / max(1, len(rewards_seen)),
-            "zero_std_groups": zero_std,
-            "signal_share": 1 - zero_std / max(1, groups),
-            "minutes": (time.monotonic() - t0) / 60,
-            "capped": time.monotonic() - t0 > cfg.max_minutes * 60,
-        }
-        if val:
-            point["val"] = step_accuracy(net, val)
-        curve.append(point)
-        if time.monotonic() - t0 > cfg.max_minutes * 60:
-            break
-    out.mkdir(parents=True, exist_ok=True)
-    ckpt = NanoModel(net).save(out / "venus-nano.pt", {**model.meta, "stage": "grpo", "domain": domain})
-    result = StageResult(f"grpo-{domain}", ckpt, {"curve": curve, "states": len(states), "domain": domain})
-    write_metrics(out, result, cfg)
-    return result
+    curve = on_policy(model.net, states, cfg, _GRPO(model, cfg), gen, val)
+    return save_stage(model.net, out, f"grpo-{domain}", {**model.meta, "stage": "grpo", "domain": domain},
+                      {"curve": curve, "states": len(states), "domain": domain}, cfg)  # fmt: skip

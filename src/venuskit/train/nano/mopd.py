@@ -15,8 +15,6 @@ wrong parameters get the whole action with the argument part weighted 1 + λ. Th
 from __future__ import annotations
 
 import json
-import random
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +23,8 @@ import torch
 
 from venuskit.actions import ActionParseError, ActionSpan, parse_response
 from venuskit.actions.types import action_from_dict
-from venuskit.models.nano.model import NanoModel, _allowed_types
-from venuskit.models.nano.net import NanoNet, collate
+from venuskit.models.nano.model import NanoModel
+from venuskit.models.nano.net import NanoNet
 from venuskit.train.losses import mopd_sampled_loss, mopd_token_weights
 from venuskit.train.nano.common import (
     StageResult,
@@ -34,35 +32,27 @@ from venuskit.train.nano.common import (
     part_logps,
     part_mask,
     repeat_encoded,
-    sample,
+    save_stage,
     seed_everything,
-    step_accuracy,
-    write_metrics,
 )
 from venuskit.train.nano.data import Example
-from venuskit.train.nano.grpo import replies
+from venuskit.train.nano.onpolicy import LossFn, OnPolicyConfig, Rollout, on_policy, replies
 from venuskit.train.rewards import grounding_reward, gt_boxes_of, judge
 
 
 @dataclass
-class MOPDConfig:
+class MOPDConfig(OnPolicyConfig):
     """Multi-teacher on-policy distillation into one student."""
 
     samples: int = field(default=4, metadata={"help": "Student samples per state."})
-    states_per_batch: int = field(default=16, metadata={"help": "States per optimiser batch."})
-    epochs: int = field(default=3, metadata={"help": "Passes over the states."})
-    lr: float = field(default=5e-4, metadata={"help": "AdamW learning rate."})
     lam: float = field(default=1.0, metadata={"help": "λ: extra weight on a params_wrong action's arguments."})
-    eps: float = field(default=0.2, metadata={"help": "Clip range of the ratio."})
     hint: bool = field(default=True, metadata={"help": "Give the teacher the reference action (teacher only)."})
     hint_strength: float = field(default=4.0, metadata={"help": "Logit bonus the hinted teacher gives right parts."})
-    seed: int = field(default=0, metadata={"help": "Seed of sampling and batch order."})
-    max_minutes: float = field(default=60.0, metadata={"help": "Safety cap in minutes (a capped run says so; "
-                                                                "epochs are the budget)."})
 
     def __post_init__(self) -> None:
-        if self.samples < 1 or self.states_per_batch < 1 or self.epochs < 1 or self.lr <= 0 or self.lam < 0:
-            raise ValueError("samples, states_per_batch and epochs must be >= 1, lr positive, lam >= 0.")
+        super().__post_init__()
+        if self.samples < 1 or self.lam < 0:
+            raise ValueError("MOPD needs samples >= 1 and lam >= 0.")
 
 
 def part_weights(text: str, surface: str, row: dict[str, Any], lam: float) -> list[float]:
@@ -90,6 +80,49 @@ def teacher_key(domain: str, teachers: dict[str, Any]) -> str | None:
     return "world" if domain in ("web", "mobile") and "world" in teachers else None
 
 
+class _MOPD:
+    """MOPD's part of the loop: each row's teacher scores the student's samples (hinted with the reference), the
+    reply's verdicts weight its parts, and the loss is the reverse-KL policy gradient on the sampled parts."""
+
+    def __init__(self, student: NanoModel, teachers: dict[str, Path], cfg: MOPDConfig) -> None:
+        self.student, self.teachers, self.cfg = student, teachers, cfg
+        loaded = {d: NanoModel.load(p) for d, p in teachers.items()}
+        self.tnets: dict[str, NanoNet] = {d: m.net.eval() for d, m in loaded.items()}
+        # Teachers by their folder and file name and their digests: a path of the machine that trained is no
+        # provenance anywhere else (and it would reach every episode the student acts in).
+        self.refs = {d: {**m.checkpoint, "name": f"{Path(teachers[d]).parent.name}/{Path(teachers[d]).name}"}
+                     for d, m in loaded.items()}  # type: ignore[dict-item]  # fmt: skip
+        self.samples, self.temperature, self.iterations = cfg.samples, 1.0, 1
+        self.supervised = self.total = 0
+
+    def score(self, roll: Rollout) -> LossFn | None:
+        exs, k, s, batch = roll.exs, roll.g, roll.sampled, roll.batch
+        hint = hint_of(exs, batch.cand_mask.shape[1], batch.text_mask.shape[1], k, self.cfg.hint_strength) \
+            if self.cfg.hint else None  # fmt: skip
+        teacher = torch.zeros_like(roll.old)
+        for dom, tnet in self.tnets.items():
+            rows = torch.tensor([teacher_key(ex.domain, self.teachers) == dom for ex in exs]).repeat_interleave(k, 0)
+            if rows.any():
+                lp = part_logps(tnet, repeat_encoded(tnet.encode(batch), k), s, hint=hint)
+                teacher = torch.where(rows[:, None], lp, teacher)
+        texts = replies(self.student, exs, s, k)
+        w = torch.tensor([part_weights(t, exs[j // k].row.get("surface", "browser"), exs[j // k].row, self.cfg.lam)
+                          for j, t in enumerate(texts)])  # fmt: skip
+        mask = part_mask(s.types)
+        w = w * mask
+        self.supervised += int((w > 0).any(-1).sum())
+        self.total += len(texts)
+        if not (w > 0).any():
+            return None
+        eps = self.cfg.eps
+        return lambda new: mopd_sampled_loss(new, roll.old, teacher, w, mask, eps_low=eps, eps_high=eps)
+
+    def summary(self, losses: list[float]) -> dict[str, Any]:
+        point = {"loss": sum(losses) / max(1, len(losses)), "supervised_share": self.supervised / max(1, self.total)}
+        self.supervised = self.total = 0
+        return point
+
+
 def mopd(states: list[Example], teachers: dict[str, Path], init: Path, out: Path, config: MOPDConfig | None = None,
          *, val: list[Example] | None = None) -> StageResult:  # fmt: skip
     """Distil `teachers` (domain -> checkpoint) into the student loaded from `init`; rows pick their teacher by
@@ -103,66 +136,8 @@ def mopd(states: list[Example], teachers: dict[str, Path], init: Path, out: Path
         raise ValueError(f"No teacher for the domains {missing}; teachers given: {sorted(teachers)}.")
     gen = seed_everything(cfg.seed)
     student = NanoModel.load(init)
-    net = student.net
-    tnets: dict[str, NanoNet] = {d: NanoModel.load(p).net.eval() for d, p in teachers.items()}
-    opt = torch.optim.AdamW(net.parameters(), lr=cfg.lr)
-    rng = random.Random(cfg.seed)
-    curve: list[dict[str, Any]] = []
-    t0 = time.monotonic()
-    k = cfg.samples
-    for epoch in range(cfg.epochs):
-        order = states[:]
-        rng.shuffle(order)
-        supervised, total, losses = 0, 0, []
-        for i in range(0, len(order), cfg.states_per_batch):
-            exs = order[i : i + cfg.states_per_batch]
-            batch = collate([ex.features for ex in exs])
-            allowed = torch.stack([_allowed_types(ex.row.get("surface", "browser")) for ex in exs])
-            with torch.no_grad():
-                net.eval()
-                e_old = repeat_encoded(net.encode(batch), k)
-                s = sample(net, e_old, allowed.repeat_interleave(k, 0), gen)
-                old = part_logps(net, e_old, s)
-                hint = hint_of(exs, batch.cand_mask.shape[1], batch.text_mask.shape[1], k, cfg.hint_strength) \
-                    if cfg.hint else None  # fmt: skip
-                teacher = torch.zeros_like(old)
-                for dom, tnet in tnets.items():
-                    rows = torch.tensor([teacher_key(ex.domain, teachers) == dom for ex in exs]).repeat_interleave(
-                        k, 0
-                    )
-                    if rows.any():
-                        lp = part_logps(tnet, repeat_encoded(tnet.encode(batch), k), s, hint=hint)
-                        teacher = torch.where(rows[:, None], lp, teacher)
-            texts = replies(student, exs, s, k)
-            w = torch.tensor([part_weights(t, exs[j // k].row.get("surface", "browser"), exs[j // k].row, cfg.lam)
-                              for j, t in enumerate(texts)])  # fmt: skip
-            mask = part_mask(s.types)
-            w = w * mask
-            supervised += int((w > 0).any(-1).sum())
-            total += len(texts)
-            if not (w > 0).any():
-                continue
-            e = repeat_encoded(net.encode(batch), k)  # no dropout: the ratio compares the same function
-            loss = mopd_sampled_loss(part_logps(net, e, s), old, teacher, w, mask, eps_low=cfg.eps, eps_high=cfg.eps)
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            opt.step()
-            losses.append(float(loss.detach()))
-            if time.monotonic() - t0 > cfg.max_minutes * 60:
-                break
-        net.eval()
-        point = {"epoch": epoch + 1, "loss": sum(losses) / max(1, len(losses)),
-                 "supervised_share": supervised / max(1, total), "minutes": (time.monotonic() - t0) / 60,
-                 "capped": time.monotonic() - t0 > cfg.max_minutes * 60}  # fmt: skip
-        if val:
-            point["val"] = step_accuracy(net, val)
-        curve.append(point)
-        if time.monotonic() - t0 > cfg.max_minutes * 60:
-            break
-    out.mkdir(parents=True, exist_ok=True)
-    meta = {**student.meta, "stage": "mopd", "teachers": {d: str(p) for d, p in teachers.items()}}
-    ckpt = NanoModel(net).save(out / "venus-nano.pt", meta)
-    result = StageResult("mopd", ckpt, {"curve": curve, "states": len(states), "teachers": sorted(teachers)})
-    write_metrics(out, result, cfg)
-    return result
+    stage = _MOPD(student, teachers, cfg)
+    curve = on_policy(student.net, states, cfg, stage, gen, val)
+    meta = {**student.meta, "stage": "mopd", "teachers": stage.refs}
+    return save_stage(student.net, out, "mopd", meta, {"curve": curve, "states": len(states),
+                                                       "teachers": sorted(teachers)}, cfg)  # fmt: skip

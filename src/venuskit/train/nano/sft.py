@@ -12,7 +12,7 @@ import torch
 
 from venuskit.models.nano.model import NanoModel
 from venuskit.models.nano.net import NanoNet, NetConfig
-from venuskit.train.nano.common import StageResult, seed_everything, step_accuracy, supervised_loss, write_metrics
+from venuskit.train.nano.common import StageResult, save_stage, seed_everything, step_accuracy, supervised_loss
 from venuskit.train.nano.data import Example
 
 
@@ -85,8 +85,4 @@ def sft(train: list[Example], out: Path, config: SFTConfig | None = None, *, val
     gen = seed_everything(cfg.seed)
     net = NanoModel.load(init).net if init else NanoNet(NetConfig.named(cfg.size))
     metrics = train_supervised(net, train, val or [], cfg, gen)
-    out.mkdir(parents=True, exist_ok=True)
-    ckpt = NanoModel(net).save(out / "venus-nano.pt", {"stage": "sft", "seed": cfg.seed})
-    result = StageResult("sft", ckpt, metrics)
-    write_metrics(out, result, cfg)
-    return result
+    return save_stage(net, out, "sft", {"stage": "sft", "seed": cfg.seed}, metrics, cfg)
