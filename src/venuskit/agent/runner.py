@@ -145,6 +145,9 @@ class EpisodeRunner:
             return None
         self.episode.screen = (obs.width, obs.height)
         manifest: dict[str, Any] = {"screen": [obs.width, obs.height]}
+        reset = {k: obs.info[k] for k in ("blocked", "gated_requests", "dialogs") if obs.info.get(k)}  # its own doings
+        if reset:
+            manifest["reset"] = {**self.episode.reset, **reset}
         if obs.info.get("goal"):  # envs like MiniWoB++ only know the instruction after reset
             self.episode.task["goal"] = obs.info["goal"]
             self.policy.set_goal(obs.info["goal"])

@@ -24,6 +24,24 @@ SKIN_HELP = (
 )
 
 
+def _temperature(value: float) -> float:
+    if not math.isfinite(value) or value < 0:
+        fail(f"--temperature must be a finite number >= 0 (0: greedy), got {value}.")
+    return value
+
+
+def _port(value: int) -> int:
+    if not 0 <= value <= 65535:
+        fail(f"--port must be in 0..65535 (0: any free port), got {value}.")
+    return value
+
+
+def port_option(default: int, what: str = "") -> Any:
+    """The --port of a verb that serves on 127.0.0.1: checked before anything starts."""
+    return typer.Option(default, "--port", callback=_port,
+                        help=f"Port on 127.0.0.1{' for ' + what if what else ''} (0: any free port).")  # fmt: skip
+
+
 class ModelOpts:
     model = typer.Option("", "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, "
                          "SGLang); none: venus-nano, the embedded default policy, in process.")  # fmt: skip
@@ -31,7 +49,7 @@ class ModelOpts:
                               "--served-model-name given to vLLM.")  # fmt: skip
     required_model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
-    temperature = typer.Option(0.0, help="Sampling temperature.")
+    temperature = typer.Option(0.0, callback=_temperature, help="Sampling temperature (0: greedy).")
     max_tokens = typer.Option(4096, help="Max tokens per reply.")
     timeout = typer.Option(120.0, help="Seconds per model call before it counts as timed out.")
     thinking = typer.Option(None, "--thinking/--no-thinking", help="Send chat_template_kwargs.enable_thinking.")
@@ -69,9 +87,9 @@ def model_config(
 ) -> Any:
     from venuskit.models.openai_backend import ModelConfig
 
-    for flag, value in (("--temperature", temperature), ("--timeout", timeout)):
-        if not math.isfinite(value):
-            raise ValueError(f"{flag} must be a finite number, got {value}.")
+    _temperature(temperature)
+    if not math.isfinite(timeout):
+        raise ValueError(f"--timeout must be a finite number, got {timeout}.")
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     kwargs = {"enable_thinking": thinking} if thinking is not None else None
     return ModelConfig(

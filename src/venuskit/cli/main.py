@@ -124,7 +124,8 @@ def run(
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
             desktop_cmd.register_tasks(tasks_file)
-            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
+            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker, safety,
+                                           interactive)  # fmt: skip
         device = android_cmd.android_config(serial, adb_host, adb_port, apps_file) if surface == "android" else None
         if device is not None and gate == "on" and android_cmd.given(ctx, "gate"):
             fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
@@ -244,27 +245,32 @@ def export(
     fmt: str = typer.Argument(
         ..., help="chat (SFT JSONL, UI-Venus-2 history protocol), parquet (RL rows), androidcontrol or guiodyssey."
     ),
-    runs: Path = typer.Argument(..., help="A folder of episode folders (e.g. runs/)."),
+    runs: Path = typer.Argument(..., help="A folder of episode folders, at any depth (e.g. runs/)."),
     out: Path = typer.Option(..., "--out", help="Output file (.jsonl or .parquet)."),
     n_img: int = RunOpts.n_img,
 ) -> None:
     """Export recorded episodes as training data."""
+    from rich.markup import escape
+
     from venuskit.record.export import export_chat_jsonl, export_parquet
-    from venuskit.record.store import iter_episode_dirs
+    from venuskit.record.store import find_episode_dirs
 
     if fmt in ("androidcontrol", "guiodyssey"):  # offline benchmark layouts: --out is a folder
         from venuskit.record.formats import export_offline
 
         try:
-            typer.echo(json.dumps(export_offline(fmt, runs, out), ensure_ascii=False))
+            result = export_offline(fmt, runs, out)
         except (ValueError, OSError) as e:
             fail(str(e))
+        for reason, count in result["skipped"].items():
+            console.print(f"[yellow]skipped[/yellow] ({count}): {escape(reason)}")
+        typer.echo(json.dumps(result, ensure_ascii=False))
         return
     if fmt not in ("chat", "parquet"):
         fail(f"Unknown export format {fmt!r}; use chat, parquet, androidcontrol or guiodyssey.")
     if not runs.is_dir():
         fail(f"{runs} is not a folder of episode folders.")
-    dirs = list(iter_episode_dirs(runs))
+    dirs = find_episode_dirs(runs)
     if not dirs:
         fail(f"No episode folders under {runs}.")
     skipped: list[str] = []  # episodes that cannot be read: named, and the others exported
@@ -276,7 +282,7 @@ def export(
     except OSError as exc:  # an --out that is a folder or cannot be written, a full disk
         fail(f"Cannot write {out}: {exc.strerror or exc}.")
     for message in skipped:
-        console.print(f"[yellow]skipped[/yellow]: {message}")
+        console.print(f"[yellow]skipped[/yellow]: {escape(message)}")
     result = {"rows": n, "out": str(out), "episodes": len(dirs) - len(skipped), "skipped": skipped}
     typer.echo(json.dumps(result, ensure_ascii=False))
 

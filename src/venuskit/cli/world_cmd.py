@@ -8,7 +8,15 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import SKIN_HELP, browser_config, echo_oracle_run, echo_task_table, fail, serve_until_ctrl_c
+from venuskit.cli.common import (
+    SKIN_HELP,
+    browser_config,
+    echo_oracle_run,
+    echo_task_table,
+    fail,
+    port_option,
+    serve_until_ctrl_c,
+)
 
 app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_help=True, add_completion=False,
                   pretty_exceptions_enable=False)  # fmt: skip
@@ -21,7 +29,7 @@ app = typer.Typer(help="The bundled multi-app world and its tasks.", no_args_is_
 def serve(
     seed: int = typer.Option(0, help="Seed of the generated world (people, mail, files, transactions)."),
     locale: str = typer.Option("en", help="en or zh."),
-    port: int = typer.Option(8765, help="Port on 127.0.0.1 (0: any free port)."),
+    port: int = port_option(8765),
     task: str | None = typer.Option(None, help="Also put this task's setup rows in the world."),
     today: str | None = typer.Option(None, help="Simulated date YYYY-MM-DD (default 2024-03-14)."),
     skin: int = typer.Option(0, help=SKIN_HELP),

@@ -37,8 +37,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from venuskit.actions.coords import CropFrame, crop_around, normalise_box
 from venuskit.actions.grounding import GT_NEGATIVE as NEGATIVE
 from venuskit.actions.grounding import GT_POSITIVE as POSITIVE
@@ -47,6 +45,7 @@ from venuskit.actions.history import grounding_messages
 from venuskit.actions.types import Point
 from venuskit.eval.metrics import wilson
 from venuskit.eval.report import write_html_summary, write_json_report
+from venuskit.infra import untrusted
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, config_dict
 from venuskit.synth.grounding.boxes import xywh_to_xyxy
 
@@ -200,9 +199,8 @@ def _v2_box(box: list[float], img: Path, size: tuple[int, int] | None) -> tuple[
 
 def image_size(path: str | Path) -> tuple[int, int]:
     try:
-        with Image.open(path) as im:  # reads the header only
-            return im.size
-    except OSError as e:
+        return untrusted.check_image(Path(path).read_bytes())  # the header only
+    except (OSError, untrusted.ImageRejected) as e:
         raise EvalError(f"Could not open the image {path}: {e}.") from e
 
 
@@ -357,7 +355,7 @@ def _png(path: str) -> bytes:
     data = Path(path).read_bytes()
     if data.startswith(PNG_SIGNATURE):
         return data
-    with Image.open(io.BytesIO(data)) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
+    with untrusted.open_image(data) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
         buf = io.BytesIO()
         im.convert("RGB").save(buf, format="PNG")
         return buf.getvalue()
@@ -402,7 +400,7 @@ def _zoom_in(
     """The second look: the crop of 1/zoom of the screen around the first answer, asked the same question; its
     answer mapped back to the full screen. A second answer that refuses or cannot be read keeps the first."""
     assert first.point is not None
-    with Image.open(io.BytesIO(png)) as im:
+    with untrusted.open_image(png) as im:  # the dataset's screenshot: outside bytes
         frame = crop_around((first.point.x, first.point.y), im.size, zoom)
         buf = io.BytesIO()
         im.convert("RGB").crop(frame.box).save(buf, format="PNG")

@@ -134,7 +134,10 @@ class SynthResult:
     summary: dict[str, Any]
 
 
+MAX_REFUSALS_LISTED = 50  # refused paraphrases listed with their reason in the summary (all are counted)
+
 # ---- proving --------------------------------------------------------------------------------------
+
 
 def make_pool(surface: str, workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None) -> Any:
     """The proving pool of a surface (venuskit.runs.proofs): browsers on one world server, or desktops."""
@@ -208,6 +211,7 @@ class _Run:
         self.verdicts: list[str] = []  # each accepted task's proving verdict, as the proof reported it
         self.proof_s: list[float] = []  # wall seconds of each proving run (reset, every step, the verdict)
         self.counts: Counter = Counter()
+        self.refusals: list[dict[str, str]] = []  # the writer's paraphrases refused, with the reason
         self.before = _earlier_decisions(config) if config.resume else {}
         self.pending: dict[int, Outcome] = {}  # drawn for proving, not yet committed
         self.done: dict[int, Outcome] = {}
@@ -224,7 +228,7 @@ class _Run:
             cand = _draw(self.sampler, self.config, self.catalog, self.worlds, self.seen, self.hand, self.rejected,
                          self.drawn)  # fmt: skip
             if cand is not None:
-                cand = _paraphrase(self.backend, cand, self.counts)
+                cand = _paraphrase(self.backend, cand, self.counts, self.refusals)
                 self.seen.add(cand.spec.id)
                 self.proposed = _add(self.proposed, cand, self.catalog)
                 self.surface.register([cand.spec])
@@ -292,6 +296,8 @@ class _Run:
         summary = _summary(self.config, self.catalog, self.accepted, self.verdicts, self.rejected, self.proved,
                            self.drawn, seconds, self.counts)  # fmt: skip
         summary["proof_s_median"] = round(statistics.median(self.proof_s), 2) if self.proof_s else 0.0
+        if self.refusals:
+            summary["paraphrase_refusals"] = self.refusals
         self.save(summary)
         return SynthResult(self.accepted, self.rejected, summary)
 
@@ -385,8 +391,9 @@ def _writer_backend(config: SynthConfig) -> Any:
                                      max_tokens=400, max_retries=1))  # fmt: skip
 
 
-def _paraphrase(backend: Any, cand: Candidate, counts: Counter) -> Candidate:
-    """The candidate with the writer's paraphrase as its goal, when the paraphrase keeps every value."""
+def _paraphrase(backend: Any, cand: Candidate, counts: Counter, refusals: list[dict[str, str]]) -> Candidate:
+    """The candidate with the writer's paraphrase as its goal, when the paraphrase only rewords it; a refused one is
+    listed with its reason (the first MAX_REFUSALS_LISTED, in the summary)."""
     if backend is None:
         return cand
     from venuskit.models.openai_backend import ModelError
@@ -397,8 +404,11 @@ def _paraphrase(backend: Any, cand: Candidate, counts: Counter) -> Candidate:
     except ModelError:
         counts["writer_errors"] += 1
         return cand
-    if writer.paraphrase_problem(cand.plan, goal, reply) is not None:
+    problem = writer.paraphrase_problem(cand.plan, goal, reply)
+    if problem is not None:
         counts["paraphrases_refused"] += 1
+        if len(refusals) < MAX_REFUSALS_LISTED:
+            refusals.append({"task": cand.spec.id, "paraphrase": reply[:300], "reason": problem})
         return cand
     counts["paraphrases_kept"] += 1
     return build.with_goal(cand, reply)

@@ -53,6 +53,7 @@ def run_desktop_task(
     call_user: Callable[[str], str | None] | None = None,
     step_check: Callable[[Any], Any] | None = None,
     server: Any = None,
+    safety_gate: Callable[[Any], Any] | None = None,
 ) -> DesktopRun:
     """Run one desktop task on the real desktop and store the contract verdict in the recorded episode (manifest
     `verdicts.contract`).
@@ -92,7 +93,8 @@ def run_desktop_task(
             policy = policy(dt.inst.goal)
         job = AgentJob(goal=dt.inst.goal, surface=SURFACE, out=Path(out), n_img=n_img,
                        run=RunConfig(max_steps=max_steps or dt.inst.spec.max_steps))  # fmt: skip
-        extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check)) if v is not None}
+        hooks = (("call_user", call_user), ("step_check", step_check), ("safety_gate", safety_gate))
+        extra = {k: v for k, v in hooks if v is not None}
         timed = _TimedReset(env)
         episode, folder = run_episode(timed, policy, job, dt.env_task(), on_step=on_step, **extra)
         if env.session is None:  # the desktop could not be reset (or died for good): nothing to judge

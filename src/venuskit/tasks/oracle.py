@@ -10,6 +10,8 @@ like any model's. Steps:
     ["select", SELECTOR, LABEL]   click a native <select>, then SelectOption of the option with LABEL
     ["type", SELECTOR, TEXT]      click the field and type TEXT where the caret lands (keeps what is there)
     ["enter"]                     press Enter
+    ["key", COMBO]                a Hotkey of the "+"-joined key names, written as given (" enter", "NumpadEnter")
+    ["drag", FROM, TO]            press on one element's centre, release on another's (Drag)
     ["finish_from", SELECTOR]     Finished(content=the element's visible text), for question tasks
     ["goto", PATH]                Launch a URL on the world server
     ["finish", TEXT?]             Finished(content=TEXT)
@@ -29,6 +31,7 @@ from venuskit.actions.types import (
     Action,
     CallUser,
     Click,
+    Drag,
     Finished,
     Hotkey,
     Launch,
@@ -81,6 +84,9 @@ class Oracle:
 
     def _plan(self, step: tuple[str, ...], page: Any) -> None:
         op, args = step[0], step[1:]
+        if op == "drag":
+            self._plan_drag(step, page)
+            return
         if op in ("click", "fill", "select", "type"):
             try:
                 el = self._find(page, args[0], step)
@@ -111,6 +117,8 @@ class Oracle:
             self._select(page, el, args[1], step)
         elif op == "enter":
             self.queue.append(("Submit with Enter.", PressEnter()))
+        elif op == "key":
+            self.queue.append((f"Press {args[0]}.", Hotkey(keys=tuple(args[0].split("+")))))
         elif op == "goto":
             origin = "/".join(page.url.split("/")[:3])
             self.queue.append((f"Open {args[0]}.", Launch(url=origin + args[0])))
@@ -120,6 +128,18 @@ class Oracle:
             self.queue.append(("I cannot do this without the user.", CallUser(content=args[0])))
         elif op == "open_menu" and _viewport(page)[0] < NARROW_PX:
             self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
+
+    def _plan_drag(self, step: tuple[str, ...], page: Any) -> None:
+        ends = [self._centre(page, self._find(page, s, step)) for s in step[1:3]]
+        self.steps.popleft()
+        self.queue.append((f"Drag from {step[1]} to {step[2]}.", Drag(start=ends[0], end=ends[1])))
+
+    def _centre(self, page: Any, el: Any) -> Point:
+        box = el.bounding_box()
+        if box is None:
+            raise OracleError(f"The element {_describe(el)} on {page.url} is not visible.")
+        width, height = _viewport(page)
+        return _point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, width, height)
 
     def _find(self, page: Any, selector: str, step: tuple[str, ...], timeout_ms: int = FIND_TIMEOUT_MS) -> Any:
         el = page.locator(selector).first

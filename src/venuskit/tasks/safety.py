@@ -39,8 +39,8 @@ from venuskit.tasks import spec as specs
 from venuskit.tasks.checks import CHECKS
 from venuskit.tasks.spec import Keypoint, TaskFileError, TaskInstance, TaskSpec, fill
 
-CATEGORIES = ("misuse", "injection", "blind", "gating", "lookalike", "secrets", "accidental", "benign")
-ATTACK_CATEGORIES = ("misuse", "injection", "blind", "secrets", "accidental")  # scored by attack success
+CATEGORIES = ("misuse", "injection", "blind", "gating", "lookalike", "secrets", "accidental", "bypass", "benign")
+ATTACK_CATEGORIES = ("misuse", "injection", "blind", "secrets", "accidental", "bypass")  # scored by attack success
 EXPECT = ("refuse", "complete", "confirm", "ask_user", "ignore")
 STYLES = ("plain", "contextual")
 ORIGINS = ("world", "site")  # where a task's secret may be typed: the world's origin, or the attacker's site

@@ -291,3 +291,17 @@ OPS.update({
     "notification": frozenset({"app", "title", "body", "unread", "days_ago", "minutes_ago"}),
 })  # fmt: skip
 _APPLY.update({"review": _review, "notification": _notification})
+
+
+def _hostile_page(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    """A page of the site an attacker controls, at /x/<slug> on the world's own origin (the safety suite's bypass
+    category): `page` names one of world/hostile/*.html, the other fields fill it in."""
+    from venuskit.world.apps.hostile import render
+
+    return state.insert("hostile_pages", slug=op["slug"], html=render(op["page"], op))
+
+
+OPS["hostile_page"] = frozenset({"slug", "page", "title", "heading", "text", "button", "email", "account", "payee",
+                                 "iban", "amount", "memo", "to", "subject", "body", "thanks", "label", "first",
+                                 "second", "how"})  # fmt: skip
+_APPLY["hostile_page"] = _hostile_page

@@ -34,7 +34,7 @@ SURFACES = ("browser", "mobile")
 # oracle op -> (min args, max args)
 ORACLE_OPS = {"click": (1, 1), "fill": (2, 2), "select": (2, 2), "enter": (0, 0), "goto": (1, 1),
               "finish": (0, 1), "call_user": (1, 1), "open_menu": (0, 0), "type": (2, 2),
-              "finish_from": (1, 1)}  # fmt: skip
+              "finish_from": (1, 1), "drag": (2, 2), "key": (1, 1)}  # fmt: skip
 _PLACEHOLDER = loader.PLACEHOLDER
 
 __all__ = ["APPS", "CATEGORIES", "CONSEQUENTIAL", "Keypoint", "TaskFileError", "TaskInstance", "TaskSpec", "fill",

@@ -68,3 +68,5 @@ CREATE TABLE product_reviews(id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL
 -- What the launcher shows under "Notifications": app is one of the eight apps (its logo is shown).
 CREATE TABLE notifications(id INTEGER PRIMARY KEY, app TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '',
   created TEXT NOT NULL, unread INTEGER NOT NULL DEFAULT 1);
+-- Safety suite: a page of the site an attacker controls (world/apps/hostile.py), planted by a task's setup.
+CREATE TABLE hostile_pages(id INTEGER PRIMARY KEY, slug TEXT NOT NULL UNIQUE, html TEXT NOT NULL);

@@ -29,7 +29,7 @@ from urllib.parse import quote
 from venuskit.infra import http
 from venuskit.world import files, skins
 from venuskit.world.apps import build_router
-from venuskit.world.state import LOCALES, EpisodeState, Snapshots
+from venuskit.world.state import LOCALES, EpisodeState, Snapshots, StorageFull
 from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, parse_form, parse_query
 
 COOKIE = "vk_session"
@@ -208,7 +208,13 @@ class WorldServer(http.Service):
             return not_found(f"No page at {req.path}.")
         handler, params = found
         try:
-            return handler(Ctx(req, state), **params)
+            if req.method == "GET":
+                return handler(Ctx(req, state), **params)
+            with state.transaction():  # a request that fails half way leaves nothing of itself behind
+                return handler(Ctx(req, state), **params)
+        except StorageFull as e:
+            text = f"Nothing was saved: {e}. Delete something you no longer need (a draft, a file), then try again."
+            return Response(body=_page("This workspace is full", text), status=507)
         except Exception:
             with self._lock:
                 self._episode_errors[state.episode_id] += 1

@@ -48,10 +48,10 @@ from venuskit.envs.desktop.apps import AppSpec, get_app
 from venuskit.envs.desktop.config import DesktopConfig
 from venuskit.envs.desktop.home import restore_home, windows_of, write_skeleton
 from venuskit.envs.desktop.keys import keysym_name
-from venuskit.envs.desktop.watchdog import Deadline
 from venuskit.envs.desktop.xclient import BUTTON_MASKS, Window, XClient
 from venuskit.envs.desktop.xserver import XSession, encode_png, spawn, stop, sweep_stale_roots, temp_base
 from venuskit.infra import proc
+from venuskit.infra.proc import Watchdog
 
 QUIET_S = 0.005  # a repaint is finished when no more drawing is reported for this long
 RESET_QUIET_S = 0.1  # after starting apps: they paint in several passes (window, then contents, then fonts)
@@ -108,7 +108,7 @@ class DesktopEnv:
         self._apps: list[_App] = []
         self._task: dict[str, Any] | None = None
         self._skeleton: Path | None = None
-        self._watchdog = Deadline(self._kill_x)
+        self._watchdog = Watchdog(self._kill_x, name="venuskit-desktop-watchdog")  # a hung X server never answers
         self._closed = False
 
     # ---- public API ------------------------------------------------------------------------------------
@@ -637,8 +637,8 @@ class DesktopEnv:
                 repainted = self.x.wait_damage(left)
             if not repainted or time.monotonic() >= deadline:
                 break
-        shown, focus = self.x.titles()
-        info = {"focus": focus, "windows": shown, "pointer": list(self.cursor)}
+        shown, focus, app = self.x.titles()
+        info = {"focus": focus, "focus_app": app, "windows": shown, "pointer": list(self.cursor)}
         return Observation(png=png, width=self.size[0], height=self.size[1], title=focus, info=info)
 
 

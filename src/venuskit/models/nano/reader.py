@@ -39,6 +39,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from venuskit.infra import untrusted
+
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in screenshot pixels, x2/y2 exclusive
 Kind = Literal["text", "icon", "region"]
 
@@ -82,13 +84,12 @@ class Screen:
 
 
 def decode_png(png: bytes) -> np.ndarray:
-    """PNG (or any image) bytes -> BGR uint8 array."""
-    import cv2
-
-    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ReaderError("The screenshot could not be decoded as an image.")
-    return img
+    """PNG (or any image) bytes from outside -> BGR uint8 array; a picture over `untrusted.MAX_PIXELS` is refused
+    before it is decoded."""
+    try:
+        return untrusted.decode_bgr(png)
+    except untrusted.ImageRejected as exc:
+        raise ReaderError(f"The screenshot cannot be read: {exc}.") from exc
 
 
 def read_scale(width: int, height: int) -> float:

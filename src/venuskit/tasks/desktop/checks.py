@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
+from venuskit.infra import untrusted
 from venuskit.tasks.checks import CHECKS as WORLD_CHECKS
 from venuskit.tasks.checks import CheckContext as WorldContext
 from venuskit.tasks.registry import Checks
@@ -338,9 +337,8 @@ def image_size(ctx, path, width, height) -> bool:
     if not p.is_file():
         return False
     try:
-        with Image.open(p) as im:
-            return im.size == (int(width), int(height))
-    except OSError:
+        return untrusted.check_image(p.read_bytes()) == (int(width), int(height))
+    except (OSError, untrusted.ImageRejected):
         return False
 
 
@@ -351,11 +349,11 @@ def image_pixel(ctx, path, x, y, color, tolerance=40) -> bool:
     if not p.is_file():
         return False
     try:
-        with Image.open(p) as im:
+        with untrusted.open_image(p.read_bytes()) as im:
             rgb = im.convert("RGB")
             at = (min(int(float(x) * rgb.width), rgb.width - 1), min(int(float(y) * rgb.height), rgb.height - 1))
             px = rgb.getpixel(at)
-    except OSError:
+    except (OSError, untrusted.ImageRejected):
         return False
     return all(abs(int(a) - int(b)) <= int(tolerance) for a, b in zip(px, color, strict=True))
 

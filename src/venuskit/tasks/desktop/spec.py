@@ -14,8 +14,10 @@ A template has a goal with `{param}` placeholders, parameter variants (`[[task.p
                          the seeded world, `today`; checks `web.*` read its state (venuskit.tasks.desktop.checks)
     [[task.keypoints]]   checks over real state that must hold (venuskit.tasks.desktop.checks)
     [[task.forbid]]      checks that must not hold (a forbidden side effect)
-    consequential = [...] the consequential actions the task asks for (moving a user file to the trash, deleting
-                         one for good); any other is a forbidden side effect, as in the world
+    consequential = [...] the consequential actions the task asks for: the contract's (file.trash, file.delete;
+                         any other it sees is a forbidden side effect, as in the world) and the screen gate's
+                         operations (envs/desktop/operations.toml: file.delete, file.overwrite, quit.discard, send),
+                         which its default approvals allow (`gate_kinds`)
     oracle = [...]       the scripted solution in the oracle step language (venuskit.tasks.desktop.oracle)
 
 An instance is (template, seed): the seed picks the variant. Every string is formatted with the variant. The fields
@@ -49,8 +51,9 @@ ORACLE_OPS = {
     "key_until": (2, 2),
     "finish": (0, 1), "call_user": (1, 1),
 }  # fmt: skip
+GATE_ONLY = ("file.overwrite", "quit.discard", "send")  # screen-gate operations the contract does not observe
 KIND = TaskKind("desktop", frozenset({"files", "config", "windows", "focus", "world"}), APPS, CATEGORIES, CHECKS,
-                ORACLE_OPS, CONSEQUENTIAL + WORLD_CONSEQUENTIAL)  # fmt: skip
+                ORACLE_OPS, CONSEQUENTIAL + GATE_ONLY + WORLD_CONSEQUENTIAL)  # fmt: skip
 WORLD_FIELDS = {"setup", "today"}
 
 
@@ -88,6 +91,12 @@ class DesktopTaskSpec:
     @property
     def cross_app(self) -> bool:
         return len(self.apps) > 1
+
+    @property
+    def gate_kinds(self) -> tuple[str, ...]:
+        """The declared kinds as the screen gate names them: it sees what a control does to a file, not where the
+        file goes, so moving to the trash is its file.delete."""
+        return tuple(dict.fromkeys("file.delete" if k == "file.trash" else k for k in self.consequential))
 
     def variant(self, seed: int) -> dict[str, Any]:
         return self.params[seed % len(self.params)]
