@@ -4,9 +4,10 @@ EXTRAS ?= browser,dev,train,verify,desktop,ray,android
 PYTEST_ARGS ?=
 # Tests run in parallel processes (pytest-xdist), one per core, at most 4 (each holds its own Chromium, world
 # server and models). Each process takes the tests in file order, so a file's fixtures start at most once per
-# process; tests are spread one by one (not file by file) because the browser oracle files take most of the time.
+# process; tests are spread one by one (not file by file) because the browser oracle files take most of the time,
+# except the groups tests/conftest.py names (tests sharing an expensive fixture stay in one process).
 TEST_JOBS ?= auto
-PARALLEL = -n $(TEST_JOBS) --maxprocesses=4
+PARALLEL = -n $(TEST_JOBS) --maxprocesses=4 --dist loadgroup
 
 .PHONY: setup setup-vllm test test-fast run bench
 
