@@ -33,14 +33,15 @@ def test_everyday_desktop_work_is_not_gated(env, tmp_path):
 
 
 def test_a_desktop_task_runs_behind_the_gate_with_its_own_approvals(env, tmp_path):
-    """files.trash asks for file.delete: approved by the task's own kinds it completes; denied, the file stays."""
+    """files.trash declares file.trash, which the gate names file.delete: approved by the task's own kinds it
+    completes; denied, the file stays."""
     from venuskit.agent.safety import AllowListApprover, AllowRule, DenyApprover
     from venuskit.agent.safety.screen import ScreenGate
     from venuskit.runs.desktop import run_desktop_task
     from venuskit.tasks.desktop.spec import get_task
 
-    kinds = get_task("files.trash").consequential
-    assert kinds == ("file.delete",)
+    kinds = get_task("files.trash").gate_kinds
+    assert get_task("files.trash").consequential == ("file.trash",) and kinds == ("file.delete",)
     allowed = ScreenGate(approver=AllowListApprover([AllowRule(kind=k) for k in kinds]))
     run = run_desktop_task("files.trash", 0, env=env, out=tmp_path / "a", safety_gate=allowed)
     assert run.verdict.verdict == "completed", run.verdict

@@ -8,6 +8,7 @@ The faults are the stand-in's own misbehaviour (`StandinDevice.set_handshake`, `
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,7 +58,8 @@ def device(faulty: StandinDevice, adb_server) -> Iterator[StandinDevice]:
 
 
 def env_for(server, device: StandinDevice, **kw) -> AndroidEnv:
-    opts = {"serial": device.serial, "adb_port": server.port, "start_server": False, "command_timeout_s": 2.0,
+    # 5 s per command: a hang is still told apart quickly, and a loaded machine's screencap (~0.3-2 s) fits
+    opts = {"serial": device.serial, "adb_port": server.port, "start_server": False, "command_timeout_s": 5.0,
             "connect_timeout_s": 2.0, **kw}  # fmt: skip
     return AndroidEnv(AndroidConfig(**opts))
 
@@ -160,6 +162,15 @@ def test_a_hung_command_is_a_timeout_and_the_run_goes_on(adb_server, device) -> 
         assert isinstance(result.error, DeviceTimeout) and "did not finish" in str(result.error)
         assert result.observation.png.startswith(b"\x89PNG")  # screencap still answers
         device.unhang()
+        # The hung tap now runs on the device and keeps its page busy for a moment (seconds on a loaded machine):
+        # the run goes on once the device answers again.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                env.observe()
+                break
+            except DeviceTimeout:
+                assert time.monotonic() < deadline, "the device never answered again after the hang"
         assert env.step(Click(point=Point(0.5, 0.3))).error is None
 
 
