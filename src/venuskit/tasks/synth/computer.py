@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from venuskit.tasks.synth.surface import Surface
 
 if TYPE_CHECKING:
-    from venuskit.tasks.loader import TaskKind, Where
+    from venuskit.tasks.loader import Where
     from venuskit.tasks.synth.catalog import Capability
     from venuskit.tasks.synth.compose import Plan, Step
     from venuskit.tasks.synth.reject import SeedWorlds
@@ -43,16 +43,11 @@ HORIZONS = {"short": (1, 2), "medium": (2, 3), "long": (3, 3)}  # at most three 
 class ComputerSurface(Surface):
     name = "computer"
     package = "venuskit.tasks.desktop"
+    spec_module = "venuskit.tasks.desktop.spec"
     app_home: dict[str, str] = {}  # apps are windows, not pages
     check_app: dict[str, str] = {}  # desktop checks name files and cells, not apps
     horizons = HORIZONS
     distinct_apps = True
-
-    @property
-    def kind(self) -> TaskKind:
-        from venuskit.tasks.desktop.spec import KIND
-
-        return KIND
 
     @property
     def task_surfaces(self) -> tuple[str, ...]:
@@ -61,31 +56,6 @@ class ComputerSurface(Surface):
     @property
     def target_kinds(self) -> tuple[str, ...]:
         return ("path", "prefix")
-
-    def hand(self) -> dict[str, Any]:
-        from venuskit.tasks.desktop.spec import bundled
-
-        return bundled()
-
-    def parse_task(self, raw: dict[str, Any], source: str) -> Any:
-        from venuskit.tasks.desktop.spec import parse_task
-
-        return parse_task(raw, source)
-
-    def register(self, specs: list[Any]) -> None:
-        from venuskit.tasks.desktop.spec import register
-
-        register(specs)
-
-    def unregister(self, ids: list[str]) -> None:
-        from venuskit.tasks.desktop.spec import unregister
-
-        unregister(ids)
-
-    def load_file(self, path: Any) -> list[Any]:
-        from venuskit.tasks.desktop.spec import load_file
-
-        return load_file(path)
 
     def check_links(self, cap: Capability, w: Any) -> None:
         """Hand-written desktop templates that exist, and where in the app the function is."""

@@ -16,6 +16,7 @@ same for every surface. A surface brings:
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,7 @@ class Surface:
 
     name = "browser"
     package = "venuskit.tasks"  # whose `capabilities/` folder holds the catalogs
+    spec_module = "venuskit.tasks.spec"  # the surface's task specs: KIND, bundled, parse_task, register, load_file
     app_home = {"mail": "/mail/inbox", "calendar": "/calendar/", "drive": "/drive/", "expense": "/expense/",
                 "bank": "/bank/", "shop": "/shop/", "forum": "/forum/", "settings": "/settings/"}  # fmt: skip
     check_app = {"mail": "mail", "cal": "calendar", "drive": "drive", "expense": "expense", "bank": "bank",
@@ -42,10 +44,13 @@ class Surface:
     distinct_apps = False  # whether a plan may use an app once only (the desktop: one window per app)
 
     @property
-    def kind(self) -> TaskKind:
-        from venuskit.tasks.spec import KIND
+    def spec(self) -> Any:
+        """The module of the surface's task specs (imported on first use: the desktop's pulls in its checks)."""
+        return importlib.import_module(self.spec_module)
 
-        return KIND
+    @property
+    def kind(self) -> TaskKind:
+        return self.spec.KIND
 
     @property
     def task_surfaces(self) -> tuple[str, ...]:
@@ -67,29 +72,19 @@ class Surface:
 
     def hand(self) -> dict[str, Any]:
         """The surface's hand-written templates, by id."""
-        from venuskit.tasks.spec import bundled
-
-        return bundled()
+        return self.spec.bundled()
 
     def parse_task(self, raw: dict[str, Any], source: str) -> Any:
-        from venuskit.tasks.spec import parse_task
-
-        return parse_task(raw, source)
+        return self.spec.parse_task(raw, source)
 
     def register(self, specs: list[Any]) -> None:
-        from venuskit.tasks.spec import register
-
-        register(specs)
+        self.spec.register(specs)
 
     def unregister(self, ids: list[str]) -> None:
-        from venuskit.tasks.spec import unregister
-
-        unregister(ids)
+        self.spec.unregister(ids)
 
     def load_file(self, path: Path) -> list[Any]:
-        from venuskit.tasks.spec import load_file
-
-        return load_file(path)
+        return self.spec.load_file(path)
 
     def check_links(self, cap: Capability, w: Any) -> None:
         """The provenance must be real: hand-written templates that exist, a section of the app's help page."""
