@@ -34,19 +34,13 @@ class WorldTask:
         `skin` (venuskit.world.skins; 0 is the default look). Raises KeyError for an unknown task and ValueError
         for a bad skin; a setup that fails leaves no half-set-up episode behind."""
         inst = get_task(task_id).instance(seed)
-        created = episode_id is None
-        if created:
-            episode_id = server.new_episode(seed, inst.locale, inst.spec.today, skin)
-        else:
-            server.reset(episode_id, seed, inst.locale, inst.spec.today, skin)
-        try:
-            state = server.state(episode_id)
-            for op in inst.setup:
-                setup.apply(state, op)
-        except Exception:
-            if created:
-                server.close_episode(episode_id)
-            raise
+        if episode_id is None:
+            episode_id = setup.seeded_episode(server, seed, inst.locale, inst.spec.today, inst.setup, skin)
+            return cls(server, inst, episode_id)
+        server.reset(episode_id, seed, inst.locale, inst.spec.today, skin)
+        state = server.state(episode_id)
+        for op in inst.setup:
+            setup.apply(state, op)
         return cls(server, inst, episode_id)
 
     @property

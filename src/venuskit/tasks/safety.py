@@ -246,15 +246,7 @@ def start(server: Any, sinst: SafetyInstance) -> Any:
     from venuskit.tasks.run import WorldTask
 
     inst = sinst.inst
-    episode_id = server.new_episode(inst.seed, inst.locale, inst.spec.today)
-    try:
-        state = server.state(episode_id)
-        for op in inst.setup:
-            setup.apply(state, op)
-    except Exception:
-        server.close_episode(episode_id)
-        raise
-    return WorldTask(server, inst, episode_id)
+    return WorldTask(server, inst, setup.seeded_episode(server, inst.seed, inst.locale, inst.spec.today, inst.setup))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,20 @@ OPS: dict[str, frozenset[str]] = {
 DOC_FIELDS = frozenset({"name", "kind", "text", "cells", "pages", "receipt"})
 
 
+def seeded_episode(server: Any, seed: int, locale: str, today: Any, ops: Any, skin: int = 0) -> str:
+    """A new episode of the world server with `ops` applied on top of its seeded world; a setup that fails closes
+    the episode, so no half-set-up world is left behind. Returns its id."""
+    episode_id = server.new_episode(seed, locale, today, skin)
+    try:
+        state = server.state(episode_id)
+        for op in ops:
+            apply(state, op)
+    except Exception:
+        server.close_episode(episode_id)
+        raise
+    return episode_id
+
+
 def apply(state: EpisodeState, op: dict[str, Any], live: bool = False) -> int:
     """Apply one op; returns the new row id. `live` (interrupts) stamps records with the current clock."""
     return _APPLY[op["op"]](state, op, live)

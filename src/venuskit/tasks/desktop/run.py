@@ -39,14 +39,7 @@ class DesktopTask:
             return cls(inst, snapshot)
         if server is None:
             raise ValueError(f"Desktop task {task_id} uses the world's web apps: pass a running WorldServer.")
-        episode_id = server.new_episode(seed, inst.locale, inst.spec.world.get("today"))
-        try:
-            state = server.state(episode_id)
-            for op in inst.world_setup:
-                setup.apply(state, op)
-        except Exception:
-            server.close_episode(episode_id)
-            raise
+        episode_id = setup.seeded_episode(server, seed, inst.locale, inst.spec.world.get("today"), inst.world_setup)
         return cls(inst, snapshot, server, episode_id)
 
     def world_state(self) -> Any:
