@@ -54,10 +54,17 @@ def test_the_templates_cross_both_ways_in_both_languages():
 
 @pytest.mark.parametrize(("task_id", "seed"), [(t, seed) for t in sorted(WEB) for seed in (0, 1)])
 def test_the_oracle_carries_the_file_across(env, world, tmp_path, task_id, seed):
-    run = run_desktop_task(task_id, seed, out=tmp_path, env=env, server=world)
-    failing = [k["desc"] for k in run.verdict.to_dict()["keypoints"] if not k["ok"]]
-    assert run.verdict.verdict == "completed", (run.verdict.reason, failing, run.oracle_error, str(run.episode_dir))
-    assert run.oracle_error is None
+    # A run that falls short is run once more before it fails: these oracles click the browser's controls by
+    # position, and on a loaded machine (the parallel test processes) a click on a page still being laid out can be
+    # dropped. A template whose oracle or contract is wrong falls short every time.
+    tries = []
+    for attempt in range(2):
+        run = run_desktop_task(task_id, seed, out=tmp_path / str(attempt), env=env, server=world)
+        failing = [k["desc"] for k in run.verdict.to_dict()["keypoints"] if not k["ok"]]
+        tries.append((run.verdict.verdict, run.verdict.reason, failing, run.oracle_error, str(run.episode_dir)))
+        if run.verdict.verdict == "completed" and run.oracle_error is None:
+            return
+    pytest.fail(f"{task_id} seed {seed} did not complete twice: {tries}")
 
 
 @pytest.mark.parametrize("task_id", ["web.mail_note", "web.drive_download_move"])
