@@ -326,3 +326,24 @@ def test_wait_file_waits_for_a_whole_download_and_window_waits_for_a_painted_pag
     assert isinstance(o.next({**facts, "windows": FACTS["windows"] + [page]})[1], Finished)
     with pytest.raises(OracleError, match="needs the home folder"):
         DesktopOracle((("wait_file", "x"),)).next(FACTS)
+
+
+def test_a_download_that_never_starts_clicks_its_link_again(tmp_path):
+    """The click on a Download link can be lost on a page not yet taking input: with no partial file after a few
+    waits, the oracle clicks the link again (twice at most), but never while Chromium is writing the file."""
+    o = DesktopOracle((("click", "window:Mousepad@px=30,37"), ("wait_file", "Downloads/a.csv"), ("finish",)))
+    facts = {**FACTS, "home": str(tmp_path)}
+    first = o.next(facts)[1]
+    assert isinstance(first, Click)
+    actions = [o.next(facts)[1] for _ in range(7)]
+    assert all(isinstance(a, Wait) for a in actions[:6]) and actions[6] == first  # six waits, then the same click
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "Downloads" / "Unconfirmed 4242.crdownload").write_text("")  # now it is coming: only wait
+    assert all(isinstance(o.next(facts)[1], Wait) for _ in range(10))
+    (tmp_path / "Downloads" / "Unconfirmed 4242.crdownload").unlink()
+    again = [o.next(facts)[1] for _ in range(7)]
+    assert again[6] == first  # the second and last click again
+    rest = [o.next(facts)[1] for _ in range(12)]
+    assert not any(isinstance(a, Click) for a in rest)
+    (tmp_path / "Downloads" / "a.csv").write_text("x\n")
+    assert isinstance(o.next(facts)[1], Finished)

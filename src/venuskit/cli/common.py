@@ -71,6 +71,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def warm_nano() -> None:
+    """Before a one-episode verb starts its env: venus-nano's OCR engine is built on a background thread while the
+    browser starts, with both cores for reading (the browser idles while the policy reads). Errors surface later,
+    where the policy is made."""
+    from venuskit.models.nano.reader import default_reader
+
+    default_reader().warm(threads=min(2, os.cpu_count() or 1))
+
+
 def nano_job_policy(job: Any) -> Any:
     """venus-nano in process: the policy of every verb that runs one when no --model is given."""
     from venuskit.agent.nano import NanoPolicy

@@ -22,7 +22,16 @@ from venuskit.cli import (
     verify_cmd,
     world_cmd,
 )
-from venuskit.cli.common import SKIN_HELP, ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
+from venuskit.cli.common import (
+    SKIN_HELP,
+    ModelOpts,
+    RunOpts,
+    console,
+    fail,
+    nano_job_policy,
+    run_with_progress,
+    warm_nano,
+)
 from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
@@ -158,6 +167,8 @@ def run(
         fail(str(exc))
     from venuskit.envs.browser import BrowserEnv
 
+    if mcfg is None:
+        warm_nano()
     try:  # the gate reads the page through the env; secrets wrap it
         env, safety_gate = guard(BrowserEnv(bcfg), safety, trusted=[start_url], interactive=interactive)
     except ValueError as exc:
@@ -189,6 +200,7 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
             policy = nano_policy_factory(grammar, load_default())  # noqa: F811
         except NanoError as exc:
             fail(str(exc))
+        warm_nano()
 
     if device is not None:
         guarded = android_cmd.world_device(device)
@@ -216,6 +228,8 @@ def _run_device(task: str, start_url: str, app_name: str, resume: Path | None, d
         task = resumable(resume).goal or task
     job = AgentJob(goal=task, surface="mobile", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
     start = {"start_url": start_url} if start_url else ({"app": app_name} if app_name else {})
+    if mcfg is None:
+        warm_nano()
     run_with_progress(lambda: AndroidEnv(device), job, start, interactive, resume, json_out,
                       make_policy=None if mcfg else nano_job_policy, step_check=checker)  # fmt: skip
 

@@ -46,7 +46,7 @@ from venuskit.actions.types import (
 NARROW_PX = 760  # the CSS breakpoint below which the sidebar is a drawer
 FIND_TIMEOUT_MS = 5000  # the wait after which a missing element suggests a dropped click (replayed, see below)
 SLOW_FIND_TIMEOUT_MS = 20000  # the further wait before a missing element fails the step: a loaded machine is slow
-MAX_REPLAYS = 3  # dropped clicks clicked again in one task, each click at most once
+MAX_REPLAYS = 4  # dropped clicks clicked again in one task, each click at most once
 MAX_SCROLLS = 8
 
 
@@ -66,7 +66,8 @@ class Oracle:
         self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
         self.done = False
         self._scrolls = 0  # consecutive scrolls towards one element
-        self._last_click: tuple[tuple[str, ...], str] | None = None  # (step, page URL) of the click just planned
+        # (step, page URL, checked state before it or None) of the click just planned
+        self._last_click: tuple[tuple[str, ...], str, bool | None] | None = None
         self._replays = 0
         self._replayed_step: tuple[str, ...] | None = None
 
@@ -74,6 +75,8 @@ class Oracle:
         # A tap that navigates may be observed before the new page has laid out; measure the settled page.
         page.wait_for_load_state("load")
         while not self.queue:
+            if self._replay_lost_toggle(page):
+                continue
             if not self.steps:
                 self.done = True
                 return "Everything the task asked for is done.", Finished(content="Done.")
@@ -102,7 +105,7 @@ class Oracle:
             if self._scroll_if_needed(page, el):
                 return
         self.steps.popleft()
-        self._last_click = (step, page.url) if op == "click" else None
+        self._last_click = (step, page.url, _checked(el)) if op == "click" else None
         if op == "click":
             self._click_element(page, el, f"Click {_describe(el)}.")
         elif op == "fill":
@@ -156,8 +159,25 @@ class Oracle:
         at most MAX_REPLAYS in a task."""
         if self._replays >= MAX_REPLAYS or self._last_click is None:
             return False
-        step, url = self._last_click
+        step, url, _ = self._last_click
         if step is self._replayed_step or page.url != url or page.locator(step[1]).count() == 0:
+            return False
+        self._replays += 1
+        self._replayed_step = step
+        self.steps.appendleft(step)
+        return True
+
+    def _replay_lost_toggle(self, page: Any) -> bool:
+        """A dropped click on a radio button or checkbox leads nowhere a missing element would show (the form is
+        submitted without it, seen in CI: a receipt never attached): when the box it clicked still has the state
+        it had before, on the same page, click it again (the same budget as above)."""
+        last = self._last_click
+        if last is None or last[2] is None or self._replays >= MAX_REPLAYS or last[0] is self._replayed_step:
+            return False
+        step, url, before = last
+        self._last_click = None  # checked once, just after the click
+        el = page.locator(step[1]).first
+        if page.url != url or el.count() == 0 or _checked(el) != before:
             return False
         self._replays += 1
         self._replayed_step = step
@@ -227,6 +247,12 @@ class Oracle:
             raise OracleError(f"Oracle step {list(step)}: the <select> has no option {label!r}; it has {options}.")
         self._click_element(page, el, f"Open the {_describe(el)} dropdown.")
         self.queue.append((f"Choose {label!r}.", SelectOption(index=index)))
+
+
+def _checked(el: Any) -> bool | None:
+    """A checkbox's checked state, False for a radio button not yet chosen; None for anything else (a chosen
+    radio button stays chosen whatever a click does)."""
+    return el.evaluate("e => e.type === 'checkbox' ? e.checked : (e.type === 'radio' && !e.checked ? false : null)")
 
 
 def _viewport(page: Any) -> tuple[int, int]:

@@ -191,9 +191,25 @@ class Reader:
         self.threads = threads
         self._rec: Any = None
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()  # a warm-up thread and a first read build one recognizer, not two
         self._screens: OrderedDict[bytes, Screen] = OrderedDict()
 
+    def warm(self, threads: int | None = None) -> threading.Thread:
+        """Build the recognizer (an ONNX session: ~0.4 s) on a background thread, so that it is ready when the
+        first screen comes instead of costing the first decision; the caller starts its browser meanwhile.
+        `threads`: PP-OCR's intra-op threads, for a process that runs one episode on an otherwise idle machine
+        (a worker of a pool keeps one: the pool already fills the cores)."""
+        if threads is not None and self._rec is None:
+            self.threads = max(1, threads)
+        thread = threading.Thread(target=self._recognizer, name="reader-warm", daemon=True)
+        thread.start()
+        return thread
+
     def _recognizer(self) -> Any:
+        with self._build_lock:
+            return self._build()
+
+    def _build(self) -> Any:
         if self._rec is None:
             try:
                 from rapidocr_onnxruntime import RapidOCR

@@ -70,6 +70,9 @@ MAX_WINDOW_WAITS = 20  # 20 waits, each 0.1 s longer than the last: about 29 s f
 # few polls, and the runner ends an episode after five identical actions (an agent stuck in a loop).
 WAIT_STEP_S = 0.1
 KEY_UNTIL_WAITS, KEY_UNTIL_PRESSES = 4, 3  # 2 s after each press, three presses
+# A download that has not even begun (no partial file) after this many waits (about 5 s) was never started: the
+# click on its link was lost (a page not yet taking input on a loaded machine); it is clicked again, twice at most.
+FILE_CLICK_AGAIN_WAITS, FILE_CLICK_AGAINS = 6, 2
 _BUTTONS = {"close": 10, "maximize": 27, "iconify": 43}  # pixels from the frame's right edge
 _CLICKS = {"click": Click, "double_click": DoubleClick, "triple_click": TripleClick, "right_click": RightClick,
            "middle_click": MiddleClick}  # fmt: skip
@@ -85,7 +88,8 @@ class DesktopOracle:
     def __init__(self, steps: tuple[tuple[Any, ...], ...]) -> None:
         self.steps = deque(steps)
         self.done = False
-        self._waits = self._presses = 0
+        self._waits = self._presses = self._clicks_again = self._unstarted = 0
+        self._last_click: tuple[Any, ...] | None = None  # the last click step carried out
 
     def next(self, facts: dict[str, Any]) -> tuple[str, Action]:
         while self.steps:
@@ -96,6 +100,7 @@ class DesktopOracle:
                 continue
             if step[0] not in ("wait_window", "wait_file", "key_until"):
                 self.steps.popleft()
+                self._last_click = step if step[0] in _CLICKS else None
             return planned
         self.done = True
         return "Everything the task asked for is done.", Finished(content="Done.")
@@ -105,8 +110,7 @@ class DesktopOracle:
         if op == "wait_window":
             return self._wait_window(args, facts, step)
         if op == "wait_file":
-            return self._wait_window((f"file:{args[0]}",), {**facts, "windows": _file_as_window(facts, args[0])},
-                                     step)  # fmt: skip
+            return self._wait_file(args[0], facts, step)
         if op == "key_until":
             return self._key_until(args, facts, step)
         if op == "seq":
@@ -130,6 +134,17 @@ class DesktopOracle:
                               f"{MAX_WINDOW_WAITS} waits; windows: {_titles(facts)}.")  # fmt: skip
         seconds = round(WAIT_WINDOW_S + WAIT_STEP_S * (self._waits - 1), 2)
         return f"Wait for the {args[0]} window.", Wait(seconds=seconds)
+
+    def _wait_file(self, rel: str, facts: dict[str, Any], step: tuple[Any, ...]) -> tuple[str, Action] | None:
+        windows = _file_as_window(facts, rel)
+        self._unstarted = 0 if windows or _partial(facts, rel) else self._unstarted + 1
+        if (self._unstarted > FILE_CLICK_AGAIN_WAITS and self._last_click is not None
+                and self._clicks_again < FILE_CLICK_AGAINS):  # fmt: skip
+            self._clicks_again += 1
+            self._waits = self._unstarted = 0
+            thought, action = self._action(self._last_click, facts)
+            return f"The download has not started; click again: {thought}", action
+        return self._wait_window((f"file:{rel}",), {**facts, "windows": windows}, step)
 
     def _key_until(self, args: tuple[str, ...], facts: dict[str, Any],
                    step: tuple[Any, ...]) -> tuple[str, Action] | None:  # fmt: skip
@@ -201,6 +216,13 @@ def _file_as_window(facts: dict[str, Any], rel: str) -> list[dict[str, Any]]:
     p = Path(home) / rel
     done = p.is_file() and not p.with_name(p.name + ".crdownload").exists()
     return [{"title": f"file:{rel}", "focused": False, "hidden": False, "painted": True}] if done else []
+
+
+def _partial(facts: dict[str, Any], rel: str) -> bool:
+    """A partial download is in PATH's folder: Chromium's `*.crdownload` (`Unconfirmed N.crdownload` before it is
+    named) or its `.com.google.Chrome.*` temporary."""
+    folder = (Path(facts["home"]) / rel).parent
+    return any(folder.glob("*.crdownload")) or any(folder.glob(".com.google.Chrome.*"))
 
 
 def _keys(spec: str) -> tuple[str, ...]:
