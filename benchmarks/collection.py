@@ -28,10 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rollout_scaling import cpu_s  # benchmarks/ is this script's folder
-
 from venuskit.flywheel.collect import world_jobs, world_oracle_episodes
 from venuskit.flywheel.rows import world_rows
+from venuskit.infra.proc import cpu_s
 from venuskit.models.nano.model import load_default
 from venuskit.models.nano.reader import Reader
 from venuskit.runs.parallel import Parallel

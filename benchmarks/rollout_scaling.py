@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import tempfile
 import threading
@@ -36,7 +35,7 @@ import time
 from pathlib import Path
 
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
-from venuskit.infra.proc import process_tree, pss_mb
+from venuskit.infra.proc import cpu_s, process_tree, pss_mb
 from venuskit.runs.parallel import Parallel, local_ray_head
 from venuskit.runs.policies import PolicySpec
 from venuskit.tasks import splits
@@ -70,12 +69,6 @@ def workload(episodes: int) -> tuple[str, tuple[int, ...]]:
     n_seeds = -(-episodes // len(templates))
     picked = templates[: min(episodes, len(templates))]
     return ",".join(picked), tuple(range(low, low + n_seeds))
-
-
-def cpu_s() -> float:
-    """User + system CPU seconds of this process and its reaped descendants (workers reaped at the pool's end)."""
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def run(out: Path, templates: str, seeds: tuple[int, ...], parallel: Parallel, limit: int) -> dict[str, float]:

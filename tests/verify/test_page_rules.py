@@ -158,6 +158,25 @@ def test_a_time_field_read_in_segments_holds_the_time(tmp_path):
     assert wrong.verdict == "partial" and "showed '02 48" in why(wrong.keypoints[0])
 
 
+CASE_GOAL = 'Type "Hello World" in all lower case letters in the text field and press Submit.'
+
+
+def test_a_value_asked_in_lower_case_is_the_lower_case_value(tmp_path):
+    """Before: the rules compared typed text with the quoted value as written, so typing "Hello World" itself (the
+    goal's value not lowered) was `completed`, and the right "hello world" was contradicted."""
+    page = ['Type "Hello World" in all lower case', "letters in the text field.", "", "Submit"]
+
+    def run(folder, typed: str):
+        steps = [S(screen(page), Click(point=at(page, 2, dx=60))), S(screen(page), Type(content=typed)),
+                 S(screen([*page[:2], typed, "Submit"]), Click(point=at(page, 3, "Submit")))]  # fmt: skip
+        return verify(record(folder, steps, CASE_GOAL, finish=ENDED))
+
+    right = run(tmp_path / "right", "hello world")
+    assert right.verdict == "completed", right.reason
+    as_quoted = run(tmp_path / "as-quoted", "Hello World")
+    assert as_quoted.verdict != "completed" and as_quoted.keypoints[0].status == "contradicted"
+
+
 AFFIX_GOAL = 'Enter an item that starts with "Par".'
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import threading
 import time
@@ -39,6 +40,13 @@ def proc_table() -> dict[int, ProcInfo]:
         if info.get("ppid") is not None:
             table[p.pid] = ProcInfo(info["ppid"], list(info.get("cmdline") or []))
     return table
+
+
+def cpu_s() -> float:
+    """User + system CPU seconds of this process and its reaped descendants (a pool's workers once it has joined
+    them, their browsers): the CPU a run cost, beside its wall time."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def process_tree(root: int, table: dict[int, ProcInfo] | None = None) -> list[int]:

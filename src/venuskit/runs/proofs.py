@@ -20,6 +20,7 @@ acceptance.
 
 from __future__ import annotations
 
+import abc
 import queue
 import shutil
 import tempfile
@@ -82,8 +83,8 @@ def first_env_error(episode_dir: Path, kinds: tuple[str, ...]) -> str | None:
     return None
 
 
-class _Prover:
-    """Episodes go to `keep`, or to a temporary folder deleted with the prover."""
+class _Prover(abc.ABC):
+    """Episodes go to `keep`, or to a temporary folder deleted with the prover; a surface says how to `run`."""
 
     env_errors: tuple[str, ...] = ()
 
@@ -95,8 +96,9 @@ class _Prover:
     def out(self) -> Path:
         return self.keep if self.keep is not None else self.tmp
 
+    @abc.abstractmethod
     def run(self, env: Any, task_id: str) -> Any:
-        raise NotImplementedError
+        """One oracle run of `task_id` in `env`, recorded under `self.out`."""
 
     def oracle(self, env: Any, job: Any) -> None:
         """The oracle's run, once more when the env broke it; sets verdict, reason and infra on the job."""

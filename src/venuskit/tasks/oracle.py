@@ -105,7 +105,7 @@ class Oracle:
             if self._scroll_if_needed(page, el):
                 return
         self.steps.popleft()
-        self._last_click = (step, page.url, _checked(el)) if op == "click" else None
+        self._last_click = (step, page.url, _checked_or_none(el)) if op == "click" else None
         if op == "click":
             self._click_element(page, el, f"Click {_describe(el)}.")
         elif op == "fill":
@@ -177,7 +177,10 @@ class Oracle:
         step, url, before = last
         self._last_click = None  # checked once, just after the click
         el = page.locator(step[1]).first
-        if page.url != url or el.count() == 0 or _checked(el) != before:
+        try:
+            if page.url != url or el.count() == 0 or _checked(el) != before:
+                return False
+        except Exception:  # noqa: BLE001 - Playwright's Error: the page went away under the check (the click led on)
             return False
         self._replays += 1
         self._replayed_step = step
@@ -253,6 +256,13 @@ def _checked(el: Any) -> bool | None:
     """A checkbox's checked state, False for a radio button not yet chosen; None for anything else (a chosen
     radio button stays chosen whatever a click does)."""
     return el.evaluate("e => e.type === 'checkbox' ? e.checked : (e.type === 'radio' && !e.checked ? false : null)")
+
+
+def _checked_or_none(el: Any) -> bool | None:
+    try:
+        return _checked(el)
+    except Exception:  # noqa: BLE001 - Playwright's Error: detached as it was read; no state, so never replayed
+        return None
 
 
 def _viewport(page: Any) -> tuple[int, int]:

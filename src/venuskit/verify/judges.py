@@ -427,7 +427,7 @@ class LogJudge:
         if _OPENING.match(text):
             return self._opened(k, text, steps)
         if _TYPING.match(text) and T.quoted(text) and not P.affix_of(text):
-            return self._typed(k, T.quoted(text), steps)
+            return self._typed(k, [P.as_asked(q, T.unquoted(text)) for q in T.quoted(text)], steps)
         if _ANSWERING.match(text) and last is not None:
             return self._answered(k, last)
         return Vote(self.name, k, "abstain", None, "no log rule applies")

@@ -285,7 +285,20 @@ def entry_values(kp: str) -> list[str]:
     rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", own)))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
     found += T.proper_names(rest)
-    return list(dict.fromkeys(v.strip() for v in found if v.strip()))
+    return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
+
+
+def as_asked(value: str, kp: str) -> str:
+    """The value as the keypoint asks it typed: "type "Abc" in all lower case letters" wants "abc" (the rules
+    compare typed text case and all; without this a run that typed the value as quoted would pass)."""
+    m = _CASE.search(kp)
+    if m is None:
+        return value
+    return value.upper() if (m.group("up") or m.group("caps")) else value.lower()
+
+
+_CASE = re.compile(r"\b(?:(?P<low>lower)|(?P<up>upper))[\s-]?case\b|(?P<caps>\ball caps\b|\bcapital letters\b|大写)"
+                   r"|(?P<small>小写)", re.I)  # fmt: skip
 
 
 def same_value(a: str, b: str) -> bool:
