@@ -28,11 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from parts import PartTimer  # benchmarks/ is this script's folder
+
 from venuskit.flywheel.collect import world_jobs, world_oracle_episodes
 from venuskit.flywheel.rows import world_rows
 from venuskit.infra.proc import cpu_s
 from venuskit.models.nano.model import load_default
-from venuskit.models.nano.reader import Reader
 from venuskit.runs.parallel import Parallel
 from venuskit.tasks import splits
 from venuskit.train.nano.data import FeatureCache, examples
@@ -51,47 +52,25 @@ def collect(out: Path, episodes: int, workers: int) -> tuple[list[dict], dict[st
                    "cpu_s": round(cpu, 2)}  # fmt: skip
 
 
-class TimedReader:
-    """Wall time spent inside Reader.read (the benchmark's own instrument; the class is restored after)."""
-
-    def __init__(self) -> None:
-        self.seconds, self._orig = 0.0, Reader.read
-
-    def __enter__(self) -> TimedReader:
-        orig, meter = self._orig, self
-
-        def read(reader: Reader, png):  # noqa: ANN001, ANN202
-            t = time.perf_counter()
-            try:
-                return orig(reader, png)
-            finally:
-                meter.seconds += time.perf_counter() - t
-
-        Reader.read = read  # type: ignore[method-assign]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        Reader.read = self._orig  # type: ignore[method-assign]
-
-
 def featurise(index: list[dict], scratch: Path) -> dict[str, float]:
     rows = world_rows(index, relabelled=False)
     model = load_default()
     cache = FeatureCache(scratch / "features.pkl")
-    with TimedReader() as reader:
-        t0, c0 = time.perf_counter(), cpu_s()
-        exs, skipped = examples(rows, model, cache, log_every=0)
-        wall, cpu = time.perf_counter() - t0, cpu_s() - c0
+    reader = PartTimer(model.reader, {"read": "reader"})  # the model's own reader instance, timed
+    t0, c0 = time.perf_counter(), cpu_s()
+    exs, skipped = examples(rows, model, cache, log_every=0)
+    wall, cpu = time.perf_counter() - t0, cpu_s() - c0
+    read_s = reader.ms.get("reader", 0.0) / 1000
     t1 = time.perf_counter()
     again, _ = examples(rows, model, FeatureCache(scratch / "features.pkl"), log_every=0)
     cached = time.perf_counter() - t1
     print(f"featurise: {len(rows)} rows ({len(exs)} examples, skipped {skipped}) in {wall:.1f} s -> "
-          f"{len(rows) / wall:.2f} rows/s, {cpu / max(1, len(rows)):.3f} CPU-s/row, reader {reader.seconds:.1f} s "
-          f"({reader.seconds / wall:.0%}); from the cache: {len(rows) / cached:.0f} rows/s", flush=True)  # fmt: skip
+          f"{len(rows) / wall:.2f} rows/s, {cpu / max(1, len(rows)):.3f} CPU-s/row, reader {read_s:.1f} s "
+          f"({read_s / wall:.0%}); from the cache: {len(rows) / cached:.0f} rows/s", flush=True)  # fmt: skip
     assert len(again) == len(exs)
     return {"rows": len(rows), "examples": len(exs), "wall_s": round(wall, 2),
             "rows_per_s": round(len(rows) / wall, 3), "cpu_s_per_row": round(cpu / max(1, len(rows)), 4),
-            "reader_share": round(reader.seconds / wall, 3),
+            "reader_share": round(read_s / wall, 3),
             "rows_per_s_cached": round(len(rows) / cached, 1)}  # fmt: skip
 
 

@@ -162,10 +162,7 @@ class Oracle:
         step, url, _ = self._last_click
         if step is self._replayed_step or page.url != url or page.locator(step[1]).count() == 0:
             return False
-        self._replays += 1
-        self._replayed_step = step
-        self.steps.appendleft(step)
-        return True
+        return self._replay(step)
 
     def _replay_lost_toggle(self, page: Any) -> bool:
         """A dropped click on a radio button or checkbox leads nowhere a missing element would show (the form is
@@ -182,6 +179,9 @@ class Oracle:
                 return False
         except Exception:  # noqa: BLE001 - Playwright's Error: the page went away under the check (the click led on)
             return False
+        return self._replay(step)
+
+    def _replay(self, step: tuple[str, ...]) -> bool:
         self._replays += 1
         self._replayed_step = step
         self.steps.appendleft(step)

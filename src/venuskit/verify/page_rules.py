@@ -297,8 +297,8 @@ def as_asked(value: str, kp: str) -> str:
     return value.upper() if (m.group("up") or m.group("caps")) else value.lower()
 
 
-_CASE = re.compile(r"\b(?:(?P<low>lower)|(?P<up>upper))[\s-]?case\b|(?P<caps>\ball caps\b|\bcapital letters\b|大写)"
-                   r"|(?P<small>小写)", re.I)  # fmt: skip
+_CASE = re.compile(r"\b(?:lower|(?P<up>upper))[\s-]?case\b|(?P<caps>\ball caps\b|\bcapital letters\b|大写)|小写",
+                   re.I)  # fmt: skip
 
 
 def same_value(a: str, b: str) -> bool:
