@@ -11,7 +11,7 @@ from __future__ import annotations
 from PIL import ImageFont
 from verify_helpers import S, record, screen
 
-from venuskit.actions.types import Click, Drag, Point, Type
+from venuskit.actions.types import Click, Drag, Finished, Point, Type
 from venuskit.record.episode import Outcome
 from venuskit.verify import SGVConfig, make_judges, verify_episode
 
@@ -263,3 +263,58 @@ def test_copied_text_is_credited_when_its_words_were_on_the_page_even_wrapped(tm
     made_up = run(tmp_path / "made-up", "quick brown foxes jumped over fences")
     assert made_up.keypoints[0].status == "contradicted" and made_up.verdict != "completed"
     assert "was not on the page before" in why(made_up.keypoints[0])
+
+
+# ---- items that differ only in case, typing into no field, a cut word -------------------------------------
+
+YES_GOAL = 'Click on the "Yes" button.'
+
+
+def test_a_click_on_an_item_that_differs_only_in_case_is_not_the_named_one(tmp_path):
+    """Before: the click's word was compared without case, so a click on "yes" (another button) credited "Yes"."""
+    page = ['Click on the "Yes" button.', "", "No", "Yes", "yes"]
+    right = verify(record(tmp_path / "right", [S(screen(page), Click(point=at(page, 3, "Yes")))], YES_GOAL,
+                          finish=ENDED))  # fmt: skip
+    assert right.verdict == "completed", right.reason
+    twin = verify(record(tmp_path / "twin", [S(screen(page), Click(point=at(page, 4, "yes")))], YES_GOAL,
+                         finish=ENDED))  # fmt: skip
+    assert twin.verdict == "failed" and statuses(twin) == ["contradicted"], twin.reason
+
+
+REPLY_GOAL = 'Find the email by Arlyne and reply to them with the text "Aliquam tincidunt".'
+
+
+def test_text_typed_after_a_click_on_the_goal_text_went_into_no_field(tmp_path):
+    """Before: the typed text counted as the field's whatever the click before it landed on, so typing after a click
+    on the task box (no field) and then opening the mail was a reply: `completed`."""
+    page = ["Find the email by Arlyne and reply", 'to them with the text "Aliquam tincidunt".', "", "Pearle",
+            "Arlyne"]  # fmt: skip
+    opened = ["Find the email by Arlyne and reply", 'to them with the text "Aliquam tincidunt".', "", "Arlyne",
+              "Reply    Forward"]  # fmt: skip
+    steps = [S(screen(page), Click(point=at(page, 1, "Aliquam"))), S(screen(page), Type(content="Aliquam tincidunt")),
+             S(screen(page), Click(point=at(page, 4, "Arlyne"))), S(screen(opened), Finished())]  # fmt: skip
+    report = verify(record(tmp_path, steps, REPLY_GOAL))
+    assert report.verdict != "completed", report.reason
+    assert any("into no field" in v.reason for k in report.keypoints for v in k.votes), report.reason
+
+
+SEARCH_GOAL = "Search for thriller movies directed by Wilkerson from year 1981."
+
+
+def test_a_field_holding_a_cut_of_the_goals_word_is_contradicted(tmp_path):
+    """Before: the rule checked only the values it could name (Wilkerson, 1981), so "thrill" typed as the genre
+    passed: `completed`."""
+    page = ["Search for thriller movies directed", "by Wilkerson from year 1981.", "Director", "Year", "Genre",
+            "Search"]  # fmt: skip
+
+    def run(folder, genre: str):
+        filled = [*page[:2], "Director   Wilkerson", "Year   1981", f"Genre   {genre}", "Search"]
+        steps = [S(screen(page), Click(point=at(page, 2, dx=120))), S(screen(page), Type(content="Wilkerson")),
+                 S(screen(page), Click(point=at(page, 3, dx=120))), S(screen(page), Type(content="1981")),
+                 S(screen(page), Click(point=at(page, 4, dx=120))), S(screen(page), Type(content=genre)),
+                 S(screen(filled), Click(point=at(page, 5, "Search")))]  # fmt: skip
+        return verify(record(folder, steps, SEARCH_GOAL, finish=ENDED))
+
+    assert run(tmp_path / "right", "thriller").verdict == "completed"
+    cut = run(tmp_path / "cut", "thrill")
+    assert cut.verdict == "failed" and "a cut of the goal's 'thriller'" in why(cut.keypoints[0])

@@ -318,8 +318,8 @@ class OcrJudge:
     def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "") -> Vote:
         read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
-            lambda: R.answered(text, steps, read),
-            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines),
+            lambda: P.answer_in_place(text, steps, lines, R.answered(text, steps, read)),
+            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
@@ -345,7 +345,7 @@ class OcrJudge:
 
     def _judge(self, k: int, text: str, steps, trajectory, typed: list[str], first_typed: dict[str, int]) -> Vote:
         if T.answer_keypoint(text) is not None:  # the answer against the screens this judgment is shown
-            found = R.answered(text, steps, self.read_step)
+            found = P.answer_in_place(text, steps, self.lines_step, R.answered(text, steps, self.read_step))
             if found is not None:
                 return Vote(self.name, k, *found)
         if _NEGATIVE.search(text):

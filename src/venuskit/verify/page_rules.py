@@ -5,7 +5,8 @@ They read the clicks (the words under each red dot, read from the region of the 
 
 - `clicked_item`: "Click on the link "nunc"", "Press login", "Select BQrG, MH", "Find the email by Amil": a click
   landed on the named item (the words under the red dot, in the window where the click happened), not on the
-  goal's own text shown on the page, and the screen changed after it (or the run ended there). Navigation to a
+  goal's own text shown on the page, nor on an item that differs from it only in case ("yes" for "Yes", both on
+  the screen), and the screen changed after it (or the run ended there). Navigation to a
   named item (tabs, sections, tree folders, menus on the way) is credited by the item's click, not by the path.
   Contradicted when the agent clicked nothing at all, or when its clicks landed on other readable items while the
   named one stood on a screen it saw (or the page ended the run right after a click on another item).
@@ -15,12 +16,18 @@ They read the clicks (the words under each red dot, read from the region of the 
   the first screen, or typed whole by the agent (a masked field shows dots). A value typed as a near miss (a
   prefix, another case, another value) and nowhere on the committed form is contradicted. A keypoint that names a
   field by its rank ("the 2nd textbox") is only ever contradicted: which field is the 2nd, pixels alone do not say.
+  Text typed after a click on the goal's own words went into no field; a field holding a cut of one of the goal's
+  words ("thrill" for "thriller movies") is contradicted.
 - `dragged_to`: "Drag Amandie to the 5th position" (top, bottom, up/down by one): the drag started on the item
   and dropped it where that rank is, counted among the rows of its list on the screen before the drag.
 - `sorted_list`: "Sort the numbers in increasing order": the list's numbers, read top to bottom on the screen of
   the agent's last click, are in that order.
 - `copied`: "Copy the text in the textarea …, paste it into the textbox": the text entered is a text the page
   showed before it was entered (outside the goal).
+- `answer_in_place`: "What is the status of ER-2024-0032?", "the salary of 2024-03-01": a question that names a
+  record by a code or a day is answered from that record: the value read on the named record's row, or on a screen
+  that names it (a detail page); read only on another record's row it is contradicted, read where no record is
+  named it is left undecided.
 - `order_violations` (SGV's decision): order constraints the goal states ("A, then B"; "… and press Submit"
   after the values): a keypoint done before the one the goal puts first is contradicted.
 
@@ -33,6 +40,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from venuskit.models.lexicon import CODE, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
@@ -67,18 +75,29 @@ _MAX_SPAN = 6
 def span_hits(step: Evidence, name: str) -> bool:
     """The click's word (or a run of words around it) reads `name`, or the whole row under it does."""
     want = T.ocr_key(name)
-    if not want:
-        return False
-    if T.ocr_key(R.target(step)) == want:
-        return True
+    return bool(want) and any(T.ocr_key(t) == want for t in _spans(step))
+
+
+def _spans(step: Evidence) -> list[str]:
+    """What a click may have been on: the row under it, and each run of words around its word."""
     words, at = step.under, step.under_at
-    if at < 0:
+    out = [R.target(step)]
+    if at >= 0:
+        out += [" ".join(words[i : j + 1]) for i in range(max(0, at - _MAX_SPAN), at + 1)
+                for j in range(at, min(len(words), i + _MAX_SPAN))]  # fmt: skip
+    return out
+
+
+def case_twin(step: Evidence, name: str, lines: Lines | None, rows: Rows = None) -> bool:
+    """The click read `name` only in another case while its screen shows `name` in its own case elsewhere (off the
+    task box): two items that differ only in case ("Yes" and "yes"), and the click took the other one."""
+    cased = T.ocr_key(name, cased=True)
+    if lines is None or step.png is None or not span_hits(step, name):
         return False
-    for i in range(max(0, at - _MAX_SPAN), at + 1):
-        for j in range(at, min(len(words), i + _MAX_SPAN)):
-            if T.ocr_key(" ".join(words[i : j + 1])) == want:
-                return True
-    return False
+    if any(T.ocr_key(t, cased=True) == cased for t in _spans(step)):
+        return False
+    return any(T.ocr_key(t, cased=True) == cased for b, t in lines(step)
+               if rows is None or not rows[0] - 4 <= (b[1] + b[3]) / 2 <= rows[1] + 4)  # fmt: skip
 
 
 Rows = tuple[int, int] | None  # the pixel rows of the page's task box (the goal as the page shows it), if any
@@ -195,7 +214,8 @@ def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | N
     at: dict[str, int] = {}
     for name in names:
         hits = [s for s in clicks if (span_hits(steps[s], name) or row_ok and on_row_of(steps[s], name, lines))
-                and not on_goal_text(steps[s], goal, rows) and _changed_after(steps, s)]  # fmt: skip
+                and not on_goal_text(steps[s], goal, rows) and not case_twin(steps[s], name, lines, rows)
+                and _changed_after(steps, s)]  # fmt: skip
         if hits:
             at[name] = hits[-1]
     if len(at) == len(names) and not many:
@@ -435,10 +455,11 @@ def _pairs(kp: str) -> dict[str, str]:
     return out
 
 
-def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
     values = entry_values(kp)
     if not values or not steps:
         return None
+    rows = task_rows(steps, goal, lines) if goal else None
     typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])]
     by_rank = bool(_ORDINAL.search(T.unquoted(kp)))
     last_typed = max((s for s, _ in typed), default=-1)
@@ -448,6 +469,8 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> R
             return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
         return None
     filled = fields(steps, commit, lines)
+    # typing after a click on the goal's own words (the task box) went into no field
+    filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
     held = {v: [f for f in filled if same_value(f.text.strip(), v)] for v in values}
     on_form = {v: lines is not None and _fresh_on(steps[commit], steps[0], v, lines) for v in values}
     misplaced = _misplaced(kp, filled, held)
@@ -460,7 +483,12 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> R
     wrong = [v for v in values if not held[v] and not on_form[v] and (others or _SENDS.match(kp) and typed)]
     if wrong:
         got = others[-1].text if others else typed[-1][1]
+        if same_value(got, wrong[0]):
+            return "contradicted", commit, f"{got!r} was typed after a click on the goal's own words, into no field"
         return "contradicted", commit, f"the form was committed at step {commit} with {got!r} typed, not {wrong[0]!r}"
+    cut = _cut_word(kp, others)
+    if cut:
+        return "contradicted", commit, cut
     shown = _widget_shows(values, steps[commit], steps[0], lines) if widget else None
     if shown:
         return "contradicted", commit, f"the form committed at step {commit} showed {shown!r}, not {values}"
@@ -536,6 +564,19 @@ def _fits(text: str, m: re.Match[str]) -> bool:
     want, got = m.group("text").casefold(), text.casefold()
     ok = got.endswith(want) if m.group("kind").casefold() == "ends" else got.startswith(want)
     return ok and len(got) > len(want)
+
+
+def _cut_word(kp: str, others: list[Field]) -> str | None:
+    """A field holds a near miss of one of the keypoint's own words ("thrill" for "thriller movies"): that value was
+    asked for, and it is not what went in."""
+    words = [w for w in re.findall(r"[^\W\d_]{3,}", T.unquoted(kp))]
+    for f in others:
+        text = f.text.strip()
+        miss = next((w for w in words if len(text) >= 3 and near_miss(text, w) and w.casefold().startswith(
+            text.casefold())), None)  # fmt: skip
+        if miss:
+            return f"the field typed at step {f.last} holds {text!r}, a cut of the goal's {miss!r}"
+    return None
 
 
 def near_miss(typed: str, wanted: str) -> bool:
@@ -694,3 +735,70 @@ def copied(kp: str, goal: str, steps: Sequence[Evidence], read: Callable[[Eviden
     if share < 0.6 or _ORDINAL.search(T.unquoted(kp)):
         return None  # which text area is "the 2nd", the pixels do not say
     return "satisfied", s, f"{len(seen)} of the {len(words)} words entered at step {s} were on the page before"
+
+
+# ---- an answer read where the question points -------------------------------------------------------------
+
+
+def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+    """`rules.answered` says each value of the answer was on a screen; this asks whether it was read where the
+    question points. A question that names a record by a code or a day ("the status of ER-2024-0032", "the salary
+    of 2024-03-01") is answered from that record: a value is credited when a screen shows it on the row of the named
+    code or day, or on a screen that shows them with no other record's code or day on the value's row (a detail
+    page). Read only on the row of another record of the same kind (ER-2024-0031's row), it is contradicted; read
+    elsewhere (a list that shows no day), the keypoint is left undecided: pixels show the value, not whose it is."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    codes = [c for c in dict.fromkeys(CODE.findall(rest)) if not T.contains(answer, c)]
+    asked_days = days(rest) - days(answer)
+    if not codes and not asked_days:
+        return found
+    named = codes + [f"{m}/{d}" for m, d in sorted(asked_days)]
+    values = [v for v in T.answer_values(answer) if not days(v) & asked_days and v not in codes]
+    places = [(e.index, _place(lines(e), v, codes, asked_days)) for v in values for e in steps if e.png is not None]
+    there = [i for i, p in places if p == "there"]
+    if there:
+        return "satisfied", max(there), f"{found[2]}, beside {named}"
+    seen = [p for _, p in places if p is not None]
+    if not seen:  # credited otherwise (a total of several amounts): nothing here to place
+        return found
+    if all(p == "other" for p in seen):
+        return "contradicted", steps[-1].index, f"the answer {values} was read only on another record's row, " \
+                                                f"not {named}"  # fmt: skip
+    return "not_visible", None, f"the answer {values} was on screen, never beside {named}: whose it is, is not shown"
+
+
+def _place(screen: tuple, value: str, codes: list[str], asked: set[tuple[int, int]]) -> str | None:
+    """Where `value` stands on one screen: "there" (on the named record's row, or on a screen that names the record
+    with no other record on the value's row), "other" (on another record's row), "loose" (on the screen, no record
+    named near it) or None (not on this screen)."""
+    at = [box for box, t in screen if T.contains_value(t, value)]
+    if not at:
+        return None
+    named = any(_names(t, codes, asked) for _, t in screen)
+    for box in at:
+        row = [t for b, t in screen if _same_row(b, box)]
+        if any(_names(t, codes, asked) for t in row):
+            return "there"
+        if named and not any(_other_record(t, codes, asked) for t in row):
+            return "there"
+    rows = [[t for b, t in screen if _same_row(b, box)] for box in at]
+    return "other" if all(any(_other_record(t, codes, asked) for t in row) for row in rows) else "loose"
+
+
+def _names(text: str, codes: list[str], asked: set[tuple[int, int]]) -> bool:
+    return any(T.contains(text, c) for c in codes) or bool(days(text) & asked)
+
+
+def _other_record(text: str, codes: list[str], asked: set[tuple[int, int]]) -> bool:
+    """The text names a record of the kind the question names, and not the one it names."""
+    other_code = bool(codes) and any(not any(T.contains(c, o) for c in codes) for o in CODE.findall(text))
+    other_day = bool(asked) and bool(days(text) - asked)
+    return other_code or other_day
+
+
+def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Two text boxes overlap by half the shorter one's height: one row of a list or table."""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])

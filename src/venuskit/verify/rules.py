@@ -225,10 +225,24 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
 
 def _form_context(steps: Sequence[Evidence], s: int) -> list[str]:
     """Titles of the form page and of the page the form was opened from (same item id)."""
+    return context(steps, _form_start(steps, s))
+
+
+def _form_start(steps: Sequence[Evidence], s: int) -> int:
     start = s
     while start >= 1 and page(steps[start - 1]) == page(steps[s]):
         start -= 1
-    return context(steps, start)
+    return start
+
+
+def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read) -> bool:
+    """A value read on the form at its submit (step `s`) but not typed is in the form when the page had it there as
+    the form opened (filled in for the agent), or the agent picked it: a click on its words. A value that only
+    came into view as the agent scrolled is one choice of a list (a file picker), not an entry."""
+    start = _form_start(steps, s)
+    picked = any(clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value))
+                 for e in steps[start:s + 1])  # fmt: skip
+    return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
 
 
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
@@ -243,7 +257,7 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
         form = set()
         if read is not None and known != set(want):
             screen = read(steps[sub.at])
-            form = {n for n in want if n not in known and T.contains(screen, n)}
+            form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
@@ -460,7 +474,8 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
     The answer must be of the kind the question asks for, when it says (an e-mail address, a file name, a time,
     an amount, a person's name: `text.asked_kind`); a UI label or another kind of value is contradicted.
     A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
-    a screen answers the question is not checked: a value from another row of the same screen passes.)"""
+    a screen answers the question is not checked here: `page_rules.answer_in_place` checks it, from the rows
+    OCR reads, when the question names a record by a code or a day.)"""
     rest = T.answer_keypoint(kp)
     if rest is None or not steps:
         return None

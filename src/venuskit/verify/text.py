@@ -118,11 +118,19 @@ def proper_names(text: str) -> list[str]:
     return names
 
 
+# A Chinese clause that gives a field and its value, "，地点 北辰会议室，" / "，审批人 王芳。": the value is the one
+# spaceless run after the field's name, up to the clause's end.
+_ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
+                          "(?P<value>[^\\s，,；;。“”\"]+)(?=\\s*(?:[，,；;。]|$))")  # fmt: skip
+
+
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
-    (e-mails, URLs, IBANs, codes, dates, times, decimal amounts). Deduplicated, in order."""
+    (e-mails, URLs, IBANs, codes, dates, times, decimal amounts), then the values of Chinese "field value"
+    clauses. Deduplicated, in order."""
     found = quoted(text)
     outside = QUOTED.sub(" ", text)
+    found += [m.group("value") for m in _ZH_LABELLED.finditer(outside)]
     for pattern in _KEY_VALUES:
         found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
     out: list[str] = []
