@@ -164,7 +164,7 @@ def test_an_answer_of_another_kind_than_the_question_asks_for_is_contradicted(tm
 
 REPORTS = screen(["Rpt No.       Purpose            Status", "ER-2024-0033  Team offsite       APPROVED",
                   "ER-2024-0032  Conference Lisbon  SUBMITTED", "ER-2024-0031  Client visit Berlin  PAID"], (760, 400))
-STATUS_GOAL = "What is the status of expense report ER-2024-0032? Answer with the status."
+STATUS_GOAL = "What is the status of expense report ER-2024-0032?"
 
 
 def test_an_answer_read_on_another_records_row_is_contradicted(tmp_path):
@@ -251,3 +251,53 @@ def test_a_file_only_listed_on_the_form_is_not_attached(tmp_path):
     assert run(pick=False) is None  # no rule decides it: the file was only listed
     picked = run(pick=True)
     assert picked is not None and picked[0] == "satisfied", picked
+
+
+# ---- the field a question names, a count, a figure on its own ---------------------------------------------
+
+TXN = zh_screen(["河畔宠物医院   -48.20", "入账日期   3月14日", "类别   宠物", "参考号   TX55501234"])
+CATEGORY_GOAL = "今天这笔 河畔宠物医院 付款归在哪个类别？请回答类别。"
+
+
+def test_an_answer_to_a_named_field_is_that_fields_value(tmp_path):
+    """Before: any text of a screen the agent saw answered, so "参考号" (the label of another field) answered which
+    category a payment has: `completed`. Now the answer is the value the screen gives the field the question names:
+    right of its label, on its line, or just below it."""
+    def run(name: str, answer: str):
+        steps = [S(TXN, Finished(content=answer), f"{APP}/txn/3", "Transaction")]
+        return verify_episode(record(tmp_path, steps, CATEGORY_GOAL, episode_id=name), make_judges("ocr,log"))
+
+    assert run("right", "宠物").verdict == "completed"
+    label = run("label", "参考号")
+    assert label.verdict == "uncertain" and "not as the value of '类别'" in label.reason, label.reason
+    from venuskit.verify.page_rules import asked_field
+
+    assert asked_field("What is the status? (with the status)") == "status"
+    assert asked_field("Who organises it? (with the organiser's email address)") is None  # a kind, not a field
+    assert asked_field("还剩多少件？ (请回答数字)") is None
+
+
+def test_a_count_is_a_whole_number_and_a_lone_figure_says_not_what_it_counts(tmp_path):
+    """Before: any figure answered "how many": the price 44.00 (`completed`), or the quantity field's "1"."""
+    assert T.asked_kind("“极光陶瓷花瓶”还剩多少件库存？ (请回答数字)") == "a count"
+    assert T.is_kind("3", "a count") and T.is_kind("There are 12 left", "a count") and T.is_kind("1,200", "a count")
+    assert not T.is_kind("44.00", "a count")
+    page = zh_screen(["极光陶瓷花瓶", "44.00", "仅剩3件", "数量", "1"])
+    goal = "“极光陶瓷花瓶”还剩多少件库存？请回答数字。"
+
+    results = zh_screen(["“极光陶瓷花瓶”的搜索结果", "极光陶瓷花瓶   44.00"])
+
+    def run(name: str, answer: str):
+        steps = [S(results, Click(point=Point(0.2, 0.3)), f"{APP}/shop/search", "搜索结果"),
+                 S(page, Finished(content=answer), f"{APP}/shop/p/5", "极光陶瓷花瓶")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+
+    assert run("right", "3").verdict == "completed"
+    assert run("price", "44.00").verdict == "failed"
+    lone = run("lone", "1")
+    assert lone.verdict == "uncertain" and "a figure on its own" in lone.reason, lone.reason
+
+
+def test_a_chinese_closing_field_value_is_required():
+    needles = T.needles("给 jie.chen@northwind.example 发一封主题为“周二会议室预订”的邮件，内容是：陈杰你好，我已预订周二上午 10 点")
+    assert "陈杰你好，我已预订周二上午 10 点" in needles and "周二会议室预订" in needles

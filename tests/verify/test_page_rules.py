@@ -318,3 +318,33 @@ def test_a_field_holding_a_cut_of_the_goals_word_is_contradicted(tmp_path):
     assert run(tmp_path / "right", "thriller").verdict == "completed"
     cut = run(tmp_path / "cut", "thrill")
     assert cut.verdict == "failed" and "a cut of the goal's 'thriller'" in why(cut.keypoints[0])
+
+
+# ---- a row a click took off the list ------------------------------------------------------------------------
+
+RENAME_GOAL = 'Rename the document "Meeting notes.docx" to "Notes Q1.docx".'
+
+
+def test_a_click_that_takes_another_row_off_the_list_is_a_side_effect(tmp_path):
+    """Before: a deletion counted as a side effect only when a URL flag or a "Delete" label said so, so trashing an
+    unrelated file with a row's icon, then doing the task, was `completed`. Now a click whose row (its item) is gone
+    from the next screen of the same list, on a row the goal names nothing of, fails the run."""
+    drive = "http://127.0.0.1:8000/drive/"
+    files = ["My Drive", "Expense portal guide.pdf    20 Feb    x", "Meeting notes.docx    10 Mar    x",
+             "Team budget 2024.xlsx    12 Mar    x"]  # fmt: skip
+    trashed = ["My Drive", "Meeting notes.docx    10 Mar    x", "Team budget 2024.xlsx    12 Mar    x"]
+    doc = ["Meeting notes.docx", "Title:", "Save"]
+    renamed = ["Notes Q1.docx", "Saved."]
+    icon = Point(at(files, 1, "x").x, at(files, 1).y)
+
+    def run(folder, first: list[S]):
+        steps = [*first, S(screen(files if not first else trashed), Click(point=at(files, 2, "Meeting")), drive, "Drive"),
+                 S(screen(doc), Click(point=at(doc, 1, dx=120)), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(doc), Type(content="Notes Q1.docx"), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(doc), Click(point=at(doc, 2, "Save")), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(renamed), Finished(), f"{drive}f/6?saved=1", "Notes Q1.docx")]  # fmt: skip
+        return verify(record(folder, steps, RENAME_GOAL))
+
+    assert run(tmp_path / "clean", []).verdict == "completed"
+    extra = run(tmp_path / "extra", [S(screen(files), Click(point=icon), drive, "Drive")])
+    assert extra.verdict == "failed" and "deleted something the goal does not name" in extra.reason, extra.reason

@@ -318,7 +318,7 @@ class OcrJudge:
     def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "") -> Vote:
         read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
-            lambda: P.answer_in_place(text, steps, lines, R.answered(text, steps, read)),
+            lambda: P.answered(text, steps, read, lines),
             lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
@@ -345,7 +345,7 @@ class OcrJudge:
 
     def _judge(self, k: int, text: str, steps, trajectory, typed: list[str], first_typed: dict[str, int]) -> Vote:
         if T.answer_keypoint(text) is not None:  # the answer against the screens this judgment is shown
-            found = P.answer_in_place(text, steps, self.lines_step, R.answered(text, steps, self.read_step))
+            found = P.answered(text, steps, self.read_step, self.lines_step)
             if found is not None:
                 return Vote(self.name, k, *found)
         if _NEGATIVE.search(text):

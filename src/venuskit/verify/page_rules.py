@@ -740,6 +740,13 @@ def copied(kp: str, goal: str, steps: Sequence[Evidence], read: Callable[[Eviden
 # ---- an answer read where the question points -------------------------------------------------------------
 
 
+def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | None) -> Result | None:
+    """`rules.answered` (each value of the answer was on a screen), then read where the question points: on the
+    named record (`answer_in_place`) and as the value of the named field (`answer_at_field`)."""
+    found = R.answered(kp, steps, read)
+    return answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found))
+
+
 def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
     """`rules.answered` says each value of the answer was on a screen; this asks whether it was read where the
     question points. A question that names a record by a code or a day ("the status of ER-2024-0032", "the salary
@@ -802,3 +809,63 @@ def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
     """Two text boxes overlap by half the shorter one's height: one row of a list or table."""
     overlap = min(a[3], b[3]) - max(a[1], b[1])
     return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
+# A question that names the field its answer is read from: "(with the status)", "(请回答类别)", "(Tell me its
+# current status)". A kind of value ("the amount", "邮箱地址") or a person or title is no field a screen labels.
+_FIELD = re.compile(r"\(\s*(?:请回答|(?:answer\s+)?with\s+(?:the\s+|its\s+|their\s+)?|tell me\s+(?:its\s+|the\s+)?"
+                    r"(?:current\s+)?)(?P<field>[^()]{1,24}?)\s*\)\s*$", re.I)  # fmt: skip
+_NOT_A_FIELD = re.compile(r"name|title|address|名|标题|地址|号码|总额", re.I)
+
+
+def asked_field(rest: str) -> str | None:
+    """The field a question's answer is read from, when it names one a screen would label ("status", "类别")."""
+    m = _FIELD.search(rest)
+    field = m.group("field").strip() if m else ""
+    if not field or T.asked_kind(field) or _NOT_A_FIELD.search(field) or len(field.split()) > 2:
+        return None
+    return field if not T.HAN_CHAR.search(field) or len(field) <= 4 else None
+
+
+def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+    """An answer to a question that names its field ("the status", "类别") is the value the screen gives that field:
+    on the field's own line ("Status: APPROVED"), right of its label on the row, on the line just below it (a
+    detail page), or, when the question names a record by its code, anywhere down the field's column (a table).
+    A value read elsewhere (another field's value, a label such as "参考号") is left undecided, as is an answer
+    whose field no screen the agent saw labels."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    field = asked_field(rest)
+    if field is None:
+        return found
+    column = bool(CODE.findall(rest))
+    values = T.answer_values(answer)
+    labelled = False
+    for e in steps:
+        screen = lines(e) if e.png is not None else ()
+        labels = [b for b, t in screen if T.normalise(t).startswith(T.normalise(field))]
+        labelled = labelled or bool(labels)
+        for label in labels:
+            if any(_at_label(label, screen, v, column) for v in values):
+                return found
+    if not labelled:
+        return "not_visible", None, f"no screen the agent saw labels the field {field!r} the question asks for"
+    return "not_visible", None, f"the answer {values} was on screen, but not as the value of {field!r}"
+
+
+def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool) -> bool:
+    """`value` is on the label's own line, right of it on its row, on the next line below it, or (a table column)
+    anywhere below it in its column."""
+    below = sorted((b for b, t in screen if b[1] >= label[3] - 2 and b[0] < label[2] + 20 and b[2] > label[0] - 20),
+                   key=lambda b: b[1])  # fmt: skip
+    right = [b for b, _ in screen if b != label and _same_row(b, label) and b[0] >= label[2]]
+    for box, text in screen:
+        if not T.contains_value(text, value):
+            continue
+        if box == label or box in right:
+            return True
+        # below: down a table's column, or the next line under a label that has nothing right of it
+        if box in below and (column or not right and box[1] <= below[0][3]):
+            return True
+    return False

@@ -226,10 +226,19 @@ def make_windows(episode: Episode, folder: Path | None, size: int, stride: int,
     return _windows(episode, views, trajectory_facts(episode, views), size, stride)
 
 
-def trajectory_facts(episode: Episode, views: list[Evidence]) -> LogFacts:
-    """The log facts plus the side effects (deletions the goal names nothing of), which need the views."""
+def trajectory_facts(episode: Episode, views: list[Evidence], read: bool = False) -> LogFacts:
+    """The log facts plus the side effects (deletions the goal names nothing of), which need the views; with `read`,
+    OCR also looks for a row a click took off the list (`rules.side_effects`)."""
     facts = log_facts(episode, [v.png for v in views])
-    return dataclasses.replace(facts, side_effects=tuple(R.side_effects(episode.goal, views)))
+    lines = _lines if read else None
+    return dataclasses.replace(facts, side_effects=tuple(R.side_effects(episode.goal, views, lines)))
+
+
+def _lines(step: Evidence) -> tuple:
+    try:
+        return ocr.lines(step.png) if step.png is not None else ()
+    except ocr.OcrUnavailable:
+        return ()
 
 
 def _windows(episode: Episode, views: list[Evidence], facts: LogFacts, size: int, stride: int) -> list[Window]:
@@ -496,7 +505,7 @@ def _prepare(episode, folder, judges, keypoints, evidence: str = "generic",
     ep = evidence_view(ep, evidence)
     tally = _Tally(_keypoints(ep, judges, keypoints))
     views = step_views(ep, where, targets=targets)
-    return ep, where, tally, views, trajectory_facts(ep, views)
+    return ep, where, tally, views, trajectory_facts(ep, views, read=targets)
 
 
 def verify_episode(

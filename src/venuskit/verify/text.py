@@ -123,14 +123,18 @@ def proper_names(text: str) -> list[str]:
 _ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
                           "(?P<value>[^\\s，,；;。“”\"]+)(?=\\s*(?:[，,；;。]|$))")  # fmt: skip
 
+# "…，内容是：陈杰你好，我已预订…": a field's name and a colon, then its value to the end of the keypoint.
+_ZH_COLON = re.compile(f"[{HAN}]{{1,4}}[:：]\\s*(?P<value>[^“”\"：:]{{2,}}?)\\s*[。.]?$")
+
 
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
     (e-mails, URLs, IBANs, codes, dates, times, decimal amounts), then the values of Chinese "field value"
-    clauses. Deduplicated, in order."""
+    clauses and of a closing "field: value". Deduplicated, in order."""
     found = quoted(text)
     outside = QUOTED.sub(" ", text)
     found += [m.group("value") for m in _ZH_LABELLED.finditer(outside)]
+    found += [m.group("value") for m in _ZH_COLON.finditer(outside)]
     for pattern in _KEY_VALUES:
         found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
     out: list[str] = []
@@ -198,6 +202,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a time", re.compile(r"\bHH:MM\b|\bwhat time\b|\bwhen does .* (?:start|end|begin)\b|几点|什么时间", re.I)),
     ("an amount", re.compile(r"\bhow much\b|\bamount\b|\btotal\b|\bbalance\b|\bin (?:EUR|USD)\b|金额|总额|余额|多少钱|"
                              r"欧元", re.I)),  # fmt: skip
+    ("a count", re.compile(r"\bhow many\b|多少[件个位人次张份条台本笔]|几[件个位人次张份条台本笔]", re.I)),
     ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
 )
@@ -207,6 +212,7 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
     "an amount": re.compile(r"\d"),
+    "a count": re.compile(r"^(?!.*\d[.,]\d{1,2}(?!\d))(?=.*(?:\d|[一二两三四五六七八九十零]))", re.S),  # whole
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
                                   r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
