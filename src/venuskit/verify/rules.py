@@ -382,24 +382,33 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     return None
 
 
+def _truncates(shown: str, name: str) -> bool:
+    """A list's text is `name`, whole or cut short ("Old pitch deck notes...." for "Old pitch deck notes.docx")."""
+    head = T.normalise(shown.rstrip(".…"))
+    return bool(head) and (head in T.normalise(name) or T.normalise(name) in head)
+
+
 def _row_gone(step: Evidence, after: Evidence, lines: Lines) -> list[str]:
     """The item of the row a click was on (the row's longest text), when the next screen of the same page (same
     path, most of its lines still there) no longer shows it: the click took that row off the list. [] otherwise
     (a status on the row that changed is not its item)."""
     point = _point(step)
-    if point is None or step.png is None or after.png is None:
-        return []
-    if (step.url or "").split("?")[0] != (after.url or "").split("?")[0]:
-        return []  # another page: the click opened something
+    if point is None or step.png is None or after.png is None or step.url != after.url:
+        return []  # another page or view (a query that changed): the click opened or showed something else
     h = png_size(step.png)[1]
     before, later = lines(step), lines(after)
-    row = [t for (_, y1, _, y2), t in before if y1 - 4 <= point[1] * h <= y2 + 4 and len(T.normalise(t)) >= 4]
+    row = [(b, t) for b, t in before if b[1] - 4 <= point[1] * h <= b[3] + 4 and len(T.normalise(t)) >= 4]
     still = {T.normalise(t) for _, t in later}
     kept = sum(T.normalise(t) in still for _, t in before)
-    name = max(row, key=lambda t: len(T.normalise(t)), default="")  # the row's item: its longest text
+    box, name = max(row, key=lambda r: len(T.normalise(r[1])), default=((0, 0, 0, 0), ""))  # the row's item
     if len(T.normalise(name)) < 6 or kept < 0.6 * len(before) or T.contains(" ".join(still), name.rstrip(".…")):
         return []
-    return [name]
+    # the list closed up: the next item below now stands where the gone row stood
+    nxt = min(((b, t) for b, t in before if b[1] >= box[3] and b[0] < box[2] and b[2] > box[0]),
+              key=lambda r: r[0][1], default=None)  # fmt: skip
+    moved = nxt is not None and any(T.normalise(t) == T.normalise(nxt[1]) and abs(b[1] - box[1]) <= 8
+                                    for b, t in later)  # fmt: skip
+    return [name] if moved else []
 
 
 def _point(step: Evidence) -> tuple[float, float] | None:
@@ -599,8 +608,9 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
         gone = _row_gone(steps[s], steps[s + 1], lines) if clicked(steps[s]) and lines is not None else []
         if not clicked(steps[s]) or not (flagged or pressed or gone):
             continue
-        about = [c for c in context(steps, s)] + gone
+        about = [c for c in context(steps, s)]
         related = any(T.contains(c, n) for c in about for n in names) if names else asks
+        related = related or any(_truncates(g, n) for g in gone for n in names)
         if not related:
             found.append(s)
     return found
