@@ -569,7 +569,7 @@ def _fits(text: str, m: re.Match[str]) -> bool:
 def _cut_word(kp: str, others: list[Field]) -> str | None:
     """A field holds a near miss of one of the keypoint's own words ("thrill" for "thriller movies"): that value was
     asked for, and it is not what went in."""
-    words = [w for w in re.findall(r"[^\W\d_]{3,}", T.unquoted(kp))]
+    words = re.findall(r"[^\W\d_]{3,}", T.unquoted(kp))
     for f in others:
         text = f.text.strip()
         miss = next((w for w in words if len(text) >= 3 and near_miss(text, w) and w.casefold().startswith(
@@ -784,14 +784,12 @@ def _place(screen: tuple, value: str, codes: list[str], asked: set[tuple[int, in
     if not at:
         return None
     named = any(_names(t, codes, asked) for _, t in screen)
-    for box in at:
-        row = [t for b, t in screen if _same_row(b, box)]
-        if any(_names(t, codes, asked) for t in row):
-            return "there"
-        if named and not any(_other_record(t, codes, asked) for t in row):
-            return "there"
     rows = [[t for b, t in screen if _same_row(b, box)] for box in at]
-    return "other" if all(any(_other_record(t, codes, asked) for t in row) for row in rows) else "loose"
+    others = [any(_other_record(t, codes, asked) for t in row) for row in rows]
+    beside = [any(_names(t, codes, asked) for t in row) for row in rows]
+    if any(b or named and not o for b, o in zip(beside, others, strict=True)):
+        return "there"
+    return "other" if all(others) else "loose"
 
 
 def _names(text: str, codes: list[str], asked: set[tuple[int, int]]) -> bool:

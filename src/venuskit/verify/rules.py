@@ -389,9 +389,9 @@ def _truncates(shown: str, name: str) -> bool:
 
 
 def _row_gone(step: Evidence, after: Evidence, lines: Lines) -> list[str]:
-    """The item of the row a click was on (the row's longest text), when the next screen of the same page (same
-    path, most of its lines still there) no longer shows it: the click took that row off the list. [] otherwise
-    (a status on the row that changed is not its item)."""
+    """The item of the row a click was on (the row's longest text), when the next screen of the same page and view
+    (the same URL, most of its lines still there) no longer shows it and the list closed up under it: the click
+    took that row off the list. [] otherwise (a status on the row that changed is not its item)."""
     point = _point(step)
     if point is None or step.png is None or after.png is None or step.url != after.url:
         return []  # another page or view (a query that changed): the click opened or showed something else
