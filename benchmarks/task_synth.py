@@ -8,10 +8,12 @@
   cross_app_share          accepted tasks that use two or more apps. Goal >= 0.3.
   duplicates               accepted tasks that duplicate a hand-written template (re-checked). Goal 0.
   tasks_per_s              accepted tasks per second of the whole run, proofs included. Goal >= 1.
+  mobile_proved / mobile_unproved   accepted tasks whose capabilities all work on mobile, proved there too (they
+                           declare mobile) or not (they declare the browser only); absent with --no-mobile
   cpu_s / cores_busy       CPU seconds (user + system) of this process and the workers and browsers it started and
                            reaped, and that over the wall time: how much of the machine the run kept busy.
 
-    .venv/bin/python benchmarks/task_synth.py [--n 300] [--seed 0] [--workers 2] [--locale en]
+    .venv/bin/python benchmarks/task_synth.py [--n 300] [--seed 0] [--workers 2] [--locale en] [--no-mobile]
 
 The machine's load average is printed with the figures: on a shared machine they move with it.
 Human-readable lines first; the last line is one JSON object.
@@ -35,6 +37,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="proving browsers")
     ap.add_argument("--locale", default="en", help="en or zh")
     ap.add_argument("--out", default=None, help="also write the task file here")
+    ap.add_argument("--no-mobile", action="store_true", help="prove on the desktop browser only")
     args = ap.parse_args()
     load_before = os.getloadavg()[0]
     t0, c0 = time.perf_counter(), cpu_s()
@@ -46,7 +49,8 @@ def main() -> None:
             elapsed = time.perf_counter() - t0
             print(f"  {p['accepted']}/{args.n} accepted, {p['drawn']} drawn, {elapsed:.0f} s", flush=True)
 
-    config = SynthConfig(n=args.n, seed=args.seed, workers=args.workers, locale=args.locale, out=args.out)
+    config = SynthConfig(n=args.n, seed=args.seed, workers=args.workers, locale=args.locale, out=args.out,
+                         mobile=not args.no_mobile)  # fmt: skip
     s = synthesize(config, progress=progress).summary
     s["load_avg_1m_before"] = round(load_before, 2)
     s["cpu_s"] = round(cpu_s() - c0, 1)

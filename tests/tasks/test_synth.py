@@ -319,6 +319,49 @@ def test_the_synth_config_refuses_bad_input_with_the_fix_spelled_out(tmp_path):
             SynthConfig(**{"n": 1, **kwargs})
 
 
+class _ReplayedProofs:
+    """A stand-in for the proving pool (venuskit.runs.proofs), no browser: it keeps the jobs the run submits and
+    hands back the verdicts the test gives them."""
+
+    def __init__(self) -> None:
+        import queue
+
+        self.jobs: list = []
+        self.results: queue.Queue = queue.Queue()
+
+    def submit(self, job) -> None:
+        self.jobs.append(job)
+
+
+def test_a_failed_mobile_proof_keeps_the_task_on_the_desktop_browser_only(tmp_path):
+    """The run's rule on proof verdicts: the desktop browser's proof accepts, a mobile proof that did not complete
+    only takes `mobile` out of the task's surfaces (counted and listed with its reason)."""
+    from venuskit.flywheel.synth import SynthConfig, _Run
+
+    out = tmp_path / "synth.toml"
+    run = _Run(SynthConfig(n=3, out=out, seed=2, horizon="short", apps=("mail",), workers=2), CAT)
+    pool = _ReplayedProofs()
+    run.fill(pool)
+    assert len(pool.jobs) == 3 and all(j.candidate.spec.surfaces == ("browser", "mobile") for j in pool.jobs)
+    verdicts = [("completed", "failed"), ("completed", "completed"), ("completed", "")]  # "": no mobile proof ran
+    for job, (browser, mobile) in zip(pool.jobs, verdicts, strict=True):
+        job.verdict, job.mobile, job.mobile_reason = browser, mobile, "the oracle's tap missed" if mobile else ""
+        pool.results.put(job)
+    ids = [j.candidate.spec.id for j in pool.jobs]
+    try:
+        while len(run.accepted) < 3:
+            run.wait(pool)
+            run.commit()
+        summary = run.finish().summary
+        assert task_spec.get_task(ids[0]).surfaces == ("browser",)  # what runs in this process see
+    finally:
+        task_spec.unregister(ids)
+    assert {s.id: s.surfaces for s in task_spec.load_file(out)} == {
+        ids[0]: ("browser",), ids[1]: ("browser", "mobile"), ids[2]: ("browser",)}
+    assert summary["accepted"] == 3 and summary["mobile_proved"] == 1 and summary["mobile_unproved"] == 1
+    assert summary["mobile_failures"] == [{"task": ids[0], "verdict": "failed", "reason": "the oracle's tap missed"}]
+
+
 def test_a_paraphrase_may_only_reword():
     """What the probe's writer slipped past the guard: an appended instruction with no digits or double quotes, a
     new number that is a substring of a value, new values in single quotes or corner brackets. Each is refused

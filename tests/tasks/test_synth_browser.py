@@ -60,7 +60,7 @@ def test_every_capability_fragment_reaches_completed_in_chromium():
     cands = [_single(c, "zh" if i % 4 == 3 and "browser" in CAT.caps[c].surfaces else "en", rng)
              for i, c in enumerate(caps)]  # fmt: skip
     try:
-        outcomes = prove(cands, workers=2)
+        outcomes = prove(cands, workers=2, mobile=False)  # the desktop browser: one proof per capability
     finally:
         task_spec.unregister([c.spec.id for c in cands])
     failed = [(o.candidate.plan.steps[0].cap.id, o.candidate.plan.locale, o.verdict, o.reason)
@@ -116,13 +116,12 @@ def test_venus_tasks_synth_then_run_world_and_coverage(tmp_path):
     assert len(specs) == 2 and all(s.id.startswith("synth.") and "synth" in s.tags for s in specs)
     assert specs[0].goal.startswith("Please help me out")  # the first drawn, paraphrased faithfully, kept
     assert not any("99.99" in s.goal for s in specs)
-    # every accepted task was proved: its episode is kept and its contract verdict is `completed`
-    episodes = {
-        json.loads((d / "manifest.json").read_text())["task"]["world_task"]: d for d in iter_episode_dirs(proofs)
-    }
+    # every accepted task was proved on every surface it declares: its episodes are kept, each `completed`
+    proved = _proved(proofs)
     for s in specs:
-        manifest = json.loads((episodes[s.id] / "manifest.json").read_text())
-        assert manifest["verdicts"]["contract"]["verdict"] == "completed"
+        assert {surface: verdict for (task, surface), verdict in proved.values() if task == s.id} == {
+            surface: "completed" for surface in s.surfaces}
+    episodes = {proved[d][0][0]: d for d in proved if proved[d][0][1] == "browser"}
 
     # the written file proves again from scratch (what a change to the world would be checked with)
     res = venus("tasks", "prove", str(out), "--json")
@@ -163,30 +162,42 @@ def test_venus_tasks_synth_then_run_world_and_coverage(tmp_path):
     assert report["weights"][blamed[0]] > 0
 
 
-def _proved(proofs: Path) -> dict[Path, str]:
-    """The task of every proving episode kept in `proofs`, by episode folder."""
-    dirs = iter_episode_dirs(proofs) if proofs.is_dir() else []
-    return {d: json.loads((d / "manifest.json").read_text())["task"]["world_task"] for d in dirs}
+def _proved(proofs: Path) -> dict[Path, tuple[tuple[str, str], str]]:
+    """((task, surface), contract verdict) of every proving episode kept in `proofs`, by episode folder."""
+    out = {}
+    for d in iter_episode_dirs(proofs) if proofs.is_dir() else []:
+        m = json.loads((d / "manifest.json").read_text())
+        out[d] = ((m["task"]["world_task"], m["surface"]), m["verdicts"]["contract"]["verdict"])
+    return out
 
 
 def test_an_interrupted_run_resumes_without_proving_twice(tmp_path):
-    """The same seed draws the same stream; tasks already in --out were proved and are taken as they are."""
+    """The same seed draws the same stream; tasks already in --out were proved and are taken as they are, with the
+    surfaces they were proved on (the first run proved on the desktop browser only, the resumed one on mobile too)."""
     from venuskit.flywheel.synth import SynthConfig, synthesize
 
     out, proofs = tmp_path / "synth.toml", tmp_path / "proofs"
-    first = synthesize(SynthConfig(n=1, seed=6, out=out, horizon="short", workers=1, keep_proofs=proofs))
-    assert [c.spec.id for c in first.accepted] == [s.id for s in task_spec.load_file(out)]
+    first = synthesize(SynthConfig(n=1, seed=6, out=out, horizon="short", workers=1, keep_proofs=proofs,
+                                   mobile=False))  # fmt: skip
+    assert [(c.spec.id, c.spec.surfaces) for c in first.accepted] == [
+        (s.id, ("browser",)) for s in task_spec.load_file(out)]
     proved_first = _proved(proofs)
     again = synthesize(SynthConfig(n=2, seed=6, out=out, horizon="short", workers=1, resume=True, keep_proofs=proofs))
     ids = [c.spec.id for c in again.accepted]
     assert ids[:1] == [c.spec.id for c in first.accepted] and len(ids) == 2
-    assert again.summary["resumed"] >= 1 and [s.id for s in task_spec.load_file(out)] == ids
-    # Every proving run leaves its episode in `proofs`: the resumed run proved only tasks the first did not.
-    proved = _proved(proofs)
-    later = [task for d, task in proved.items() if d not in proved_first]
-    assert ids[0] in proved_first.values() and ids[1] in later, proved
-    assert len(set(proved.values())) == len(proved), proved  # no task proved twice, in either run
-    assert first.summary["proofs"] == len(proved_first) and again.summary["proofs"] == len(later)
+    written = {s.id: s.surfaces for s in task_spec.load_file(out)}
+    assert again.summary["resumed"] >= 1 and list(written) == ids
+    assert written[ids[0]] == ("browser",)  # the resumed task keeps its surfaces, though its capabilities allow mobile
+    assert all("mobile" in CAT.caps[t[4:]].surfaces for t in first.accepted[0].spec.tags if t.startswith("cap:"))
+    # Every proving run leaves its episode in `proofs`: the resumed run proved only tasks the first did not, on
+    # every surface the task now declares.
+    proved = {d: key for d, (key, _) in _proved(proofs).items()}
+    before = [key for d, (key, _) in proved_first.items()]
+    later = [key for d, key in proved.items() if d not in proved_first]
+    assert (ids[0], "browser") in before and {surface for _, surface in before} == {"browser"}, proved
+    assert {surface for task, surface in later if task == ids[1]} == set(written[ids[1]]), proved
+    assert len(set(proved.values())) == len(proved), proved  # no task proved twice on a surface, in either run
+    assert first.summary["proofs"] == len(before) and again.summary["proofs"] == len({task for task, _ in later})
     rejections = [json.loads(x) for x in (tmp_path / "synth.toml.rejected.jsonl").read_text().splitlines()]
     assert rejections and all(r["reason"] in reject.REASONS and r["detail"] for r in rejections)
     with pytest.raises(ValueError, match="--resume continues into an existing --out"):

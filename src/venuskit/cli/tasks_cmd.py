@@ -86,9 +86,13 @@ def synth(
     task_files: list[Path] = typer.Option([], "--tasks", help="Task files the --runs episodes come from."),
     keep_proofs: Path | None = typer.Option(None, "--keep-proofs", help="Keep the proving episodes here."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run into the same --out."),
+    mobile: bool = typer.Option(True, "--mobile/--no-mobile", help="browser: prove each task on mobile too "
+                                "(declared only where that proof completed); --no-mobile: desktop browser only."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as one JSON line."),
 ) -> None:
-    """Compose capabilities into contract-bound tasks, reject what cannot be proved, write a task file."""
+    """Compose capabilities into contract-bound tasks, reject what cannot be proved, write a task file. Each task
+    declares the surfaces it was proved on (the world's: the desktop browser, and mobile where that proof completed
+    too)."""
     from venuskit.flywheel.synth import SynthConfig, synthesize
     from venuskit.tasks.spec import TaskFileError
 
@@ -96,7 +100,8 @@ def synth(
         config = SynthConfig(n=n, out=out, surface=surface, apps=_csv(apps), horizon=horizon, locale=locale, seed=seed,
                              split=split,
                              writer=writer, writer_model=writer_model, workers=workers, runs=runs,
-                             tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume)  # fmt: skip
+                             tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume,
+                             mobile=mobile)  # fmt: skip
         if runs is not None and not runs.is_dir():
             raise ValueError(f"--runs {runs} is not a folder of episode folders.")
         with ctrl_c_interrupts() as stop:
@@ -138,8 +143,9 @@ def prove_file(
     seed: int = typer.Option(0, "--seed", help="World seed of the proving runs."),
     json_out: bool = typer.Option(False, "--json", help="One JSON object per task, then the counts."),
 ) -> None:
-    """Run every task's oracle on the real surface again (after a change to the world or the desktop); on the
-    desktop a do-nothing run must also fail. Exit 1 unless every task passes."""
+    """Run every task's oracle on the real surface again (after a change to the world or the desktop): a world
+    task on every surface it declares (browser, then mobile), a desktop task under Xvfb, where a do-nothing run
+    must also fail. Exit 1 unless every task passes."""
     from venuskit.flywheel.synth import Proof, prove
     from venuskit.tasks.spec import TaskFileError
     from venuskit.tasks.synth.surface import get_surface
@@ -155,9 +161,13 @@ def prove_file(
         sf.unregister([s.id for s in specs])
     for o in outcomes:
         row = {"task": o.candidate.spec.id, "verdict": o.verdict, "reason": o.reason, "env_error": o.infra,
-               "seconds": round(o.seconds, 2), **({"idle": o.idle} if o.idle else {})}  # fmt: skip
-        typer.echo(json.dumps(row, ensure_ascii=False) if json_out else f"{o.verdict:<10} {row['task']}  {o.reason}")
-    ok = sum(o.verdict == "completed" and o.idle in ("", "failed") for o in outcomes)
+               "seconds": round(o.seconds, 2), **({"idle": o.idle} if o.idle else {}),
+               **({"mobile": o.mobile, "mobile_reason": o.mobile_reason} if o.mobile else {})}  # fmt: skip
+        mobile = f"  (mobile: {o.mobile} {o.mobile_reason})" if o.mobile not in ("", "completed") else ""
+        typer.echo(json.dumps(row, ensure_ascii=False) if json_out else
+                   f"{o.verdict:<10} {row['task']}  {o.reason}{mobile}")  # fmt: skip
+    ok = sum(o.verdict == "completed" and o.idle in ("", "failed") and o.mobile in ("", "completed")
+             for o in outcomes)  # fmt: skip
     typer.echo(json.dumps({"tasks": len(outcomes), "completed": ok}))
     if ok < len(outcomes):
         raise typer.Exit(1)

@@ -6,8 +6,12 @@
 
 A candidate that passes the static checks (venuskit.tasks.synth.reject) is proved: its oracle runs in a real
 browser against the world server (`run_world_task`, the harness every world run uses) and must reach
-`completed`; its do-nothing run was already judged `failed` on the seeded state. Proofs run on a pool of
-browser envs (one thread each, one shared world server). Decisions are committed in the order candidates were
+`completed`; its do-nothing run was already judged `failed` on the seeded state. When every capability it composes
+works on `mobile`, the oracle then runs again with the mobile preset: the task declares `mobile` only when that
+proof completed too (a failed mobile proof never rejects the task; the summary counts it as `mobile_unproved`),
+so a task file declares exactly the surfaces its tasks were proved on. `mobile=False` proves on the desktop
+browser only. Proofs run on a pool of workers (one thread each, holding one browser per surface, one shared world
+server). Decisions are committed in the order candidates were
 drawn, and the sampler's coverage weights follow the drawn stream, so a run is the same for the same seed
 whatever the timing. This lives in `eval` because it joins tasks, envs, agent and world.
 
@@ -80,6 +84,9 @@ class SynthConfig:
                          default=False)  # fmt: skip
     checkpoint_every: int = option("Rewrite --out after this many accepted tasks (what an interruption keeps).",
                                   default=10)  # fmt: skip
+    mobile: bool = option("browser: prove each task on mobile too, where all its capabilities work there; the task "
+                          "declares mobile only when that proof completed. False: desktop browser only (faster).",
+                          default=True)  # fmt: skip
 
     def __post_init__(self) -> None:
         for name in ("out", "keep_proofs", "runs"):  # callers may pass strings
@@ -118,6 +125,17 @@ class Outcome:
     infra: str | None = None  # the env's own failure (a hung click, a crash) that ended the proof, if any
     resumed: bool = False  # decided by an earlier run this one resumes (not proved again)
     idle: str = ""  # computer: the verdict of a run that does nothing (it must be `failed`)
+    mobile: str = ""  # browser: the verdict of the mobile proof ("" when none ran)
+    mobile_reason: str = ""
+
+    @property
+    def proved(self) -> tuple[str, ...]:
+        """The world surfaces this task was proved on: those it declares, less mobile when a mobile proof came
+        after the desktop browser's and did not complete (a resumed task keeps what its file declared)."""
+        surfaces = tuple(self.candidate.spec.surfaces)
+        if self.resumed or "browser" not in surfaces or self.mobile == "completed":
+            return surfaces
+        return tuple(s for s in surfaces if s != "mobile")
 
 
 @dataclass
@@ -139,21 +157,24 @@ MAX_REFUSALS_LISTED = 50  # refused paraphrases listed with their reason in the 
 # ---- proving --------------------------------------------------------------------------------------
 
 
-def make_pool(surface: str, workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None) -> Any:
-    """The proving pool of a surface (venuskit.runs.proofs): browsers on one world server, or desktops."""
+def make_pool(surface: str, workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None,
+              mobile: bool = True) -> Any:  # fmt: skip
+    """The proving pool of a surface (venuskit.runs.proofs): browsers on one world server (proving on mobile too,
+    unless `mobile=False`), or desktops."""
     from venuskit.runs.proofs import desktop_pool, world_pool
 
     if surface == "computer":
         return desktop_pool(workers, keep)
-    return world_pool(workers, settle_s, seed, keep)
+    return world_pool(workers, settle_s, seed, keep, mobile)
 
 
 def prove(candidates: list[Any], workers: int = 2, settle_s: float = 0.05, seed: int = 0,
-          keep: Path | None = None, surface: str = "browser") -> list[Outcome]:  # fmt: skip
+          keep: Path | None = None, surface: str = "browser", mobile: bool = True) -> list[Outcome]:  # fmt: skip
     """Run each candidate's oracle on the real surface (registering it for the run); outcomes in input order.
-    A candidate is anything with a `.spec` (a Candidate, or `Proof(spec)` for a task read from a file)."""
+    A candidate is anything with a `.spec` (a Candidate, or `Proof(spec)` for a task read from a file). A world
+    task is proved on every surface it declares (`mobile=False`: the desktop browser only)."""
     get_surface(surface).register([c.spec for c in candidates])
-    pool = make_pool(surface, workers, settle_s, seed, keep)
+    pool = make_pool(surface, workers, settle_s, seed, keep, mobile)
     try:
         for i, c in enumerate(candidates):
             pool.submit(Outcome(i, c))
@@ -175,7 +196,8 @@ def synthesize(config: SynthConfig, progress: Callable[[dict[str, Any]], None] |
     the task file (and `<out>.rejected.jsonl`, every rejection with its reason) is rewritten every
     `checkpoint_every` acceptances and on Ctrl-C, so `resume` can take the run up where it stopped."""
     run = _Run(config, catalog or bundled_catalog(config.surface))
-    pool = make_pool(config.surface, config.workers, config.settle_s, config.prove_seed, config.keep_proofs)
+    pool = make_pool(config.surface, config.workers, config.settle_s, config.prove_seed, config.keep_proofs,
+                     config.mobile)  # fmt: skip
     try:
         while len(run.accepted) < config.n:
             run.fill(pool)
@@ -212,6 +234,9 @@ class _Run:
         self.proof_s: list[float] = []  # wall seconds of each proving run (reset, every step, the verdict)
         self.counts: Counter = Counter()
         self.refusals: list[dict[str, str]] = []  # the writer's paraphrases refused, with the reason
+        self.mobile_failures: list[dict[str, str]] = []  # accepted tasks whose mobile proof did not complete
+        if self.surface.name == "browser" and config.mobile:
+            self.counts.update({"mobile_proved": 0, "mobile_unproved": 0})  # present even when nothing was tried
         self.before = _earlier_decisions(config) if config.resume else {}
         self.pending: dict[int, Outcome] = {}  # drawn for proving, not yet committed
         self.done: dict[int, Outcome] = {}
@@ -235,7 +260,10 @@ class _Run:
                 job = self.pending[self.drawn] = Outcome(self.drawn, cand)
                 self.order.append(self.drawn)
                 if cand.spec.id in self.before:  # decided by the run this one resumes
-                    verdict, detail = self.before[cand.spec.id]
+                    verdict, detail, surfaces = self.before[cand.spec.id]
+                    if surfaces:  # an accepted task keeps the surfaces its file declared
+                        job.candidate = build.with_surfaces(cand, surfaces)
+                        self.surface.register([job.candidate.spec])
                     self.done[self.drawn] = dataclasses.replace(job, verdict=verdict, reason=detail, resumed=True)
                 else:
                     pool.submit(job)
@@ -260,7 +288,7 @@ class _Run:
                 self.proved += 1
                 self.proof_s.append(o.seconds)
             if o.verdict == "completed" and o.idle in ("", "failed"):
-                self.accepted.append(o.candidate)
+                self.accepted.append(self.declare_proved(o))
                 self.verdicts.append(o.verdict)
                 if len(self.accepted) % self.config.checkpoint_every == 0:
                     self.save(None)
@@ -276,6 +304,21 @@ class _Run:
                 o.infra is not None)
             self.rejected.append({"reason": "oracle_failed", "task": o.candidate.spec.id, "index": o.index,
                                   "verdict": o.verdict, "detail": detail})  # fmt: skip
+
+    def declare_proved(self, o: Outcome) -> Candidate:
+        """An accepted world task declares the surfaces it was proved on; a mobile proof that did not complete is
+        counted and listed, and leaves the task on the desktop browser."""
+        cand = o.candidate
+        if self.surface.name != "browser" or o.resumed:
+            return cand
+        if o.mobile:
+            self.counts["mobile_proved" if o.mobile == "completed" else "mobile_unproved"] += 1
+            if o.mobile != "completed" and len(self.mobile_failures) < MAX_REFUSALS_LISTED:
+                self.mobile_failures.append({"task": cand.spec.id, "verdict": o.mobile, "reason": o.mobile_reason})
+        if o.proved != tuple(cand.spec.surfaces):
+            cand = build.with_surfaces(cand, o.proved)
+            self.surface.register([cand.spec])  # runs in this process see what the file will say
+        return cand
 
     def save(self, summary: dict[str, Any] | None) -> None:
         """The task file and the rejections so far (both atomic); a summary once the run is complete."""
@@ -298,6 +341,8 @@ class _Run:
         summary["proof_s_median"] = round(statistics.median(self.proof_s), 2) if self.proof_s else 0.0
         if self.refusals:
             summary["paraphrase_refusals"] = self.refusals
+        if self.mobile_failures:
+            summary["mobile_failures"] = self.mobile_failures
         self.save(summary)
         return SynthResult(self.accepted, self.rejected, summary)
 
@@ -306,16 +351,18 @@ def _rejected_path(out: Path) -> Path:
     return out.with_name(out.name + ".rejected.jsonl")
 
 
-def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
-    """Task id -> (verdict, detail) decided by the run being resumed: accepted tasks (their file) and the ones
-    whose proof failed (its rejections file), so the resumed run makes the same decisions without re-proving."""
+def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str, tuple[str, ...]]]:
+    """Task id -> (verdict, detail, surfaces) decided by the run being resumed: accepted tasks (their file, with
+    the world surfaces they were proved on) and the ones whose proof failed (its rejections file), so the resumed
+    run makes the same decisions without re-proving."""
     assert config.out is not None
-    out = {s.id: ("completed", "proved by the resumed run") for s in get_surface(config.surface).load_file(config.out)}
+    out = {s.id: ("completed", "proved by the resumed run", tuple(getattr(s, "surfaces", ())))
+           for s in get_surface(config.surface).load_file(config.out)}  # fmt: skip
     path = _rejected_path(config.out)
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
         r = json.loads(line)
         if r.get("reason") == "oracle_failed" and r.get("task"):
-            out[r["task"]] = (r.get("verdict", "failed"), r.get("detail", ""))
+            out[r["task"]] = (r.get("verdict", "failed"), r.get("detail", ""), ())
     return out
 
 
@@ -461,7 +508,8 @@ def _header(config: SynthConfig, summary: dict[str, Any] | None) -> str:
     keys = ("accepted", "rejected_by_reason", "capabilities_covered", "capabilities_total", "cross_app_share",
             "seconds")  # fmt: skip
     keep = {k: summary[k] for k in keys} if summary is not None else "unfinished (a checkpoint; --resume continues)"
-    proved = (f"in real Chromium (world seed {config.prove_seed})" if config.surface == "browser" else
+    proved = (f"in real Chromium (world seed {config.prove_seed}) on every surface it declares"
+              if config.surface == "browser" else
               "under Xvfb with the real desktop apps, and a run that does nothing scored `failed`")  # fmt: skip
     return (
         f"Synthesised by `venus tasks synth` (venuskit.flywheel.synth). Every task here reached `completed` "

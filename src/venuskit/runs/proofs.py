@@ -2,7 +2,9 @@
 per surface.
 
 - the world's (`WorldProver`): the task's oracle in real Chromium against one shared world server
-  (`run_world_task`) must reach `completed`;
+  (`run_world_task`) must reach `completed` on the desktop browser; a task that also declares `mobile` is then
+  proved again with the mobile preset (`job.mobile`: that proof's verdict), unless the prover was made with
+  `mobile=False`. A worker holds one browser per surface (`WorldEnvs`), each built on first use;
 - the desktop's (`DesktopProver`): the task's oracle under Xvfb with the real apps (`run_desktop_task`) must reach
   `completed`, and then a run whose only action is Finished must score `failed`.
 
@@ -12,9 +14,9 @@ per surface.
                                 # killed a worker)
     pool.close()
 
-Each worker owns its env for its whole life: Playwright objects belong to the thread that made them, and a desktop
-env's X connection is used by one thread only. A proof the env itself broke (not the task) runs once more; a
-second break rejects the candidate with the env's error in the detail — a false rejection, never a false
+Each worker owns its env (or its envs) for its whole life: Playwright objects belong to the thread that made them,
+and a desktop env's X connection is used by one thread only. A proof the env itself broke (not the task) runs once
+more; a second break rejects the candidate with the env's error in the detail — a false rejection, never a false
 acceptance.
 """
 
@@ -37,8 +39,8 @@ IDLE_REPLY = "<think>Looks done already.</think><action>Finished(content='Done.'
 
 
 class ProofPool:
-    """Worker threads proving jobs; `make_env()` builds one env per worker, `prove(env, job)` proves one job (and
-    its `close()`, if any, runs when the pool closes)."""
+    """Worker threads proving jobs; `make_env()` builds one env per worker (or a holder of several: `WorldEnvs`),
+    `prove(env, job)` proves one job (and its `close()`, if any, runs when the pool closes)."""
 
     def __init__(self, workers: int, make_env: Callable[[], Any], prove: Callable[[Any, Any], Any]) -> None:
         self.make_env, self.prove = make_env, prove
@@ -83,6 +85,27 @@ def first_env_error(episode_dir: Path, kinds: tuple[str, ...]) -> str | None:
     return None
 
 
+class WorldEnvs:
+    """One worker's browsers for world proofs, one per surface, each built on first use (most tasks never reach the
+    mobile proof) and all closed with the worker."""
+
+    def __init__(self, settle_s: float = 0.05) -> None:
+        self.settle_s = settle_s
+        self.envs: dict[str, Any] = {}
+
+    def get(self, surface: str) -> Any:
+        from venuskit.envs.browser import BrowserConfig
+        from venuskit.runs.world import world_browser
+
+        config = BrowserConfig(preset="mobile" if surface == "mobile" else "desktop", settle_s=self.settle_s)
+        return self.envs.get(surface) or self.envs.setdefault(surface, world_browser(surface, config))
+
+    def close(self) -> None:
+        for env in self.envs.values():
+            env.close()
+        self.envs.clear()
+
+
 class _Prover(abc.ABC):
     """Episodes go to `keep`, or to a temporary folder deleted with the prover; a surface says how to `run`."""
 
@@ -97,22 +120,26 @@ class _Prover(abc.ABC):
         return self.keep if self.keep is not None else self.tmp
 
     @abc.abstractmethod
-    def run(self, env: Any, task_id: str) -> Any:
+    def run(self, env: Any, task_id: str, **kw: Any) -> Any:
         """One oracle run of `task_id` in `env`, recorded under `self.out`."""
 
     def oracle(self, env: Any, job: Any) -> None:
         """The oracle's run, once more when the env broke it; sets verdict, reason and infra on the job."""
+        job.verdict, job.reason, job.infra = self.attempt(env, job.candidate.spec.id)
+
+    def attempt(self, env: Any, task_id: str, **kw: Any) -> tuple[str, str, str | None]:
+        """(verdict, reason, the env's own error) of the oracle's run, run once more when the env broke it."""
         for attempt in range(1 + INFRA_RETRIES):
             try:
-                run = self.run(env, job.candidate.spec.id)
+                run = self.run(env, task_id, **kw)
             except Exception as e:  # noqa: BLE001 - a setup row, a file or a page the run cannot make rejects this task only
-                job.verdict, job.reason, job.infra = "error", f"{type(e).__name__}: {e}", None
-                return
-            job.verdict, job.reason = run.verdict.verdict, run.oracle_error or run.verdict.reason
-            job.infra = first_env_error(run.episode_dir, self.env_errors) if job.verdict != "completed" else None
-            self.drop(run.episode_dir, retry=job.infra is not None and attempt < INFRA_RETRIES)
-            if job.infra is None:
-                return
+                return "error", f"{type(e).__name__}: {e}", None
+            verdict, reason = run.verdict.verdict, run.oracle_error or run.verdict.reason
+            infra = first_env_error(run.episode_dir, self.env_errors) if verdict != "completed" else None
+            self.drop(run.episode_dir, retry=infra is not None and attempt < INFRA_RETRIES)
+            if infra is None:
+                break
+        return verdict, reason, infra
 
     def drop(self, folder: Path, retry: bool) -> None:
         if self.keep is None or retry:
@@ -123,24 +150,33 @@ class _Prover(abc.ABC):
 
 
 class WorldProver(_Prover):
-    """A world candidate's oracle in real Chromium, against one world server the prover starts (and stops)."""
+    """A world candidate's oracle in real Chromium, against one world server the prover starts (and stops): on the
+    desktop browser (or, for a task that declares mobile only, on mobile), then, when that completed and the task
+    also declares `mobile`, on mobile (`job.mobile`, `job.mobile_reason`; skipped with `mobile=False`)."""
 
     env_errors = BROWSER_ENV_ERRORS
 
-    def __init__(self, seed: int = 0, keep: Path | None = None) -> None:
+    def __init__(self, seed: int = 0, keep: Path | None = None, mobile: bool = True) -> None:
         from venuskit.world.server import WorldServer
 
         super().__init__(keep)
-        self.seed, self.server = seed, WorldServer().start()
+        self.seed, self.mobile, self.server = seed, mobile, WorldServer().start()
 
-    def run(self, env: Any, task_id: str) -> Any:
+    def run(self, env: Any, task_id: str, surface: str = "browser") -> Any:
         from venuskit.runs.world import run_world_task
 
-        return run_world_task(task_id, self.seed, server=self.server, env=env, out=self.out)
+        return run_world_task(task_id, self.seed, server=self.server, env=env, out=self.out, surface=surface)
 
-    def __call__(self, env: Any, job: Any) -> Any:
+    def __call__(self, envs: WorldEnvs, job: Any) -> Any:
         t0 = time.perf_counter()
-        self.oracle(env, job)
+        surfaces = tuple(job.candidate.spec.surfaces)
+        first = "browser" if "browser" in surfaces else surfaces[0]
+        job.verdict, job.reason, job.infra = self.attempt(envs.get(first), job.candidate.spec.id, surface=first)
+        if job.verdict == "completed" and self.mobile and first != "mobile" and "mobile" in surfaces:
+            job.mobile, job.mobile_reason, infra = self.attempt(envs.get("mobile"), job.candidate.spec.id,
+                                                                surface="mobile")  # fmt: skip
+            if infra is not None:
+                job.mobile_reason += f" (mobile: {infra})"
         job.seconds = time.perf_counter() - t0
         return job
 
@@ -186,16 +222,11 @@ class DesktopProver(_Prover):
             return
 
 
-def world_pool(workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None) -> ProofPool:
-    """Browsers proving world candidates against one shared world server."""
-
-    def make() -> Any:
-        from venuskit.envs.browser import BrowserConfig
-        from venuskit.runs.world import world_browser
-
-        return world_browser("browser", BrowserConfig(settle_s=settle_s))
-
-    return ProofPool(workers, make, WorldProver(seed, keep))
+def world_pool(workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None,
+               mobile: bool = True) -> ProofPool:  # fmt: skip
+    """Browsers proving world candidates against one shared world server (each worker's desktop and, when a task
+    reaches its mobile proof, mobile browser); `mobile=False` proves on the desktop browser only."""
+    return ProofPool(workers, lambda: WorldEnvs(settle_s), WorldProver(seed, keep, mobile))
 
 
 def desktop_pool(workers: int, keep: Path | None = None, config: Any = None) -> ProofPool:

@@ -88,5 +88,11 @@ def with_goal(cand: Candidate, goal: str) -> Candidate:
     return Candidate(cand.plan, cand.plan.surface.parse_task(table, "<synth>"), table)
 
 
+def with_surfaces(cand: Candidate, surfaces: tuple[str, ...]) -> Candidate:
+    """The same candidate declaring only `surfaces` (those its proof completed on), in the order it declared them."""
+    table = {**cand.table, "surfaces": [s for s in cand.table["surfaces"] if s in surfaces]}
+    return Candidate(cand.plan, cand.plan.surface.parse_task(table, "<synth>"), table)
+
+
 __all__ = ["Candidate", "Rejected", "build_candidate", "cap_split", "plan_split", "tags", "train_capabilities",
-           "with_goal"]  # fmt: skip
+           "with_goal", "with_surfaces"]  # fmt: skip

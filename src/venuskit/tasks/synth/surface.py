@@ -118,11 +118,12 @@ class Surface:
         return [["click", f".sidebar a.nav-app[href='/{app}/']"]]
 
     def table(self, plan: Plan) -> dict[str, Any]:
-        """The composed task's surface fields. Proofs run on the desktop browser only, so that is the one surface a
-        synthesised task declares (its capabilities may also work on mobile; `venus tasks prove` does not check)."""
+        """The composed task's surface fields. A candidate declares every surface all its capabilities work on: the
+        surfaces its proof tries (venuskit.runs.proofs: the desktop browser, then mobile). The synthesis run keeps
+        only those whose proof completed (`with_surfaces`, venuskit.flywheel.synth)."""
         from venuskit.tasks.synth.compose import setup_rows
 
-        surfaces = [x for x in self.task_surfaces[:1] if all(x in s.cap.surfaces for s in plan.steps)]
+        surfaces = [x for x in self.task_surfaces if all(x in s.cap.surfaces for s in plan.steps)]
         return {"start": self.app_home[plan.steps[0].cap.app], "surfaces": surfaces,
                 "setup": [op for s in plan.steps for op in setup_rows(s)]}  # fmt: skip
 
