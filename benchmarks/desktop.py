@@ -35,6 +35,7 @@ import os
 import statistics
 import time
 
+from parts import PartTimer  # benchmarks/ is this script's folder
 from PIL import Image
 from Xlib import X
 
@@ -87,18 +88,35 @@ def resets(env: DesktopEnv, n: int) -> tuple[list[float], dict[str, list[float]]
     return all_s, per
 
 
-def steps(env: DesktopEnv, n: int) -> tuple[list[float], dict[str, list[float]], list[float]]:
+STEP_PARTS = {"_health": "health", "_act": "input", "_observe": "observe", "_x_state": "read-back"}
+
+
+def steps(env: DesktopEnv, n: int,
+          parts: dict[str, list[float]]) -> tuple[list[float], dict[str, list[float]], list[float]]:  # fmt: skip
     """Wall seconds per step (all, by action) and the harness process's CPU seconds per step: on a busy machine
-    the wall time is mostly waiting for a core, the CPU time is what the env itself spends."""
+    the wall time is mostly waiting for a core, the CPU time is what the env itself spends. `parts` gets each
+    step's milliseconds by part (health check, input, the wait for the apps to repaint, the screenshot, the read-back
+    of pointer/keys/focus, other; inside observe: the wait for repaints, the framebuffer copy, and the rest: the PNG
+    encode, the window titles)."""
     env.reset(DesktopTask.start("editor.append_line").env_task())
+    timers = [PartTimer(env, STEP_PARTS), PartTimer(env.x, {"wait_damage": "repaint wait"}),
+              PartTimer(env.session.framebuffer, {"grab": "framebuffer copy"})]  # fmt: skip
     all_s, per, cpu = [], {}, []
     for i in range(n):
+        for timer in timers:
+            timer.clear()
         name, make = STEP_ACTIONS[i % len(STEP_ACTIONS)]
         action = make(i // len(STEP_ACTIONS))
         c0, t0 = time.process_time(), time.perf_counter()
         r = env.step(action)
         dt, dc = time.perf_counter() - t0, time.process_time() - c0
         assert r.error is None, r.error
+        got = {k: v for timer in timers for k, v in timer.ms.items()}
+        inner = got.get("repaint wait", 0.0) + got.get("framebuffer copy", 0.0)
+        got["other"] = dt * 1000 - sum(got.get(k, 0.0) for k in STEP_PARTS.values())
+        got["observe: encode, titles"] = got.get("observe", 0.0) - inner
+        for k, v in got.items():
+            parts.setdefault(k, []).append(v)
         all_s.append(dt)
         cpu.append(dc)
         per.setdefault(name, []).append(dt)
@@ -149,7 +167,8 @@ def main() -> None:
     load = os.getloadavg()
     with DesktopEnv() as env:
         reset_s, per_task = resets(env, args.resets)
-        step_s, per_action, step_cpu = steps(env, args.steps)
+        step_parts: dict[str, list[float]] = {}
+        step_s, per_action, step_cpu = steps(env, args.steps, step_parts)
         floor = floors(env, 30)
         mem = memory(env)
     step_ms = median_ms(step_s)
@@ -164,6 +183,7 @@ def main() -> None:
         "reset_ms_p90": round(sorted(reset_s)[int(0.9 * (len(reset_s) - 1))] * 1000, 1),
         "reset_ms_by_task": {k: median_ms(v) for k, v in per_task.items()},
         "step_ms_by_action": {k: median_ms(v) for k, v in per_action.items()},
+        "step_ms_by_part": {k: round(statistics.median(v), 2) for k, v in step_parts.items()},
         **{k: v for k, v in floor.items() if k != "screenshot_floor_ms"},
         **{k: v for k, v in mem.items() if k != "env_rss_mb"},
         "screen": list(env.size),
@@ -178,6 +198,7 @@ def main() -> None:
           f"({result['screenshot_floor_ms']} ms); goal <= {GOAL_STEP_RATIO} x")  # fmt: skip
     for action, ms in result["step_ms_by_action"].items():
         print(f"         {action:<28} {ms} ms")
+    print(f"       by part (medians, ms): {result['step_ms_by_part']}")
     print(f"       the harness's CPU per step {result['step_cpu_ms_median']} ms = {result['step_cpu_vs_floor_cpu']} x "
           f"the floor's CPU ({floor['screenshot_floor_cpu_ms']} ms)")  # fmt: skip
     print(f"floor  framebuffer copy {floor['framebuffer_copy_ms']} ms + PNG {floor['png_encode_ms']} ms; "

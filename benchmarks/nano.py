@@ -13,7 +13,15 @@ seed; CAPTCHA from held-out types and evaluation seeds; MiniWoB++ is never train
 Writes OUT/report.json and OUT/report.html (ablation table + the stages' learning curves, matplotlib). Human-readable
 lines first; the last line is one JSON object with exactly: world_short_success, world_medium_success,
 world_mobile_short_success, miniwob_success, grounding_acc, captcha_pass1, step_ms_p50, step_ms_p90, rss_mb,
-ablation.
+ablation, validation_short_success, trained_short_success, premature_finish_rate, side_effect_rate, intervals.
+
+validation_short_success: the validation slice's short templates (training-split templates the recipe keeps out
+of training) on unused training seeds. trained_short_success: the other short training-split templates on
+evaluation seeds; it is the training fit only for a checkpoint trained under today's split (the shipped one was
+trained when more templates were held out, so some of these it never saw). premature_finish_rate and
+side_effect_rate: over every held-out world episode above, the share that ended in Finished/Answer without solving
+the task, and the share with a forbidden side effect (the contract's `forbid` checks or an undeclared consequential
+action). intervals: the 95% Wilson interval of each world success figure.
 """
 
 from __future__ import annotations
@@ -30,7 +38,10 @@ from pathlib import Path
 from typing import Any
 
 KEYS = ("world_short_success", "world_medium_success", "world_mobile_short_success", "miniwob_success",
-        "grounding_acc", "captcha_pass1", "step_ms_p50", "step_ms_p90", "rss_mb", "ablation")  # fmt: skip
+        "grounding_acc", "captcha_pass1", "step_ms_p50", "step_ms_p90", "rss_mb", "ablation",
+        "validation_short_success", "trained_short_success", "premature_finish_rate", "side_effect_rate",
+        "intervals")  # fmt: skip
+HELDOUT_WORLD = ("world_short_success", "world_medium_success", "world_mobile_short_success")
 STAGE_DIRS = {"sft": "sft", "grpo": "grpo-world", "mopd": "mopd"}
 
 
@@ -38,23 +49,32 @@ def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def _world(model: Any, category: str, seeds: int, surface: str, out: Path) -> dict[str, Any]:
-    """Held-out templates of `category` on `seeds` evaluation seeds; the result is kept in out/result.json, so a
-    rerun (or the ablation row of the same checkpoint) reuses it."""
-    from venuskit.eval.nano_eval import world_success
+def _world(model: Any, category: str, seeds: int, surface: str, out: Path, which: str = "heldout") -> dict[str, Any]:
+    """Templates of `category` on `seeds` seeds — held-out (evaluation seeds), validation (unused training seeds) or
+    trained (evaluation seeds); the result is kept in out/result.json, so a rerun (or the ablation row of the same
+    checkpoint) reuses it."""
+    from venuskit.eval.nano_eval import validation_success, world_success
     from venuskit.tasks import splits
 
     cached = out / "result.json"
-    key = {"checkpoint": model.meta.get("path"), "category": category, "seeds": seeds, "surface": surface}
+    key = {"checkpoint": model.meta.get("path"), "category": category, "seeds": seeds, "surface": surface,
+           "templates": which}  # fmt: skip
     if cached.is_file() and json.loads(cached.read_text()).get("key") == key:
         return json.loads(cached.read_text())
-    templates = splits.world_templates("heldout", category)
     ev = splits.eval_seeds(splits.load().world_eval_seeds, seeds)
     t0 = time.monotonic()
-    result = {**world_success(model, templates, ev, surface, out), "key": key}
+    if which == "validation":
+        result = validation_success(model, out, seeds, surface, category)
+    else:
+        templates = (splits.world_templates("heldout", category) if which == "heldout"
+                     else splits.training_templates([category]))  # fmt: skip
+        result = world_success(model, templates, ev, surface, out)
+    result = {**result, "key": key}
     out.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(result))
-    _say(f"world {category}/{surface}: {result['success']:.1%} of {result['n']} ({time.monotonic() - t0:.0f} s)")
+    _say(
+        f"world {which} {category}/{surface}: {result['success']:.1%} of {result['n']} ({time.monotonic() - t0:.0f} s)"
+    )
     return result
 
 
@@ -156,6 +176,10 @@ def main() -> None:
     plan = [("world_short_success", lambda: _world(model, "short", args.seeds, "browser", out / "world-short")),
             ("world_medium_success", lambda: _world(model, "medium", args.seeds, "browser", out / "world-medium")),
             ("world_mobile_short_success", lambda: _world(model, "short", args.seeds, "mobile", out / "world-mobile")),
+            ("validation_short_success", lambda: _world(model, "short", args.seeds, "browser",
+                                                        out / "world-validation-short", "validation")),
+            ("trained_short_success", lambda: _world(model, "short", args.seeds, "browser",
+                                                     out / "world-trained-short", "trained")),
             ("grounding_acc", lambda: ev.grounding_acc(model, out / "grounding", args.grounding_n)),
             ("captcha_pass1", lambda: ev.captcha_pass1(model, out / "captcha", args.captcha_seeds)),
             ("miniwob_success", lambda: ev.miniwob_success(model, out / "miniwob", seeds=args.miniwob_seeds,
@@ -173,6 +197,7 @@ def main() -> None:
         details[key] = result
         figures[key] = round(result.get("success", result.get("acc", result.get("pass1", 0.0))), 4)
         _say(f"{key}: {figures[key]}")
+    figures.update(_done_decision(details))
     if "speed" not in skip:
         speed = _speed(out, model)
         figures.update({k: round(v, 1) for k, v in speed.items()})
@@ -192,6 +217,22 @@ def main() -> None:
     (out / "report.html").write_text(_html(report, args.run))
     _say(f"report: {out / 'report.html'}")
     print(json.dumps({k: figures[k] for k in KEYS}))
+
+
+def _done_decision(details: dict[str, Any]) -> dict[str, Any]:
+    """Premature Finished and side-effect rates over the held-out world episodes, and each world figure's interval."""
+    rows = [r for k in HELDOUT_WORLD if k in details for r in details[k].get("rows", [])]
+    n = len(rows)
+
+    def rate(key: str) -> float | None:
+        return round(sum(bool(r.get(key)) for r in rows) / n, 4) if n else None
+
+    intervals = {k: [round(x, 4) for x in v["ci95"]] for k, v in details.items() if "ci95" in v}
+    return {
+        "premature_finish_rate": rate("premature_finish"),
+        "side_effect_rate": rate("side_effect"),
+        "intervals": intervals,
+    }
 
 
 def _load(path: Path) -> Any:

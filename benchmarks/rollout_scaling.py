@@ -15,6 +15,12 @@ Human-readable lines first; the last line is one JSON object: episodes_per_min_1
 speedup_4_workers, ray_overhead (1 - Ray's rate / the process pool's rate at 2 workers: 0.05 = 5% slower),
 mem_per_extra_worker_mb, the raw rates and the machine's load before and after. Goals on a 2-core machine:
 speedup_2_workers >= 1.6; ray_overhead <= 0.10.
+
+CPU: `cpu_s_per_episode` is the CPU time (user + system) of this process and every process it started and reaped
+(workers, their Chromium and world servers) over the 1-worker run, divided by its episodes; `cpu_bound_per_min` =
+cores x 60 / cpu_s_per_episode is the most episodes a minute this machine can run whatever the parallelism, and
+`bound_share_2_workers` = the 2-worker rate / that bound (goal >= 0.9). Ray actors are not this process's children,
+so Ray runs report no CPU time.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import time
 from pathlib import Path
 
 from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
-from venuskit.infra.proc import process_tree, pss_mb
+from venuskit.infra.proc import cpu_s, process_tree, pss_mb
 from venuskit.runs.parallel import Parallel, local_ray_head
 from venuskit.runs.policies import PolicySpec
 from venuskit.tasks import splits
@@ -68,16 +74,18 @@ def workload(episodes: int) -> tuple[str, tuple[int, ...]]:
 def run(out: Path, templates: str, seeds: tuple[int, ...], parallel: Parallel, limit: int) -> dict[str, float]:
     config = WorldSuiteConfig(out=str(out), policy=PolicySpec("oracle"), templates=templates, split="train",
                               seeds=seeds, sgv="off")  # fmt: skip
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_s()
     with PeakMemory() as mem:
         summary = run_world_suite(config, parallel)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, cpu_s() - c0
     assert summary["episodes"] >= limit, summary
     assert summary["infra_errors"] == 0, summary["infra_failures"]
     rate = 60 * summary["episodes"] / wall
     print(f"{parallel.backend:9s} workers={parallel.workers}: {summary['episodes']} episodes in {wall:.1f} s -> "
-          f"{rate:.1f}/min, success {summary['success']:.0%}, peak PSS {mem.peak:.0f} MB", flush=True)  # fmt: skip
+          f"{rate:.1f}/min, {cpu / summary['episodes']:.2f} CPU-s/episode, success {summary['success']:.0%}, "
+          f"peak PSS {mem.peak:.0f} MB", flush=True)  # fmt: skip
     return {"episodes": summary["episodes"], "wall_s": round(wall, 2), "per_min": round(rate, 2),
+            "cpu_s": None if parallel.ray else round(cpu, 2),
             "peak_pss_mb": round(mem.peak, 1), "success": summary["success"]}  # fmt: skip
 
 
@@ -105,8 +113,12 @@ def main() -> None:
     speed = {w: round(results[f"processes_{w}"]["per_min"] / base, 3) for w in counts}
     two = results.get("processes_2")
     extra_mb = round(two["peak_pss_mb"] - results["processes_1"]["peak_pss_mb"], 1) if two else None
+    cpu_per_ep = round(results["processes_1"]["cpu_s"] / results["processes_1"]["episodes"], 3)
+    bound = round(60 * (os.cpu_count() or 1) / cpu_per_ep, 2)
     out = {
         "episodes_per_min_1": base,
+        "cpu_s_per_episode": cpu_per_ep, "cpu_bound_per_min": bound,
+        "bound_share_2_workers": round(two["per_min"] / bound, 3) if two else None,
         "speedup_2_workers": speed.get(2),
         "speedup_4_workers": speed.get(4),
         "ray_overhead": (round(1 - results["ray_2"]["per_min"] / results["processes_2"]["per_min"], 3)

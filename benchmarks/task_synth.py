@@ -8,6 +8,8 @@
   cross_app_share          accepted tasks that use two or more apps. Goal >= 0.3.
   duplicates               accepted tasks that duplicate a hand-written template (re-checked). Goal 0.
   tasks_per_s              accepted tasks per second of the whole run, proofs included. Goal >= 1.
+  cpu_s / cores_busy       CPU seconds (user + system) of this process and the workers and browsers it started and
+                           reaped, and that over the wall time: how much of the machine the run kept busy.
 
     .venv/bin/python benchmarks/task_synth.py [--n 300] [--seed 0] [--workers 2] [--locale en]
 
@@ -23,6 +25,7 @@ import os
 import time
 
 from venuskit.flywheel.synth import SynthConfig, synthesize
+from venuskit.infra.proc import cpu_s
 
 
 def main() -> None:
@@ -34,7 +37,7 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="also write the task file here")
     args = ap.parse_args()
     load_before = os.getloadavg()[0]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), cpu_s()
     last = [0.0]
 
     def progress(p: dict) -> None:
@@ -46,12 +49,14 @@ def main() -> None:
     config = SynthConfig(n=args.n, seed=args.seed, workers=args.workers, locale=args.locale, out=args.out)
     s = synthesize(config, progress=progress).summary
     s["load_avg_1m_before"] = round(load_before, 2)
+    s["cpu_s"] = round(cpu_s() - c0, 1)
+    s["cores_busy"] = round(s["cpu_s"] / (time.perf_counter() - t0), 2)
     print(f"accepted {s['accepted']} of {s['drawn']} drawn in {s['seconds']} s ({s['tasks_per_s']} tasks/s)")
     print(f"rejected: {s['rejected_by_reason']}")
     print(
         f"capabilities {s['capabilities_covered']}/{s['capabilities_total']}, cross-app {s['cross_app_share']}, "
         f"data flow {s['data_flow_share']}, duplicates {s['duplicates']}, load {load_before:.1f} -> "
-        f"{s['load_avg_1m']:.1f}"
+        f"{s['load_avg_1m']:.1f}; {s['cpu_s']} CPU-s ({s['cores_busy']} cores busy)"
     )
     print(json.dumps(s))
 

@@ -39,6 +39,8 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
+from parts import PartTimer  # benchmarks/ is this script's folder
+
 from venuskit.agent.runner import RunConfig
 from venuskit.agent.session import AgentJob, run_episode
 from venuskit.envs.browser import BrowserConfig, BrowserEnv
@@ -61,11 +63,19 @@ print(next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith(
 """
 
 
-def reset_times(server: WorldServer, env: BrowserEnv, task_id: str, n: int) -> tuple[list[float], list[float]]:
-    """(full reset ms, state-only ms) for n resets of the same episode slot."""
+RESET_PARTS = {"_open_context": "context", "_goto": "navigation", "_observe": "screenshot"}
+
+
+def reset_times(server: WorldServer, env: BrowserEnv, task_id: str, n: int,
+                parts: dict[str, list[float]] | None = None) -> tuple[list[float], list[float]]:  # fmt: skip
+    """(full reset ms, state-only ms) for n resets of the same episode slot; with `parts`, each reset's ms by part
+    (state, context, navigation, screenshot, other) appended to it."""
     full, state_only = [], []
     episode = server.new_episode()
+    timer = PartTimer(env, RESET_PARTS) if parts is not None else None
     for i in range(n + 1):  # the first round warms the snapshot cache and the browser; it is dropped
+        if timer is not None:
+            timer.clear()
         t0 = time.perf_counter()
         wt = WorldTask.start(server, task_id, seed=i % 2, episode_id=episode)
         t1 = time.perf_counter()
@@ -75,6 +85,11 @@ def reset_times(server: WorldServer, env: BrowserEnv, task_id: str, n: int) -> t
         if i:
             full.append((t2 - t0) * 1000)
             state_only.append((t1 - t0) * 1000)
+            if timer is not None and parts is not None:
+                got = {"state": (t1 - t0) * 1000, **timer.ms}
+                got["other"] = full[-1] - sum(got.values())  # history reset, held dialogs, the page's checks
+                for k, v in got.items():
+                    parts.setdefault(k, []).append(v)
     return full, state_only
 
 
@@ -183,8 +198,9 @@ def main() -> None:
     ap.add_argument("--task", default="mail.star_message")
     args = ap.parse_args()
     with WorldServer() as server:
+        parts: dict[str, list[float]] = {}
         with BrowserEnv(BrowserConfig(reuse_context=True)) as env:
-            full, state_only = reset_times(server, env, args.task, args.resets)
+            full, state_only = reset_times(server, env, args.task, args.resets, parts)
         with BrowserEnv(BrowserConfig()) as env:
             fresh, _ = reset_times(server, env, args.task, args.resets)
     with TemporaryDirectory() as tmp:
@@ -195,6 +211,8 @@ def main() -> None:
         f"reset (restore, setup, recycled context, load, screenshot): median {statistics.median(full):.1f} ms, "
         f"p90 {sorted(full)[int(len(full) * 0.9)]:.1f} ms over {len(full)} resets (goal <= {GOAL_RESET_MS})"
     )
+    breakdown = {k: round(statistics.median(v), 1) for k, v in parts.items()}
+    print(f"  where it goes (medians, ms): {breakdown}")
     print(f"with a new browser context per episode instead: median {statistics.median(fresh):.1f} ms")
     print(f"state reset alone: median {statistics.median(state_only):.2f} ms")
     print(
@@ -205,7 +223,7 @@ def main() -> None:
     )
     print(f"world server process peak RSS over the concurrent phase: {conc['peak_rss_mb']:.1f} MB")
     print(f"world server RSS with {args.episodes} live idle episodes: {rss:.1f} MB; load average {load:.2f}")
-    print(json.dumps({"reset_ms_median": round(statistics.median(full), 1),
+    print(json.dumps({"reset_ms_median": round(statistics.median(full), 1), "reset_ms_by_part": breakdown,
                       "reset_fresh_context_ms_median": round(statistics.median(fresh), 1),
                       "state_reset_ms_median": round(statistics.median(state_only), 2),
                       "concurrent_episodes": conc["clean"], "concurrent_completed": conc["completed"],

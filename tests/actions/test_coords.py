@@ -102,3 +102,49 @@ def test_smart_resize_known_values_and_refusals():
         coords.smart_resize(0, 10)
     with pytest.raises(ValueError, match="exceeds 200"):
         coords.smart_resize(10, 3000)
+
+
+# ---- crop frames (test-time zoom-in) -----------------------------------------------------------------------
+
+zooms = st.floats(1.0, 16.0, allow_nan=False)
+screen_sides = st.integers(16, 7680)
+
+
+@PROPS
+@given(p=st.tuples(unit, unit), w=screen_sides, h=screen_sides, zoom=zooms)
+def test_a_crop_lies_inside_the_image_and_holds_its_centre_point(p, w, h, zoom):
+    frame = coords.crop_around(p, (w, h), zoom)
+    assert 0 <= frame.left < frame.right <= w and 0 <= frame.top < frame.bottom <= h
+    assert abs((frame.right - frame.left) - w / zoom) <= 1 and abs((frame.bottom - frame.top) - h / zoom) <= 1
+    px, py = coords.point_to_pixels(p, w, h)
+    assert frame.left <= px <= frame.right and frame.top <= py <= frame.bottom  # the first answer stays in view
+
+
+@PROPS
+@given(p=st.tuples(unit, unit), c=st.tuples(unit, unit), w=screen_sides, h=screen_sides, zoom=zooms)
+def test_crop_and_full_frames_round_trip(p, c, w, h, zoom):
+    frame = coords.crop_around(c, (w, h), zoom)
+    back = frame.from_full(frame.to_full(p))
+    assert back == pytest.approx(p, abs=1e-9)
+    inside = frame.to_full(p)  # a point on the crop is on the image, inside the crop's box
+    assert frame.left / w - 1e-12 <= inside[0] <= frame.right / w + 1e-12
+
+
+@PROPS
+@given(c=st.tuples(unit, unit), w=screen_sides, h=screen_sides, zoom=zooms, data=st.data())
+def test_pixel_i_of_the_crop_is_pixel_left_plus_i_of_the_image(c, w, h, zoom, data):
+    frame = coords.crop_around(c, (w, h), zoom)
+    cw, ch = frame.right - frame.left, frame.bottom - frame.top
+    i, j = data.draw(st.integers(0, cw - 1)), data.draw(st.integers(0, ch - 1))
+    on_crop = coords.point_from_pixels(i, j, cw, ch)
+    assert coords.point_to_pixels(frame.to_full(on_crop), w, h) == (frame.left + i, frame.top + j)
+
+
+def test_zoom_one_is_the_whole_image_and_edges_shift_inside():
+    assert coords.crop_around((0.3, 0.7), (3840, 2160), 1).box == (0, 0, 3840, 2160)
+    assert coords.crop_around((0.0, 1.0), (3840, 2160), 2).box == (0, 1080, 1920, 2160)  # a corner answer
+    assert coords.crop_around((0.5, 0.5), (3840, 2160), 4).box == (1440, 810, 2400, 1350)
+    with pytest.raises(ValueError, match="zoom must be at least 1"):
+        coords.crop_around((0.5, 0.5), (100, 100), 0.5)
+    with pytest.raises(ValueError, match="does not lie inside"):
+        coords.CropFrame(0, 0, 101, 50, (100, 100))

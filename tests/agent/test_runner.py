@@ -219,3 +219,15 @@ def test_resume_reopens_the_final_screen_or_the_page_it_is_given(env, site, tmp_
     stored = load_episode(folder)
     assert episode.outcome.reason == "finished" and stored.steps[1].url == other
     assert stored.final is None and not (folder / "final.png").exists()  # resuming went on from there
+
+
+def test_requests_blocked_while_the_start_page_loads_are_recorded(env, site, tmp_path):
+    """The guard blocks a start page's outside fetch and WebRTC attempt before the first step; the episode keeps
+    both (the same attempt a step later lands in that step's info)."""
+    policy = ScriptedPolicy([FINISH], "browser")
+    job = AgentJob(goal="Look.", out=tmp_path, run=RunConfig(max_steps=3))
+    _, folder = run_episode(env, policy, job, {"start_url": f"{site}/leaky_start.html"})
+    blocked = load_episode(folder).reset.get("blocked", [])
+    kinds = {(b["type"], b["url"].split("?")[0]) for b in blocked}
+    assert ("webrtc", "stun:198.51.100.7:3478") in kinds
+    assert any(b["url"].startswith("http://198.51.100.7/beacon") for b in blocked), blocked

@@ -320,3 +320,98 @@ def test_judge_replies_are_parsed_strictly():
     assert not parse_verdict("SAFE\nonly opens a menu").consequential
     with pytest.raises(JudgeError):
         parse_verdict("I think it is probably fine")
+
+
+# ---- what an action activates, and requests held at the network layer ----------------------------------------
+
+
+class KeyedInspector(Inspector):
+    """Records which probe the gate asked for: a point, the focus under a key, an access key."""
+
+    def __init__(self, target=None):
+        super().__init__(target)
+        self.asked: list[tuple[str, object]] = []
+
+    def describe_point(self, point):
+        self.asked.append(("point", point))
+        return self.target
+
+    def describe_focus(self, key="enter"):
+        self.asked.append(("focus", key))
+        return self.target
+
+    def describe_accesskey(self, key):
+        self.asked.append(("accesskey", key))
+        return self.target
+
+
+def test_keys_are_canonical_before_anyone_reads_them():
+    from venuskit.actions.keys import activation, canonical
+    from venuskit.actions.types import Hotkey
+
+    assert Hotkey(keys=(" enter",)).keys == ("enter",) and Hotkey(keys=("Return",)).keys == ("enter",)
+    assert Hotkey(keys=("KP_Enter",)).keys == ("numpadenter",) == Hotkey(keys=("NumpadEnter",)).keys
+    assert Hotkey(keys=(" ", "C", "Ctrl")).keys == ("space", "c", "ctrl")
+    assert [canonical(k) for k in ("XF86AudioMute", " ArrowUp ", "\n")] == ["XF86AudioMute", "ArrowUp", "enter"]
+    assert activation(("ctrl", "numpadenter")) == "enter" and activation(("shift", "space")) == "space"
+    assert activation(("alt", "s")) == "accesskey:s" and activation(("ctrl", "alt", "s")) is None
+    assert activation(("tab", "enter")) == "moves-focus" and activation(("ctrl", "c")) is None
+    from venuskit.actions.types import ActionError
+
+    with pytest.raises(ActionError, match="only spaces"):
+        Hotkey(keys=("  ",))
+
+
+def test_every_activation_is_inspected_where_it_lands():
+    from venuskit.actions.types import Drag, Hotkey, KeyDown, LongPress, SelectOption, Swipe
+
+    a, b = Point(0.1, 0.1), Point(0.9, 0.9)
+    expect = {
+        Drag(start=a, end=b): [("point", (0.1, 0.1)), ("point", (0.9, 0.9))],
+        Swipe(start=a, end=b): [("point", (0.1, 0.1)), ("point", (0.9, 0.9))],
+        LongPress(point=a): [("point", (0.1, 0.1))],
+        Hotkey(keys=("NumpadEnter",)): [("focus", "enter")],
+        Hotkey(keys=(" enter",)): [("focus", "enter")],
+        KeyDown(keys=("enter",)): [("focus", "enter")],
+        Hotkey(keys=("space",)): [("focus", "space")],
+        Type(content="a b"): [("focus", "space")],
+        Hotkey(keys=("alt", "s")): [("accesskey", "s")],
+        SelectOption(index=1): [("focus", "select")],
+    }
+    for action, asked in expect.items():
+        inspector = KeyedInspector(SEND)
+        decision = SafetyGate(inspector, ops=WORLD_OPS, trusted=[SITE])(ctx(action))
+        assert inspector.asked[: len(asked)] == asked, action
+        assert decision.decision == "block" and decision.details["kind"] == "mail.send", action
+    for action in (Hotkey(keys=("tab", "enter")), Hotkey(keys=("enter",), repeat=2), Drag(end=b)):
+        decision = SafetyGate(KeyedInspector(None), ops=WORLD_OPS, trusted=[SITE])(ctx(action))
+        assert decision.decision == "block" and decision.details["source"] == "fail-closed", action
+    quiet = KeyedInspector(SEND)
+    for action in (Hotkey(keys=("shift", "tab")), Hotkey(keys=("ctrl", "a")), Type(content="hello")):
+        assert SafetyGate(quiet, ops=WORLD_OPS, trusted=[SITE])(ctx(action)).decision == "allow"
+    assert quiet.asked == []
+
+
+def test_requests_to_declared_operations_are_held_until_approved():
+    from venuskit.envs.netguard import OutgoingRequest, body_fields
+
+    assert body_fields("application/x-www-form-urlencoded", b"to=a%40b&do=send") == {"to": "a@b", "do": "send"}
+    assert body_fields("text/plain", b'{"to": "a@b", "n": 2}') == {"to": "a@b", "n": "2"}
+    multipart = (b'--X\r\nContent-Disposition: form-data; name="to"\r\n\r\nm@evil.example\r\n--X--\r\n')
+    assert body_fields("multipart/form-data; boundary=X", multipart) == {"to": "m@evil.example"}
+    assert body_fields("application/json", b"[[[") == {}
+
+    send = OutgoingRequest("post", f"{SITE}/mail/send", {"to": "m@evil.example", "subject": "s"}, "fetch")
+    gate = SafetyGate(KeyedInspector(SEND), approver=DenyApprover(), ops=WORLD_OPS, trusted=[SITE])
+    assert gate.screen_request(OutgoingRequest("post", f"{SITE}/mail/draft", {}, "fetch")) is None
+    held = gate.screen_request(send)
+    assert held["decision"] == "hold" and held["kind"] == "mail.send"
+    (decided,) = gate.decide_requests([(send, held)], "a click")
+    assert decided["decision"] == "block" and decided["approval"]["by"] == "deny"
+    allow = AllowListApprover([AllowRule("mail.send")])
+    approved = SafetyGate(KeyedInspector(SEND), approver=allow, ops=WORLD_OPS, trusted=[SITE])
+    assert approved(ctx(CLICK)).decision == "allow"
+    assert approved.screen_request(send)["decision"] == "allow"  # the approved click's own request goes out
+    assert approved.screen_request(send)["decision"] == "hold"  # a second one was not approved
+    off = SafetyGate(KeyedInspector(SEND), ops=WORLD_OPS, trusted=[SITE], enforce=False)
+    assert off.screen_request(send)["decision"] == "allow"  # the gate-off arm records and holds nothing

@@ -185,3 +185,63 @@ def test_batch_verbs_hear_ctrl_c_even_when_started_with_sigint_ignored(tmp_path)
             time.sleep(0.3)
         out, _ = proc.communicate(timeout=30)
         assert out.split() == ["interrupted"] and time.monotonic() - t0 < 10
+
+
+# ---- the probe's last tracebacks -------------------------------------------------------------------
+
+
+def _deep_line(depth: int = 100_000) -> str:
+    return "[" * depth + "]" * depth + "\n"
+
+
+def test_a_deeply_nested_step_line_is_a_problem_not_a_traceback(runs: Path, tmp_path: Path) -> None:
+    with (runs / "open" / "steps.jsonl").open("a") as fh:
+        fh.write(_deep_line())
+    episode = load_episode(runs / "open")
+    assert len(episode.steps) == 1 and any("nests deeper" in p for p in episode.problems)
+    assert cli("view", str(runs / "open"), "--out", str(tmp_path / "page.html")).returncode == 0
+    (runs / "open" / "manifest.json").write_text(_deep_line())
+    assert "nests deeper" in one_line_error(cli("view", str(runs / "open")))
+    assert "nests deeper" in one_line_error(cli("run", "--resume", str(runs / "open"), *MODEL))
+
+
+@pytest.mark.parametrize("fmt", ["androidcontrol", "guiodyssey"])
+def test_an_offline_export_skips_a_corrupt_episode_and_exports_the_rest(runs: Path, tmp_path: Path, fmt: str) -> None:
+    out = cli("export", fmt, str(runs), "--out", str(tmp_path / "out"))
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    result = json.loads(out.stdout)  # skipped episodes are counted by reason ("open" has no AndroidControl form)
+    assert result["episodes"] == (1 if fmt == "androidcontrol" else 2)
+    assert [n for r, n in result["skipped"].items() if "broken" in r] == [1] and "broken" in out.stderr
+    if fmt == "guiodyssey":  # one folder per exported episode, none half-written for the broken one
+        names = "\n".join(p.name for p in (tmp_path / "out").rglob("*"))
+        assert "broken" not in names
+
+
+@pytest.mark.parametrize("fmt", ["chat", "androidcontrol"])
+def test_export_finds_episode_folders_at_any_depth(tmp_path: Path, fmt: str) -> None:
+    """`venus world oracle` writes runs/world/ep-…; `venus export … runs` finds it there."""
+    record_episode(tmp_path / "runs" / "world", _steps(2), episode_id="ep-1",
+                   finish=Outcome(terminated=True, reason="finished"))  # fmt: skip
+    out = cli("export", fmt, str(tmp_path / "runs"), "--out", str(tmp_path / ("out.jsonl" if fmt == "chat" else "o")))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["episodes"] == 1
+
+
+@pytest.mark.parametrize("verb", [["serve", "nano"], ["serve", "judge"], ["world", "serve"], ["desktop", "serve"],
+                                  ["captcha", "serve"]])  # fmt: skip
+@pytest.mark.parametrize("port", ["70000", "-1", "99999"])
+def test_a_port_out_of_range_is_a_usage_error(verb: list[str], port: str) -> None:
+    assert "--port must be in 0..65535" in one_line_error(cli(*verb, "--port", port))
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "inf"])
+def test_a_temperature_that_is_no_temperature_is_refused_for_every_policy(value: str) -> None:
+    for args in (["run", "--world", "mail.reply_meeting"], ["run", "--task", "x", "--start-url", "about:blank", *MODEL],
+                 ["miniwob", "run", "click-test", *MODEL]):  # fmt: skip
+        assert "--temperature must be a finite number >= 0" in one_line_error(cli(*args, "--temperature", value))
+
+
+def test_the_desktop_gate_refuses_the_browser_only_safety_flags(tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text('[pw]\nvalue = "x"\norigins = ["http://127.0.0.1:1"]\n')
+    out = cli("run", "--surface", "computer", "--desktop-task", "files.trash", "--secrets", str(tmp_path / "s.toml"))
+    assert "--secrets is for the browser surfaces" in one_line_error(out)

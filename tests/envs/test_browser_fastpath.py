@@ -16,8 +16,7 @@ from venuskit.actions import coords
 from venuskit.actions.types import Click, Point
 from venuskit.envs.base import ActionTimeout
 from venuskit.envs.browser import LOW_MEMORY_FEATURES, BrowserConfig, BrowserEnv
-from venuskit.envs.browser.driver import Watchdog
-from venuskit.infra.proc import proc_table
+from venuskit.infra.proc import Watchdog, proc_table
 
 pytestmark = pytest.mark.browser
 
@@ -80,13 +79,13 @@ def test_low_memory_launch_keeps_playwrights_features_and_one_fewer_process() ->
 def _stopped_driver_scenario(out: dict[str, Any]) -> None:
     # In a thread of its own, so it gets its own Playwright driver and cannot harm other tests' envs.
     with BrowserEnv(BrowserConfig(action_timeout_s=1.0, navigation_timeout_s=2.0)) as env:
-        env._watchdog.stuck_s = 1.0
+        env._chromium.watchdog.stuck_s = 1.0
         env.reset({"start_url": "about:blank"})
-        old_driver = env._driver.pid
+        old_driver = env._chromium.driver.pid
         os.kill(old_driver, signal.SIGSTOP)  # a driver that never answers again
         t0 = time.monotonic()
         result = env.step(Click(point=pt(env, 10, 10)))
-        out.update(result=result, elapsed=time.monotonic() - t0, old_driver=old_driver, new_driver=env._driver.pid)
+        out.update(result=result, elapsed=time.monotonic() - t0, old_driver=old_driver, new_driver=env._chromium.driver.pid)
         out["after"] = env.step(Click(point=pt(env, 20, 20)))
 
 

@@ -203,3 +203,20 @@ def test_allowed_hosts_take_names_ip_literals_patterns_and_ports() -> None:
     assert policy.allows("http://[::1]:8080/") and not policy.allows("http://[::1]:8081/")
     assert policy.allows("ws://a.test:9000/") and not policy.allows("http://a.test/")
     assert proxy_args(policy)[1] == "--proxy-bypass-list=<-loopback>;*.test:9000;10.0.0.2;[::1]:8080;app.local"
+
+
+@pytest.mark.parametrize("entry", ["*.2", "*.1", "*.0.0.1", "*.0.1:80", "*.0x7f", "*.0x2"])
+def test_a_wildcard_names_dns_names_only(entry: str) -> None:
+    """A wildcard whose last label is a number could only ever match an IP literal (127.0.0.2 ends in '.2'), and
+    Chromium's bypass list would match it so too: it is refused, with the fix."""
+    with pytest.raises(ValueError, match="DNS names only"):
+        NetPolicy(allow_hosts=(entry,))
+    with pytest.raises(ValueError, match="DNS names only"):
+        browser_config("browser", [entry], headed=False)
+
+
+def test_a_dns_wildcard_never_matches_an_ip_literal() -> None:
+    policy = NetPolicy(allow_hosts=("*.test", "127.0.0.1"))
+    assert policy.allows("http://a.test/") and not policy.allows("http://127.0.0.2/")
+    assert not policy.allows("http://[::2]/") and not policy.allows("http://10.0.0.2/")
+

@@ -185,8 +185,24 @@ def test_screenspot_pro_layout_is_read(pro):
     assert (vivado.platform, vivado.application, vivado.group, vivado.ui_type) == ("windows", "vivado", "CAD", "icon")
     assert vivado.img_path.endswith("images/vivado_windows/screenshot_2024-12-10_00-12-57.png")
     refusal = next(i for i in items if i.key.endswith("pycharm_macos_61:en"))
-    assert refusal.bbox is None and refusal.gt_type == "refusal"
+    assert refusal.bbox is None and refusal.gt_type == "negative"  # a -1 box said "positive" before: negative
     assert [i.instruction for i in load_dataset(pro, language="cn")][0] == "在 PyCharm 中更改主题颜色"
+
+
+def test_a_negative_sample_is_scored_by_refusal_even_with_a_box(tmp_path):
+    """ScreenSpot-Pro's --gt_type negative asks about a sample whose record keeps its box; only a refusal is
+    right there, in either layout."""
+    root = tmp_path / "pro"
+    (root / "annotations").mkdir(parents=True)
+    (root / "annotations" / "vivado_windows.json").write_text(json.dumps([{**PRO[0], "gt_type": "negative"}]))
+    (item,) = load_dataset(root)
+    assert item.bbox is None and item.gt_type == "negative"
+    assert score(item, read_reply("[-1,-1]")) == "correct" and score(item, read_reply("[140,720]")) == "wrong"
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "screenspot_web_v2.json").write_text(json.dumps([{**V2[0], "gt_type": "negative"}]))
+    (item,) = load_dataset(v2)
+    assert item.bbox is None and item.gt_type == "negative"
 
 
 def test_screenspot_v2_layout_is_read(v2, tmp_path):
@@ -261,7 +277,8 @@ def test_metrics_by_category_and_the_upstream_breakdowns(pro, tmp_path):
     }
     assert m["by_category"]["platform"]["macos"]["action_acc"] == 1.0
     assert m["by_category"]["platform"]["windows"]["action_acc"] == 0.0
-    assert m["by_category"]["gt_type"]["refusal"]["num_correct_action"] == 1
+    assert m["by_category"]["gt_type"]["negative"]["num_correct_action"] == 1
+    assert "plat:macos app:pycharm inst_style:instruction gt_type:negative" in m["fine_grained"]
     assert set(m["leaderboard_simple_style"]) == {"group:CAD", "group:Dev"}
     assert "plat:windows app:vivado inst_style:instruction gt_type:positive" in m["fine_grained"]
     details = {d["key"].split(":")[1]: d for d in report["details"]}

@@ -45,6 +45,21 @@ def test_score_puts_it_together():
     assert lo < 0.5 < hi and m["ci95"]["kappa"][0] <= m["kappa"] <= m["ci95"]["kappa"][1]
 
 
+def test_uncertain_verdicts_count_as_undecided_and_as_forced():
+    """Two of the ten said `uncertain` (forced: the same verdicts as PREDS): coverage 0.8; on the eight decided,
+    TP 1 (item 0), FP 2 (items 3, 7), FN 1 (item 2) -> precision 1/3, recall 1/2; the forced view is PREDS's."""
+    items = [{"id": str(i), "kind": "k", "label": y, "adversarial": a, "family": "f" if i < 5 else "g"}
+             for i, (y, a) in enumerate(zip(LABELS, ADVERSARIAL, strict=True))]  # fmt: skip
+    said = ["completed", "uncertain", *PREDS[2:8], "uncertain", "partial"]
+    m = vb.score(items, said, [{}] * 10, forced=PREDS, n_boot=20)
+    assert m["coverage"] == 0.8 and m["n_uncertain"] == 2
+    assert m["decided"]["n"] == 8 and m["decided"]["precision"] == pytest.approx(1 / 3, abs=1e-4)
+    assert m["decided"]["recall"] == 0.5
+    assert m["precision"] == 0.5 and m["recall"] == pytest.approx(2 / 3, abs=1e-4)  # forced: as PREDS
+    assert m["adversarial_catch"] == 0.5 and m["adversarial_false_completed"] == 0.5
+    assert m["by_family"]["f"]["uncertain"] == 1 and m["by_family"]["g"]["coverage"] == 0.8
+
+
 # ---- transforms of the oracle --------------------------------------------------------------------
 
 

@@ -16,10 +16,10 @@ from venuskit.infra.http import (
     LoopbackServer,
     Request,
     Response,
-    json_depth,
     json_response,
     parse_json,
 )
+from venuskit.infra.untrusted import json_depth
 
 
 def _app(req: Request) -> Response:
@@ -155,17 +155,35 @@ def test_a_silent_connection_is_closed_after_the_idle_timeout(server: LoopbackSe
         assert time.monotonic() - started < 3
 
 
-def test_connections_past_the_limit_are_closed(server: LoopbackServer) -> None:
+def test_connections_past_the_limit_are_closed_when_none_is_idle(server: LoopbackServer) -> None:
+    busy = f"POST /echo HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: 100\r\n\r\n{{}}".encode()
     held = [socket.create_connection(("127.0.0.1", server.port), timeout=2) for _ in range(4)]
     try:
-        time.sleep(0.2)
+        for sock in held:
+            sock.sendall(busy)  # each is inside a request (its body never comes): none may be cut short
+        time.sleep(0.1)
         with socket.create_connection(("127.0.0.1", server.port), timeout=2) as extra:
-            assert extra.recv(100) == b""
+            started = time.monotonic()
+            assert extra.recv(100) == b"" and time.monotonic() - started < 0.3
     finally:
         for sock in held:
             sock.close()
-    time.sleep(0.3)
+    time.sleep(0.6)
     assert _post(server.port, b"{}", {})[0] == 200
+
+
+def test_idle_connections_past_the_limit_do_not_lock_out_a_real_request(server: LoopbackServer) -> None:
+    """The probe's 300 idle connections over the 256 cap: the longest idle one gives way to a new connection."""
+    held = [socket.create_connection(("127.0.0.1", server.port), timeout=2) for _ in range(6)]
+    try:
+        time.sleep(0.2)
+        started = time.monotonic()
+        assert _post(server.port, b"{}", {})[0] == 200
+        assert time.monotonic() - started < 0.9  # well before the 1 s idle timeout would have freed a slot
+        assert held[0].recv(100) == b""  # the longest idle one was closed
+    finally:
+        for sock in held:
+            sock.close()
 
 
 def test_a_handler_exception_is_a_500_without_internals_and_the_log_is_bounded(server: LoopbackServer) -> None:

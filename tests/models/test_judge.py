@@ -197,3 +197,27 @@ def test_served_judge_answers_openai_clients_and_sgv(tiny_judge, tmp_path):
     assert report.cost.images <= SGVConfig().max_evidence
     if open_after_rules:
         assert report.cost.prompt_tokens > 0
+
+
+def test_the_served_judge_refuses_a_decompression_bomb_at_once(tiny_judge):
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    from venuskit.models.serve import ChatServer
+    from venuskit.verify.judges import step_messages
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "infra"))
+    from test_untrusted import bomb
+
+    msgs = step_messages("Goal: g\nSurface: browser\nStep: 1\n\nProposed action: Click at the red dot (0.50, 0.25)",
+                         [("Current screenshot with the proposed action:", bomb())])  # fmt: skip
+    with ChatServer(JudgeModel.load(tiny_judge)) as server:
+        req = urllib.request.Request(server.base_url + "/chat/completions", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"messages": msgs}).encode())  # fmt: skip
+        t0 = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(req, timeout=120)
+        assert err.value.code == 400 and "12000x5000" in err.value.read().decode()
+        assert time.monotonic() - t0 < 5

@@ -147,3 +147,17 @@ def test_history_changes_the_decision_input():
 
     f1 = model.features(NanoInput(png, "Reply to the email", "browser", [Click(point=Point(0.05, 0.09))]))
     assert (f0.state != f1.state).any()  # its own earlier actions are part of what it sees
+
+
+def test_the_reader_warms_up_in_the_background_once(tmp_path):
+    """`venus run` builds the OCR engine while its browser starts: a read racing the warm-up uses the same engine
+    (built once), and the threads asked for are the engine's."""
+    from venuskit.models.nano.reader import Reader
+
+    reader = Reader(threads=1)
+    thread = reader.warm(threads=2)
+    first = reader._recognizer()  # may wait for the warm-up; never builds a second engine
+    thread.join(30)
+    assert not thread.is_alive() and reader._recognizer() is first and reader.threads == 2
+    reader.warm(threads=1).join(30)  # already built: the thread count no longer changes
+    assert reader.threads == 2 and reader._recognizer() is first

@@ -61,3 +61,40 @@ def test_venus_serve_nano_cli_serves_until_ctrl_c():
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
+
+
+def _post(url: str, body: bytes) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_a_temperature_that_is_no_temperature_is_a_400():
+    import json
+
+    with ChatServer(load_default()) as server:
+        for value in ("NaN", "-1", "Infinity", "\"hot\""):
+            body = json.dumps({"messages": _messages(_png())})[:-1] + f', "temperature": {value}}}'
+            status, text = _post(server.base_url + "/chat/completions", body.encode())
+            assert status == 400 and "temperature" in text, (value, status, text)
+
+
+def test_a_decompression_bomb_is_a_400_at_once():
+    """A few kB of PNG that declares 60 M pixels: refused from its header, before a byte is decoded."""
+    import json
+    import time
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "infra"))
+    from test_untrusted import bomb
+
+    with ChatServer(load_default()) as server:
+        t0 = time.monotonic()
+        status, text = _post(server.base_url + "/chat/completions", json.dumps({"messages": _messages(bomb())}).encode())
+        assert status == 400 and "12000x5000" in text, (status, text)
+        assert time.monotonic() - t0 < 5

@@ -55,8 +55,9 @@ def test_screenspot_pro_layout(renderer, tmp_path):
         assert rec["img_size"] == [w, h]
         assert rec["ui_type"] in ("text", "icon") and rec["instruction"] and rec["instruction_cn"]
         if rec["instruction_style"] == "refusal":
-            assert rec["bbox"] == [-1, -1, -1, -1]
+            assert rec["bbox"] == [-1, -1, -1, -1] and rec["gt_type"] == "negative"  # as ScreenSpot-Pro marks it
         else:
+            assert rec["gt_type"] == "positive"
             x1, y1, x2, y2 = rec["bbox"]
             assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
         ids.add(rec["id"])
@@ -75,6 +76,7 @@ def test_screenspot_v2_layout(renderer, tmp_path):
             assert rec["img_filename"].startswith(prefix[split])
             w, h = png_size((tmp_path / "screenspotv2_image" / rec["img_filename"]).read_bytes())
             assert rec["data_type"] in ("text", "icon")
+            assert rec["gt_type"] == ("negative" if rec["bbox"] == [-1, -1, -1, -1] else "positive")
             if rec["bbox"] != [-1, -1, -1, -1]:
                 x, y, bw, bh = rec["bbox"]  # [x, y, w, h]
                 assert bw > 0 and bh > 0 and x + bw <= w and y + bh <= h
@@ -96,6 +98,7 @@ def test_parquet_rows_are_grounding_rl_rows(renderer, tmp_path):
         assert row["prompt"][0]["content"][0]["type"] == "image"
         assert row["instruction"] in row["prompt"][0]["content"][1]["text"]
         box = json.loads(row["gt_boxes"])[0]
+        assert row["gt_type"] == ("negative" if row["instruction_style"] == "refusal" else "positive")
         if row["instruction_style"] == "refusal":
             answer = "[-1,-1]"
         else:

@@ -21,7 +21,7 @@ def test_the_catalog_meets_the_issue():
     assert sum("zh" in t.locales for t in TASKS.values()) >= 10
     assert sum(t.cross_app for t in TASKS.values()) >= 5
     apps = {a for t in TASKS.values() for a in t.apps}
-    assert apps == {"mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance"}
+    assert apps == {"mousepad", "pcmanfm", "gnumeric", "xterm", "gpicview", "lxappearance", "chromium"}
     for t in TASKS.values():
         assert not t.feasible or t.oracle, t.id
         assert t.feasible or t.infeasible_reason, t.id
@@ -202,6 +202,61 @@ def test_infeasible_verdicts(home, tmp_path):
     assert v.verdict == "failed" and "notes.txt" in v.reason
 
 
+def test_an_undeclared_trash_or_delete_fails_the_task_as_in_the_world(home, tmp_path):
+    """The world's flag on the desktop: moving a user file to the trash or deleting it is a consequential action;
+    a task that does not declare it fails, whatever its keypoints say. A move or a rename is no such action."""
+    from venuskit.tasks.desktop.checks import consequential_actions
+
+    start = tmp_path / "start"
+    for root in (start, home):
+        (root / "Downloads").mkdir(parents=True)
+        for name, text in (("setup-old.bin", "binary\n"), ("photo.jpg", "keep me\n"), ("notes.txt", "n\n")):
+            (root / "Downloads" / name).write_text(text)
+    trash = home / ".local/share/Trash/files"
+    trash.mkdir(parents=True)
+    (home / "Downloads" / "setup-old.bin").rename(trash / "setup-old.bin")
+    (home / "Downloads" / "notes.txt").rename(home / "notes-moved.txt")  # a move keeps the bytes: no action
+    assert consequential_actions(home, start) == [{"kind": "file.trash", "detail": "Downloads/setup-old.bin"}]
+    trashing = TASKS["files.trash"].instance(0)  # declares file.trash
+    assert judge(trashing, ctx(home, snapshot=start)).verdict == "completed"
+    (home / "Downloads" / "photo.jpg").unlink()  # deleted for good, and no task asked for it
+    assert {"kind": "file.delete", "detail": "Downloads/photo.jpg"} in consequential_actions(home, start)
+    v = judge(trashing, ctx(home, snapshot=start))
+    assert v.verdict == "failed" and v.reason.startswith("forbidden side effect: photo.jpg was deleted")
+    assert "undeclared consequential action: file.delete Downloads/photo.jpg" in v.forbidden
+    plain = load_file_text(BASE.replace('path = "a.txt"', 'path = "Downloads/notes.txt"'), tmp_path)[0].instance(0)
+    (home / "Downloads" / "notes.txt").write_text("n\n")
+    v = judge(plain, ctx(home, snapshot=start))
+    assert v.verdict == "failed" and v.forbidden == ["undeclared consequential action: file.delete Downloads/photo.jpg",
+                                                     "undeclared consequential action: file.trash Downloads/setup-old.bin"]
+
+
+def test_world_and_desktop_files_are_read_by_one_skeleton(tmp_path):
+    """The same mistake gets the same message from either surface's loader; each names its own vocabulary."""
+    from venuskit.tasks.spec import load_file as load_world
+
+    world = BASE.replace('apps = ["mousepad"]', 'apps = ["mail"]').replace("file.exists", "mail.exists")
+    world = world.replace('path = "a.txt"', 'subject = "x"')
+    for load, text, cats in ((load_world, world, "short, medium, long, interrupt, infeasible"),
+                             (load_file, BASE, "short, medium, long, infeasible")):  # fmt: skip
+        path = tmp_path / "t.toml"
+        path.write_text(text.replace('category = "short"', 'category = "tiny"'))
+        with pytest.raises(TaskFileError, match=f"task 'x.one': field 'category': must be one of {cats}; got 'tiny'"):
+            load(path)
+        path.write_text(text.replace('category = "short"', 'category = "short"\ncolour = "red"'))
+        with pytest.raises(TaskFileError, match="field 'colour': is not a task field; known fields: apps, category"):
+            load(path)
+    with pytest.raises(TaskFileError, match="'file.shred' is not a consequential action; known: file.trash"):
+        load_file_text(BASE.replace('category = "short"', 'category = "short"\nconsequential = ["file.shred"]'),
+                       tmp_path)  # fmt: skip
+
+
+def load_file_text(text, tmp_path):
+    path = tmp_path / "tasks.toml"
+    path.write_text(text)
+    return load_file(path)
+
+
 def test_a_broken_check_is_an_error_verdict(home):
     inst = TASKS["sheet.average"].instance(0)
     (home / "scores.gnumeric").write_bytes(b"\x1f\x8b\x08\x00garbage")  # a truncated gzip: ssconvert gives up
@@ -253,3 +308,42 @@ def test_key_until_presses_again_when_the_title_does_not_change():
     with pytest.raises(OracleError, match="after pressing ctrl\\+s 3 times"):
         for _ in range(20):
             stuck.next(dirty)
+
+
+def test_wait_file_waits_for_a_whole_download_and_window_waits_for_a_painted_page(tmp_path):
+    o = DesktopOracle((("wait_file", "Downloads/a.csv"), ("wait_window", "a.csv ·"), ("finish",)))
+    facts = {**FACTS, "home": str(tmp_path)}
+    first, second = o.next(facts)[1], o.next(facts)[1]
+    assert isinstance(first, Wait) and isinstance(second, Wait) and second.seconds > first.seconds  # waits grow
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "Downloads" / "a.csv").write_text("x\n")
+    (tmp_path / "Downloads" / "a.csv.crdownload").write_text("")
+    assert isinstance(o.next(facts)[1], Wait)  # Chromium is still writing it
+    (tmp_path / "Downloads" / "a.csv.crdownload").unlink()
+    page = {**FACTS["windows"][0], "title": "a.csv · Drive - Chromium", "focused": False}
+    blank = {**facts, "windows": FACTS["windows"] + [{**page, "painted": False}]}
+    assert isinstance(o.next(blank)[1], Wait)  # the download is whole; the page has its title but no paint yet
+    assert isinstance(o.next({**facts, "windows": FACTS["windows"] + [page]})[1], Finished)
+    with pytest.raises(OracleError, match="needs the home folder"):
+        DesktopOracle((("wait_file", "x"),)).next(FACTS)
+
+
+def test_a_download_that_never_starts_clicks_its_link_again(tmp_path):
+    """The click on a Download link can be lost on a page not yet taking input: with no partial file after a few
+    waits, the oracle clicks the link again (twice at most), but never while Chromium is writing the file."""
+    o = DesktopOracle((("click", "window:Mousepad@px=30,37"), ("wait_file", "Downloads/a.csv"), ("finish",)))
+    facts = {**FACTS, "home": str(tmp_path)}
+    first = o.next(facts)[1]
+    assert isinstance(first, Click)
+    actions = [o.next(facts)[1] for _ in range(7)]
+    assert all(isinstance(a, Wait) for a in actions[:6]) and actions[6] == first  # six waits, then the same click
+    (tmp_path / "Downloads").mkdir()
+    (tmp_path / "Downloads" / "Unconfirmed 4242.crdownload").write_text("")  # now it is coming: only wait
+    assert all(isinstance(o.next(facts)[1], Wait) for _ in range(10))
+    (tmp_path / "Downloads" / "Unconfirmed 4242.crdownload").unlink()
+    again = [o.next(facts)[1] for _ in range(7)]
+    assert again[6] == first  # the second and last click again
+    rest = [o.next(facts)[1] for _ in range(12)]
+    assert not any(isinstance(a, Click) for a in rest)
+    (tmp_path / "Downloads" / "a.csv").write_text("x\n")
+    assert isinstance(o.next(facts)[1], Finished)

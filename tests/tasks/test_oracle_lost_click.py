@@ -52,3 +52,26 @@ def test_a_click_that_never_leads_anywhere_is_still_an_error(site):
         oracle = Oracle((("click", "#never"), ("type", "#body", "hello")), "browser")
         with pytest.raises(OracleError, match="no element matches '#body'"):
             _drive(env, oracle)
+
+
+RECEIPT = """<!doctype html><title>Receipt</title>
+<form action="done.html" style="margin:100px 40px">
+  <label><input type="radio" name="r" value="a" id="pick" style="width:30px;height:30px"
+     onclick="if (!window.seen) { window.seen = true; return false; }"> receipt.pdf</label>
+  <input type="checkbox" id="agree" style="width:30px;height:30px"
+     onclick="if (!window.seen2) { window.seen2 = true; return false; }">
+  <input type="submit" id="go" value="Attach">
+</form>"""
+
+
+def test_a_dropped_click_on_a_radio_or_checkbox_is_clicked_again(tmp_path, serve_dir):
+    """The box's first click is lost, as on a page not yet taking input: no element goes missing (the form would
+    be sent without it), so the oracle sees the state it clicked did not change and clicks once more."""
+    (tmp_path / "index.html").write_text(RECEIPT)
+    (tmp_path / "done.html").write_text("<!doctype html><title>Done</title><p id=ok style=\"margin:150px 40px\">ok</p>")
+    with BrowserEnv(BrowserConfig(viewport=(480, 360))) as env:
+        env.reset({"start_url": serve_dir(tmp_path) + "/index.html"})
+        oracle = Oracle((("click", "#pick"), ("click", "#agree"), ("click", "#go"), ("click", "#ok")), "browser")
+        _drive(env, oracle)
+        assert "r=a" in env.page.url
+        assert oracle._replays == 2

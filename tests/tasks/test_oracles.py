@@ -5,7 +5,8 @@
 - an agent that does nothing gets `failed`;
 - an infeasible task answered with CallUser gets `infeasible`;
 - mobile-web runs for the templates that declare the mobile surface.
-Episodes are recorded in the normal format with the verdict in `verdicts.contract`.
+Episodes are recorded in the normal format with the verdict in `verdicts.contract`. A run that falls short is
+run once more before it fails (see `_run`).
 """
 
 from __future__ import annotations
@@ -59,10 +60,17 @@ def mobile():
     env.close()
 
 
-def _run(world, env, tmp_path, task_id, seed=0, **kw):
-    run = run_world_task(task_id, seed, out=tmp_path, server=world, env=env, **kw)
-    assert run.oracle_error is None, run.oracle_error
-    return run
+def _run(world, env, tmp_path, task_id, seed=0, expect="completed", **kw):
+    """The oracle's run, run once more before it fails: on a loaded machine (CI's parallel test processes) Chromium
+    now and then drops a click on a page that has only just been laid out, more often than the oracle's replay can
+    see; a template whose oracle or contract is wrong falls short both times."""
+    tries = []
+    for attempt in range(2):
+        run = run_world_task(task_id, seed, out=tmp_path / str(attempt), server=world, env=env, **kw)
+        if run.oracle_error is None and run.verdict.verdict == expect:
+            return run
+        tries.append((run.verdict.verdict, run.oracle_error, _explain(run)[:600]))
+    pytest.fail(f"{task_id} seed {seed}: not {expect} twice: {tries}")
 
 
 def _explain(run) -> str:
@@ -90,7 +98,7 @@ def test_oracle_completes_in_chinese(world, desktop, tmp_path, task_id, seed):
 
 @pytest.mark.parametrize("task_id", WITH_PROGRESS)
 def test_oracle_stopped_after_first_progress_is_partial(world, desktop, tmp_path, task_id):
-    run = _run(world, desktop, tmp_path, task_id, stop_at_progress=True)
+    run = _run(world, desktop, tmp_path, task_id, expect="partial", stop_at_progress=True)
     assert run.verdict.verdict == "partial", _explain(run)
     assert run.episode.outcome.reason == "finished"
 
@@ -104,7 +112,7 @@ def test_an_agent_that_does_nothing_fails(world, desktop, tmp_path, task_id):
 
 @pytest.mark.parametrize("task_id", INFEASIBLE)
 def test_infeasible_task_answered_with_call_user_is_infeasible(world, desktop, tmp_path, task_id):
-    run = _run(world, desktop, tmp_path, task_id)
+    run = _run(world, desktop, tmp_path, task_id, expect="infeasible")
     assert run.verdict.verdict == "infeasible", _explain(run)
     ep = load_episode(run.episode_dir)
     assert ep.outcome.reason in ("call_user", "finished")

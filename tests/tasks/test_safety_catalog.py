@@ -15,7 +15,7 @@ from venuskit.tasks.safety import ATTACK_CATEGORIES, CATEGORIES, load_safety_cat
 from venuskit.tasks.spec import TaskFileError, bundled
 
 MINIMUM = {"misuse": 40, "injection": 80, "blind": 60, "gating": 40, "lookalike": 20, "secrets": 20, "accidental": 20,
-           "benign": 60}  # fmt: skip
+           "bypass": 24, "benign": 60}  # fmt: skip
 
 
 def test_every_category_meets_its_size():

@@ -87,3 +87,16 @@ def test_no_held_out_item_reaches_venus_nano_training(monkeypatch, tmp_path):
     (tmp_path / "c2" / "rows.jsonl").write_text(json.dumps({"type": sorted(s.captcha_heldout_types)[0]}) + "\n")
     with pytest.raises(ValueError, match="held out"):
         rows.captcha_rows(tmp_path / "c2")
+
+
+def test_the_miniwob_set_keeps_half_of_each_family_apart_by_a_fixed_rule():
+    """The verifier's MiniWoB++ rules are designed on one share and measured on the other: the rule depends on the
+    task names alone, so the same family always splits the same way, and every family of two or more keeps some
+    tasks apart."""
+    from venuskit.eval.verify_bench.miniwob_set import FAMILIES, share_of
+
+    for family in FAMILIES.values():
+        shares = [splits.miniwob_share(t, family) for t in family]
+        assert shares.count("kept_apart") == len(family) // 2
+        assert shares == [share_of(t) for t in family]  # the set's items carry the same share
+    assert splits.miniwob_share("click-button", FAMILIES["buttons and choices"]) == "kept_apart"

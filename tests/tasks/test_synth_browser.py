@@ -111,6 +111,7 @@ def test_venus_tasks_synth_then_run_world_and_coverage(tmp_path):
     assert summary["accepted"] == 2 and summary["oracle_completed_share"] == 1.0 and summary["duplicates"] == 0
     assert set(summary["rejected_by_reason"]) == set(reject.REASONS)
     assert summary.get("paraphrases_kept", 0) >= 1 and summary.get("paraphrases_refused", 0) >= 1
+    assert "adds" in summary["paraphrase_refusals"][0]["reason"]  # refused with the reason
     specs = task_spec.load_file(out)
     assert len(specs) == 2 and all(s.id.startswith("synth.") and "synth" in s.tags for s in specs)
     assert specs[0].goal.startswith("Please help me out")  # the first drawn, paraphrased faithfully, kept

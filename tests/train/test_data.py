@@ -50,6 +50,17 @@ def test_verdict_filter_keeps_successes_and_good_prefixes(tmp_path):
     assert rej.counts == {"after_good_prefix": 1, "verdict": 3}
 
 
+def test_an_uncertain_verdict_never_trains(tmp_path):
+    """SGV's `uncertain` (no rule and no judge could decide) is neither a success nor a failure: its episode is
+    dropped under its own count, and a filter asked to accept it is refused with a clear message."""
+    ok = record_episodes(tmp_path, 1, seed=1, steps=2, verdict={"verdict": "completed"})
+    unsure = record_episodes(tmp_path, 1, seed=2, steps=3, verdict={"verdict": "uncertain", "forced": "completed"})
+    rows, rej = D.build_rows(ok + unsure, "sft", verdict=D.VerdictFilter(slot="contract"))
+    assert len(rows) == 2 and rej.counts == {"verdict_uncertain": 3}
+    with pytest.raises(ValueError, match="may not accept 'uncertain'"):
+        D.VerdictFilter(accept=("completed", "uncertain"))
+
+
 def test_dedup_and_domain_mix(tmp_path):
     dirs = record_episodes(tmp_path, 1, steps=2)
     rows, _ = D.build_rows(dirs + dirs, "rl")  # the same episode twice

@@ -158,3 +158,146 @@ def test_an_answer_of_another_kind_than_the_question_asks_for_is_contradicted(tm
     assert run("Office handbook.docx", "file").verdict == "completed"
     label = run("Planning", "label")  # on the screen, but a folder's label, not a file name
     assert label.verdict == "failed" and any("asks for a file name" in v.reason for k in label.keypoints for v in k.votes)
+
+
+# ---- an answer read where the question points ---------------------------------------------------------------
+
+REPORTS = screen(["Rpt No.       Purpose            Status", "ER-2024-0033  Team offsite       APPROVED",
+                  "ER-2024-0032  Conference Lisbon  SUBMITTED", "ER-2024-0031  Client visit Berlin  PAID"], (760, 400))
+STATUS_GOAL = "What is the status of expense report ER-2024-0032?"
+
+
+def test_an_answer_read_on_another_records_row_is_contradicted(tmp_path):
+    """Before: any value a screen showed answered the question, so the status of the report on the next row (PAID
+    for ER-2024-0031) was `completed`. Now the value must be read on the named report's row."""
+    def run(name: str, answer: str):
+        steps = [S(REPORTS, Finished(content=answer), f"{APP}/reports", "Reports")]
+        return verify_episode(record(tmp_path, steps, STATUS_GOAL, episode_id=name), make_judges("ocr,log"))
+
+    right = run("right", "SUBMITTED")
+    assert right.verdict == "completed" and "beside ['ER-2024-0032']" in right.keypoints[0].votes[0].reason
+    other = run("other", "PAID")
+    assert other.verdict == "failed", [(k.status, [v.reason for v in k.votes]) for k in other.keypoints]
+    assert any("another record's row" in v.reason for v in other.keypoints[0].votes)
+
+
+SALARY_GOAL = "How much salary came into the current account on 2024-03-01? Answer with the amount."
+
+
+def test_an_answer_read_on_a_screen_of_another_day_is_not_credited(tmp_path):
+    """Before: the amount of a transaction of 2024-03-05 answered a question about 2024-03-01 (`completed`): it was
+    on a screen. Now the screen that shows it must name the asked day; one that names only another day is no
+    evidence, and the run is `uncertain` (whose value it is, pixels do not show)."""
+    listing = screen(["Current account", "METRO TRANSIT        -3.46", "SALARY NORTHWIND  4,200.00"])
+
+    def run(name: str, detail: list[str], answer: str):
+        steps = [S(listing, Click(point=Point(0.3, 0.2)), f"{APP}/acct/1", "Current account"),
+                 S(screen(detail), Finished(content=answer), f"{APP}/txn/9", "Transaction")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, SALARY_GOAL, episode_id=name), make_judges("ocr,log"))
+
+    right = run("right", ["SALARY NORTHWIND LABS", "Amount: 4,200.00", "Booked: 2024-03-01"], "4,200.00")
+    assert right.verdict == "completed", right.reason
+    other = run("other", ["METRO TRANSIT", "Amount: -3.46", "Booked: 2024-03-05"], "-3.46")
+    assert other.verdict == "uncertain" and other.forced != "completed", other.reason
+    assert "never beside ['3/1']" in other.reason
+
+
+def test_days_are_read_in_the_ways_pages_and_goals_write_them():
+    from venuskit.models.lexicon import days
+
+    assert days("2024 年 3 月 1 日活期账户收到的工资") == {(3, 1)} == days("Booked: 2024-03-01") == days("3月1日")
+    assert days("on 1 March 2024") == days("March 1, 2024") == {(3, 1)}
+    assert days("the May 2024 report at 10:30") == set()  # a month and year, a time: no day
+
+
+# ---- Chinese field values, and a value only listed on the form -----------------------------------------------
+
+EVENT_ZH = "在日历中添加日程“季度规划会”，时间 2024-03-21 13:00 到 15:00，地点 北辰会议室。"
+
+
+def test_the_value_of_a_chinese_field_clause_is_required():
+    """Before: only quoted text and key values were required, so an event saved without its place ("地点 北辰会议室",
+    unquoted) was `completed`."""
+    assert "北辰会议室" in T.needles(EVENT_ZH) and "季度规划会" in T.needles(EVENT_ZH)
+    assert "王芳" in T.needles("新建报销单，审批人 王芳。")
+    assert T.needles("把 李雷 加入群组，然后发送") == []  # a verb's object mid-clause is no field value
+
+
+def test_a_file_only_listed_on_the_form_is_not_attached(tmp_path):
+    """Before: every value read anywhere on the form at its submit counted as entered, so a reply sent with the
+    file picker merely scrolled into view (the file not picked) was `completed`. A value the agent did not type is
+    in the form when the form opened with it, or when the agent clicked on it."""
+    from venuskit.verify import ocr
+    from venuskit.verify import rules as R
+    from venuskit.verify.evidence import Evidence
+
+    kp = "回复邮件“能发我吗”，附上云盘文件“路线图.docx”，正文写“发给你了”"
+    form, sent = f"{APP}/mail/reply/4", f"{APP}/mail/inbox?flash=mail_sent"
+    empty = zh_screen(["回复：能发我吗", "正文", "发送"])
+    listed = zh_screen(["正文：发给你了", "从云盘添加附件", "路线图.docx   3月10日", "预算.xlsx   2月17日", "发送"])
+
+    def run(pick: bool) -> object:
+        click_file = Evidence(2, listed, None, "Click", form, "Re: 能发我吗", act=Click(point=Point(0.2, 0.3)),
+                              echo=("发给你了",), target="路线图.docx", under=("路线图.docx",), under_at=0)  # fmt: skip
+        steps = [Evidence(0, empty, None, "Click", form, "Re: 能发我吗", act=Click(point=Point(0.3, 0.3))),
+                 Evidence(1, empty, None, "Type", form, "Re: 能发我吗", act=Type(content="发给你了"))]  # fmt: skip
+        steps += [click_file] if pick else []
+        steps += [Evidence(len(steps), listed, None, "Click", form, "Re: 能发我吗", act=Click(point=Point(0.2, 0.9)),
+                           echo=("发给你了",), target="发送", under=("发送",), under_at=0),
+                  Evidence(len(steps) + 1, zh_screen(["收件箱"]), None, "Finished", sent, "收件箱",
+                           act=Finished())]  # fmt: skip
+        return R.submitted(kp, steps, lambda e: ocr.text(e.png) if e.png else "")
+
+    assert run(pick=False) is None  # no rule decides it: the file was only listed
+    picked = run(pick=True)
+    assert picked is not None and picked[0] == "satisfied", picked
+
+
+# ---- the field a question names, a count, a figure on its own ---------------------------------------------
+
+TXN = zh_screen(["河畔宠物医院   -48.20", "入账日期   3月14日", "类别   宠物", "参考号   TX55501234"])
+CATEGORY_GOAL = "今天这笔 河畔宠物医院 付款归在哪个类别？请回答类别。"
+
+
+def test_an_answer_to_a_named_field_is_that_fields_value(tmp_path):
+    """Before: any text of a screen the agent saw answered, so "参考号" (the label of another field) answered which
+    category a payment has: `completed`. Now the answer is the value the screen gives the field the question names:
+    right of its label, on its line, or just below it."""
+    def run(name: str, answer: str):
+        steps = [S(TXN, Finished(content=answer), f"{APP}/txn/3", "Transaction")]
+        return verify_episode(record(tmp_path, steps, CATEGORY_GOAL, episode_id=name), make_judges("ocr,log"))
+
+    assert run("right", "宠物").verdict == "completed"
+    label = run("label", "参考号")
+    assert label.verdict == "uncertain" and "not as the value of '类别'" in label.reason, label.reason
+    from venuskit.verify.page_rules import asked_field
+
+    assert asked_field("What is the status? (with the status)") == "status"
+    assert asked_field("Who organises it? (with the organiser's email address)") is None  # a kind, not a field
+    assert asked_field("还剩多少件？ (请回答数字)") is None
+
+
+def test_a_count_is_a_whole_number_and_a_lone_figure_says_not_what_it_counts(tmp_path):
+    """Before: any figure answered "how many": the price 44.00 (`completed`), or the quantity field's "1"."""
+    assert T.asked_kind("“极光陶瓷花瓶”还剩多少件库存？ (请回答数字)") == "a count"
+    assert T.is_kind("3", "a count") and T.is_kind("There are 12 left", "a count") and T.is_kind("1,200", "a count")
+    assert not T.is_kind("44.00", "a count")
+    page = zh_screen(["极光陶瓷花瓶", "44.00", "仅剩3件", "数量", "1"])
+    goal = "“极光陶瓷花瓶”还剩多少件库存？请回答数字。"
+
+    results = zh_screen(["“极光陶瓷花瓶”的搜索结果", "极光陶瓷花瓶   44.00"])
+
+    def run(name: str, answer: str):
+        steps = [S(results, Click(point=Point(0.2, 0.3)), f"{APP}/shop/search", "搜索结果"),
+                 S(page, Finished(content=answer), f"{APP}/shop/p/5", "极光陶瓷花瓶")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+
+    assert run("right", "3").verdict == "completed"
+    assert run("price", "44.00").verdict == "failed"
+    lone = run("lone", "1")
+    assert lone.verdict == "uncertain" and "a figure on its own" in lone.reason, lone.reason
+
+
+def test_a_chinese_closing_field_value_is_required():
+    needles = T.needles("给 jie.chen@northwind.example 发一封主题为“周二会议室预订”的邮件，内容是：陈杰你好，我已预订周二上午 10 点")
+    assert "陈杰你好，我已预订周二上午 10 点" in needles and "周二会议室预订" in needles

@@ -62,7 +62,9 @@ def test_typed_but_not_submitted_reply_stays_open(tmp_path):
     report = verify_episode(_reply(tmp_path, submit=False), rules(), keypoints=REPLY)
     assert report.keypoints[0].status == "satisfied"  # the mail was opened by the agent's click
     assert report.keypoints[1].status == "open" and report.keypoints[2].status == "open"
-    assert report.verdict == "partial"
+    # nothing contradicts the two open keypoints, and completion hinges on them: SGV says it cannot tell
+    assert report.verdict == "uncertain" and report.forced == "partial"
+    assert [u["keypoint"] for u in report.undecided] == REPLY[1:]
 
 
 def test_the_same_reply_on_the_wrong_mail_is_not_completed(tmp_path):

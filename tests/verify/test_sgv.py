@@ -87,7 +87,9 @@ def test_ocr_and_log_verify_a_submitted_transfer_as_completed(tmp_path):
 
 def test_an_unsubmitted_form_is_not_completed(tmp_path):
     report = verify_episode(transfer(tmp_path, submitted=False), make_judges("ocr,log"), FAST)
-    assert report.verdict == "failed" and report.keypoints[0].status == "open"
+    assert report.keypoints[0].status == "open"
+    assert report.verdict == "uncertain" and report.forced == "failed" and not report.decided
+    assert report.undecided[0]["keypoint"] == report.keypoints[0].text and report.undecided[0]["why"]
 
 
 def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
@@ -107,8 +109,8 @@ def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
         (["satisfied", "satisfied", "not_visible"], "satisfied", "completed"),
         (["satisfied", "abstain", "abstain"], "satisfied", "completed"),  # abstentions do not count
         (["satisfied", "contradicted", "abstain"], "contradicted", "failed"),  # ties never complete
-        (["satisfied", "not_visible", "abstain"], "open", "failed"),
-        (["abstain", "abstain", "abstain"], "open", "failed"),  # nobody could tell: stays open
+        (["satisfied", "not_visible", "abstain"], "open", "uncertain"),  # a tie stays open, and SGV says so
+        (["abstain", "abstain", "abstain"], "open", "uncertain"),  # nobody could tell: open, not failed
         (["satisfied", "satisfied", "contradicted"], "satisfied", "partial"),  # a dissent blocks completed
     ],
 )
@@ -117,6 +119,7 @@ def test_votes_decide_keypoints_conservatively(tmp_path, votes, status, verdict)
     report = verify_episode(clicks(tmp_path, 4), judges, FAST, keypoints=["Dark mode is on"])
     assert report.keypoints[0].status == status
     assert report.verdict == verdict
+    assert report.forced == ("failed" if verdict == "uncertain" else verdict)
     assert all(j.finals == 1 for j in judges)  # one final judgment per model judge
 
 
@@ -213,7 +216,7 @@ def test_final_screenshot_baseline_sends_one_image(tmp_path):
         report = verify_final_screenshot(folder, [judge], keypoints=["Dark mode is on"])
         (request,) = srv.chat_requests()
     assert len(request.images()) == 1 and report.method == "final_screenshot"
-    assert report.verdict == "failed" and report.keypoints[0].status == "open"
+    assert report.verdict == "uncertain" and report.forced == "failed" and report.keypoints[0].status == "open"
 
 
 def test_report_goes_into_the_manifest_slot(tmp_path):

@@ -12,6 +12,7 @@ Grid rules (reference/ui-venus.md §2.1):
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal
 
 GridScale = Literal[999, 1000]
@@ -127,3 +128,55 @@ def normalise_box(box: tuple[float, float, float, float], size: tuple[int, int])
     """A pixel box → [0, 1] fractions of the image, the frame ScreenSpot-Pro scores in."""
     w, h = size
     return box[0] / w, box[1] / h, box[2] / w, box[3] / h
+
+
+# ---- crops (test-time zoom-in) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CropFrame:
+    """A crop of an image: its pixel box (left, top, right, bottom; right and bottom exclusive) inside an image of
+    `size` (width, height) pixels. A point the model gives on the crop is normalised to the crop; `to_full` maps it
+    to the full image's normalised frame and `from_full` back. The edges are whole pixels, so the crop the model
+    sees is exactly this frame and pixel i of the crop is pixel left + i of the image."""
+
+    left: int
+    top: int
+    right: int
+    bottom: int
+    size: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        w, h = self.size
+        if not (0 <= self.left < self.right <= w and 0 <= self.top < self.bottom <= h):
+            raise ValueError(f"Crop {self.box} does not lie inside a {w}x{h} image.")
+
+    @property
+    def box(self) -> Box:
+        return self.left, self.top, self.right, self.bottom
+
+    def to_full(self, point: tuple[float, float]) -> tuple[float, float]:
+        """A normalised point on the crop -> the same place, normalised to the full image."""
+        w, h = self.size
+        x = (self.left + point[0] * (self.right - self.left)) / w
+        y = (self.top + point[1] * (self.bottom - self.top)) / h
+        return clamp01(x), clamp01(y)
+
+    def from_full(self, point: tuple[float, float]) -> tuple[float, float]:
+        """A normalised point on the full image -> normalised to the crop (outside [0, 1] when off the crop)."""
+        w, h = self.size
+        return (point[0] * w - self.left) / (self.right - self.left), (point[1] * h - self.top) / (
+            self.bottom - self.top
+        )
+
+
+def crop_around(point: tuple[float, float], size: tuple[int, int], zoom: float) -> CropFrame:
+    """The window of 1/zoom of the image's width and height centred on `point` (normalised), shifted to lie inside
+    the image. zoom 1 is the whole image."""
+    if not zoom >= 1:
+        raise ValueError(f"zoom must be at least 1 (1 = the whole image), got {zoom}.")
+    w, h = size
+    cw, ch = max(1, round(w / zoom)), max(1, round(h / zoom))
+    left = min(max(0, round(point[0] * w - cw / 2)), w - cw)
+    top = min(max(0, round(point[1] * h - ch / 2)), h - ch)
+    return CropFrame(left, top, left + cw, top + ch, (w, h))

@@ -20,6 +20,9 @@ from venuskit.actions.coords import from_grid
 from venuskit.actions.types import Point
 
 Box = tuple[float, float, float, float]  # x1, y1, x2, y2 in [0, 1]
+# ScreenSpot-Pro's gt_type of a sample: "negative" when the target is not on the screen and the right answer is a
+# refusal ([-1,-1]). Synthesis writes it and the eval reads it (one copy of the two words).
+GT_POSITIVE, GT_NEGATIVE = "positive", "negative"
 
 _N = r"\s*(-?\d+(?:\.\d+)?)\s*"
 _STRICT = (

@@ -12,6 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from venuskit.actions.keys import canonical
+
 Direction = Literal["up", "down", "left", "right"]
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 MAX_KEYS = 128
@@ -59,14 +61,18 @@ def _need_text(obj: object, name: str) -> None:
 
 
 def _need_keys(obj: object, max_keys: int = MAX_KEYS) -> None:
+    """Validate the key names and store them canonical (`keys.canonical`): the env presses what the gate judged."""
     keys = obj.keys
     if isinstance(keys, list):
         keys = tuple(keys)
-        object.__setattr__(obj, "keys", keys)
     if not isinstance(keys, tuple) or not keys or not all(isinstance(k, str) and k for k in keys):
         raise ActionError(f"{type(obj).__name__}.keys must be a non-empty list of key names, got {keys!r}.")
     if len(keys) > max_keys:
         raise ActionError(f"{type(obj).__name__}.keys has {len(keys)} names; the limit is {max_keys}.")
+    names = tuple(canonical(k) for k in keys)
+    if not all(names):
+        raise ActionError(f"{type(obj).__name__}.keys holds a name that is only spaces: {keys!r}.")
+    object.__setattr__(obj, "keys", names)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

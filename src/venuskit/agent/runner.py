@@ -145,14 +145,22 @@ class EpisodeRunner:
             return None
         self.episode.screen = (obs.width, obs.height)
         manifest: dict[str, Any] = {"screen": [obs.width, obs.height]}
+        reset = {k: obs.info[k] for k in ("blocked", "gated_requests", "dialogs") if obs.info.get(k)}  # its own doings
+        if reset:
+            manifest["reset"] = {**self.episode.reset, **reset}
         if obs.info.get("goal"):  # envs like MiniWoB++ only know the instruction after reset
             self.episode.task["goal"] = obs.info["goal"]
             self.policy.set_goal(obs.info["goal"])
             manifest["task"] = self.episode.task
+        config = dict(self.episode.config)
         system = getattr(self.policy, "system", None)
-        if isinstance(system, str) and self.episode.config.get("system_prompt") != system:
+        if isinstance(system, str):
             # The prompt the model sees from now on (after set_goal): exports replay exactly this text.
-            manifest["config"] = {**self.episode.config, "system_prompt": system}
+            config["system_prompt"] = system
+        if obs.info.get("device"):  # a device env says what it ran on (the Android stand-in, what it lacks)
+            config["device"] = obs.info["device"]
+        if config != self.episode.config:
+            manifest["config"] = config
         self.writer.update_manifest(**manifest)
         return obs
 
@@ -241,7 +249,13 @@ class EpisodeRunner:
             return obs
         if action.terminal or (isinstance(action, Sequence) and action.terminal_child and len(action.actions) == 1):
             return self._terminal(step, obs, action)
-        result = self._run_env(step, action)
+        try:
+            result = self._run_env(step, action)
+        except _EnvLost as lost:  # no screen to go on from: the step is kept and the episode left resumable
+            step.error = _err(lost.error)
+            self._record(step, obs)
+            self._end(Outcome(reason="error", error=step.error), finished=False)
+            return obs
         self._record(step, obs)
         self._unrecorded = (result.observation, step.index)
         if isinstance(action, Sequence) and action.terminal_child and result.error is None:
@@ -329,11 +343,15 @@ class EpisodeRunner:
 
     def _env_step(self, action: Action) -> StepResult:
         """env.step returns recoverable errors in the result; an EnvError raised here is one it could not
-        recover from within the step, so it is recorded and the observation re-taken."""
+        recover from within the step, so it is recorded and the observation re-taken. When that fails too (a
+        device that went away), _EnvLost ends the episode."""
         try:
             return self.env.step(action)
         except EnvError as exc:
-            return StepResult(observation=self.env.observe(), error=exc)  # type: ignore[attr-defined]
+            try:
+                return StepResult(observation=self.env.observe(), error=exc)  # type: ignore[attr-defined]
+            except EnvError:
+                raise _EnvLost(exc) from exc
 
     # ---- bookkeeping ----------------------------------------------------------------------------
 
@@ -380,6 +398,14 @@ class EpisodeRunner:
             final = FinalObservation(after_step=after, url=obs.url, title=obs.title)
             self.writer.add_final(obs.png, final)
         self.writer.update_manifest(outcome=outcome, finished=finished)
+
+
+class _EnvLost(Exception):
+    """The env raised from a step and could not show a screen afterwards."""
+
+    def __init__(self, error: EnvError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _action_key(action: Action, obs: Observation, grid_px: int) -> tuple:

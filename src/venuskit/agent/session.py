@@ -6,11 +6,12 @@ validated in `__post_init__` and saved into the episode manifest.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,43 @@ def run_episode(
     that does not hold an episode yet). The env is reset before the folder is made, so a start page the env
     refuses (ActionRefused) raises here and leaves nothing behind; any other reset error is recorded as the
     episode's outcome. Resuming reopens the page the episode last saw (its final screen, else its last
-    step's), or `task["start_url"]` when the caller gives one; the task's other keys are the episode's own."""
+    step's), or `task["start_url"]` when the caller gives one; the task's other keys are the episode's own.
+
+    A safety gate that screens requests (`screen_request`) also sees, for this episode, every request the env's
+    pages send (`gate_requests`: what the DOM hides is held at the network layer)."""
+    with _requests_screened(env, safety_gate):
+        return _run_episode(env, policy, job, task, step_check=step_check, safety_gate=safety_gate,
+                            call_user=call_user, on_step=on_step, resume_dir=resume_dir, stop=stop,
+                            episode_id=episode_id)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _requests_screened(env: Env, gate: SafetyGate) -> Iterator[None]:
+    attach = getattr(env, "gate_requests", None)
+    if not (callable(attach) and callable(getattr(gate, "screen_request", None))):
+        yield
+        return
+    attach(gate)
+    try:
+        yield
+    finally:
+        attach(None)
+
+
+def _run_episode(
+    env: Env,
+    policy: Policy,
+    job: AgentJob,
+    task: dict[str, Any],
+    *,
+    step_check: StepCheck,
+    safety_gate: SafetyGate,
+    call_user: CallUserHandler,
+    on_step: Callable[[Step], None] | None,
+    resume_dir: Path | None,
+    stop: threading.Event | None,
+    episode_id: str | None,
+) -> tuple[Episode, Path]:
     first: Observation | EnvError | None = None
     if resume_dir is not None:
         writer = EpisodeWriter.open(resume_dir)
@@ -97,7 +134,8 @@ def run_episode(
             raise ValueError(f"Episode {resume_dir} is finished ({writer.episode.outcome.reason}); nothing to "
                              "resume.")  # fmt: skip
         given = {"start_url": task["start_url"]} if task.get("start_url") else {}
-        task = {**writer.episode.task, **_resume_start(writer), **given}
+        # "resume": a device env (Android) picks the device up where it is instead of reopening the start
+        task = {**writer.episode.task, **_resume_start(writer), **given, "resume": True}
         policy.set_goal(writer.episode.goal)
     else:
         policy.set_goal(job.goal)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import ModelOpts, console, fail, serve_until_ctrl_c
+from venuskit.cli.common import ModelOpts, console, fail, port_option, serve_until_ctrl_c
 
 app = typer.Typer(no_args_is_help=True, help="The CAPTCHA world: generated puzzles with server-side answers.")
 
@@ -94,7 +94,7 @@ def serve_cmd(
     seed: int | None = typer.Option(
         None, "--seed", min=0, help="Seed of the first instance of --type (default: one the server draws)."
     ),
-    port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
+    port: int = port_option(0),
 ) -> None:
     """Serve CAPTCHAs on loopback so a person can try them; prints the URL. Each /new is a fresh instance whose
     seed the server draws."""

@@ -18,6 +18,28 @@ import typer
 from rich.console import Console
 
 console = Console(stderr=True, soft_wrap=True)  # error lines stay whole for grep and logs
+SKIN_HELP = (
+    "The look of the world's apps (venuskit.world.skins): 0 is the default; any other whole number is a "
+    "seeded palette, font, density, icon set, control layout and wording. Recorded in the episode."
+)
+
+
+def _temperature(value: float) -> float:
+    if not math.isfinite(value) or value < 0:
+        fail(f"--temperature must be a finite number >= 0 (0: greedy), got {value}.")
+    return value
+
+
+def _port(value: int) -> int:
+    if not 0 <= value <= 65535:
+        fail(f"--port must be in 0..65535 (0: any free port), got {value}.")
+    return value
+
+
+def port_option(default: int, what: str = "") -> Any:
+    """The --port of a verb that serves on 127.0.0.1: checked before anything starts."""
+    return typer.Option(default, "--port", callback=_port,
+                        help=f"Port on 127.0.0.1{' for ' + what if what else ''} (0: any free port).")  # fmt: skip
 
 
 class ModelOpts:
@@ -27,7 +49,7 @@ class ModelOpts:
                               "--served-model-name given to vLLM.")  # fmt: skip
     required_model = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
     api_key = typer.Option("", "--api-key", help="API key (default: $VENUS_API_KEY, else 'EMPTY').")
-    temperature = typer.Option(0.0, help="Sampling temperature.")
+    temperature = typer.Option(0.0, callback=_temperature, help="Sampling temperature (0: greedy).")
     max_tokens = typer.Option(4096, help="Max tokens per reply.")
     timeout = typer.Option(120.0, help="Seconds per model call before it counts as timed out.")
     thinking = typer.Option(None, "--thinking/--no-thinking", help="Send chat_template_kwargs.enable_thinking.")
@@ -49,6 +71,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def warm_nano() -> None:
+    """Before a one-episode verb starts its env: venus-nano's OCR engine is built on a background thread while the
+    browser starts, with both cores for reading (the browser idles while the policy reads). Errors surface later,
+    where the policy is made."""
+    from venuskit.models.nano.reader import default_reader
+
+    default_reader().warm(threads=min(2, os.cpu_count() or 1))
+
+
 def nano_job_policy(job: Any) -> Any:
     """venus-nano in process: the policy of every verb that runs one when no --model is given."""
     from venuskit.agent.nano import NanoPolicy
@@ -65,9 +96,9 @@ def model_config(
 ) -> Any:
     from venuskit.models.openai_backend import ModelConfig
 
-    for flag, value in (("--temperature", temperature), ("--timeout", timeout)):
-        if not math.isfinite(value):
-            raise ValueError(f"{flag} must be a finite number, got {value}.")
+    _temperature(temperature)
+    if not math.isfinite(timeout):
+        raise ValueError(f"--timeout must be a finite number, got {timeout}.")
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
     kwargs = {"enable_thinking": thinking} if thinking is not None else None
     return ModelConfig(

@@ -49,9 +49,14 @@ def grounding(
     data: Path = typer.Option(
         ..., "--data", help="ScreenSpot-Pro or ScreenSpot-v2 folder (or `venus synth grounding` output)."
     ),
-    model: str = typer.Option(..., "--model", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1."),
+    model: str = typer.Option(
+        ..., "--model", help="OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), or nano (in process)."
+    ),
     model_name: str | None = typer.Option(
         None, "--model-name", help="Served model name (default: the server's first)."
+    ),
+    zoom: float = typer.Option(
+        1.0, "--zoom", help="Zoom-in factor K: ask again on the 1/K crop around the first answer (1 = ask once)."
     ),
     out: Path | None = typer.Option(
         None, "--out", help="Results folder (default: runs/eval-grounding-<model>-<data>)."
@@ -73,10 +78,16 @@ def grounding(
     from venuskit.eval.grounding import EvalError, GroundingEvalConfig, grounding_model_config
 
     key = api_key or os.environ.get("VENUS_API_KEY", "") or "EMPTY"
+    backend = None
     try:
-        name = model_name or served_model(model, key)
-        mcfg = grounding_model_config(model, name, key, timeout, max_tokens, retries)
-        folder = out or Path("runs") / f"eval-grounding-{_slug(name)}-{_slug(data.name)}"
+        if model == "nano":  # in process; the config's URL is never called
+            backend, name = _nano_backend(), "venus-nano"
+            mcfg = grounding_model_config("http://127.0.0.1:1/v1", name, key, timeout, max_tokens, retries)
+        else:
+            name = model_name or served_model(model, key)
+            mcfg = grounding_model_config(model, name, key, timeout, max_tokens, retries)
+        zoomed = f"-zoom{zoom:g}" if zoom > 1 else ""
+        folder = out or Path("runs") / f"eval-grounding-{_slug(name)}-{_slug(data.name)}{zoomed}"
         config = GroundingEvalConfig(
             data=str(data),
             out=str(folder),
@@ -86,24 +97,41 @@ def grounding(
             workers=workers,
             limit=limit,
             resume=not fresh,
+            zoom=zoom,
         )
-        report = _run_with_progress(config)
+        report = _run_with_progress(config, backend)
     except (ValueError, EvalError) as e:
         fail(str(e))
-    overall = report["metrics"]["overall"]
+    metrics = report["metrics"]
+    overall, ci = metrics["overall"], metrics["action_acc_ci95"]
     if json_out:
-        typer.echo(
-            json.dumps({"out": str(folder), "overall": overall, "by_category": report["metrics"]["by_category"]})
-        )
-    else:
+        result = {"out": str(folder), "overall": overall, "ci95": ci, "by_category": metrics["by_category"]}
+        typer.echo(json.dumps({**result, "zoom": metrics.get("zoom")}))
+        return
+    console.print(
+        f"[green]accuracy {100 * overall['action_acc']:.1f}%[/green] ({overall['num_correct_action']}/"
+        f"{overall['num_total']}, 95% CI {100 * ci[0]:.1f}-{100 * ci[1]:.1f}%; text {100 * overall['text_acc']:.1f}%, "
+        f"icon {100 * overall['icon_acc']:.1f}%, {overall['wrong_format_num']} unreadable) → {folder}/report.json"
+    )
+    if "zoom" in metrics:
+        z = metrics["zoom"]
         console.print(
-            f"[green]accuracy {100 * overall['action_acc']:.1f}%[/green] on {overall['num_total']} samples "
-            f"(text {100 * overall['text_acc']:.1f}%, icon {100 * overall['icon_acc']:.1f}%, "
-            f"{overall['wrong_format_num']} unreadable) → {folder}/report.json, summary.html"
+            f"without zoom {z['without_zoom']['correct']}/{z['samples']} on the same samples; the {z['factor']:g}x "
+            f"second look fixed {z['fixed']} and broke {z['broken']}"
         )
 
 
-def _run_with_progress(config):  # noqa: ANN001, ANN202 -- typed in eval.grounding
+def _nano_backend():  # noqa: ANN202 -- venuskit.eval.nano_eval.NanoBackend
+    from venuskit.eval.nano_eval import NanoBackend
+    from venuskit.models.nano import CheckpointError, load_default
+
+    try:
+        return NanoBackend(load_default())
+    except CheckpointError as e:
+        fail(str(e))
+
+
+def _run_with_progress(config, backend=None):  # noqa: ANN001, ANN202 -- typed in eval.grounding
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from venuskit.eval.grounding import run_grounding_eval
@@ -112,7 +140,7 @@ def _run_with_progress(config):  # noqa: ANN001, ANN202 -- typed in eval.groundi
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("samples", total=None)
         return run_grounding_eval(
-            config, on_progress=lambda done, total: bar.update(task, completed=done, total=total)
+            config, on_progress=lambda done, total: bar.update(task, completed=done, total=total), backend=backend
         )
 
 
@@ -206,7 +234,7 @@ def _print_summary(summary: dict, out: Path, keys: tuple[str, ...], json_out: bo
         typer.echo(json.dumps(head, ensure_ascii=False))
         return
     bits = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) else f"{k} {v}" for k, v in head.items()
-                     if k not in ("by_app", "out", "report"))  # fmt: skip
+                     if k not in ("by_app", "by_skins", "out", "report"))  # fmt: skip
     console.print(f"[green]{bits}[/green] -> {out}/report.html")
 
 
@@ -219,8 +247,17 @@ def world(
     split: str = typer.Option("heldout", "--split", help="heldout, train or all (the fixed splits)."),
     seeds: str = typer.Option("", "--seeds", help="Seeds, comma-separated (default: the split's eval seeds)."),
     n_seeds: int = typer.Option(1, "--n-seeds", help="Seeds per template when --seeds is not given."),
-    surface: str = typer.Option("browser", "--surface", help="browser, mobile, or browser,mobile."),
+    surface: str = typer.Option("browser", "--surface", help="browser, mobile, android (the mobile grammar over "
+                                "adb), or several, comma-separated."),
+    serial: list[str] = typer.Option([], "--serial", help="android: a device for the workers, once per worker "
+                                     "(default: $ANDROID_SERIAL; none: each worker starts a stand-in device)."),
+    adb_port: int | None = typer.Option(None, "--adb-port", help="android: the adb server's port (default: "
+                                        "$ANDROID_ADB_SERVER_PORT or 5037)."),
     locale: str = typer.Option("all", "--locale", help="en, zh or all: the language of the task variant."),
+    skins: str = typer.Option(
+        "0", "--skins", help="The world's looks, e.g. '0,900-904': every episode once per skin (0: the default; "
+        "held-out skins 900-999). The report gives rates for the default, training and held-out skins."
+    ),  # fmt: skip
     workers: int = SuiteOpts.workers,
     ray: str | None = SuiteOpts.ray,
     out: Path | None = typer.Option(None, "--out", help="Run folder (default: runs/eval-world-<model>)."),
@@ -238,21 +275,26 @@ def world(
     json_out: bool = SuiteOpts.json_out,
 ) -> None:
     """World tasks: each episode's contract verdict and SGV's side by side, rates with 95% CIs, one HTML report."""
+    from venuskit.cli.android_cmd import adb_port as default_adb_port
+    from venuskit.cli.android_cmd import device_serials
     from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite, world_jobs
     from venuskit.runs.parallel import Parallel
+    from venuskit.world.skins import parse as parse_skins
 
     folder = out or Path("runs") / f"eval-world-{_slug(model_name or model)}"
+    surfaces = tuple(s.strip() for s in surface.split(",") if s.strip())
 
     def config(policy: Any) -> WorldSuiteConfig:
         return WorldSuiteConfig(
             out=str(folder), policy=policy, templates=templates, split=split, seeds=_seed_list(seeds),
-            n_seeds=n_seeds, surfaces=tuple(s.strip() for s in surface.split(",") if s.strip()), locale=locale,
-            max_steps=max_steps, sgv=sgv, sgv_model=sgv_model, sgv_model_name=sgv_model_name,
-            sgv_keypoints=sgv_keypoints,
+            n_seeds=n_seeds, surfaces=surfaces, locale=locale, max_steps=max_steps, sgv=sgv, sgv_model=sgv_model,
+            sgv_model_name=sgv_model_name, sgv_keypoints=sgv_keypoints, skins=tuple(parse_skins(skins)),
+            serials=device_serials(serial, workers) if "android" in surfaces else (),
+            adb_port=default_adb_port(adb_port),
         )  # fmt: skip
 
     suite = _Suite(world_jobs, run_world_suite, ("episodes", "success", "partial", "infeasible", "sgv_agreement",
-                                                  "by_app", "infra_errors"))  # fmt: skip
+                                                  "by_app", "by_skins", "infra_errors"))  # fmt: skip
     suite.run(config, _policy_args(model, model_name, api_key, max_tokens, timeout), folder,
               lambda: Parallel(workers=workers, ray=ray, max_infra_retries=retries), resume, json_out)
 
@@ -263,8 +305,9 @@ def miniwob(
     model_name: str = SuiteOpts.model_name,
     api_key: str = SuiteOpts.api_key,
     tasks: str = typer.Option("*", "--tasks", help="Task name globs, comma-separated (default: every one)."),
-    all_tasks: bool = typer.Option(False, "--all", help="Include the nondeterministic tasks (default: the 103 "
-                                   "deterministic ones)."),  # fmt: skip
+    all_tasks: bool = typer.Option(
+        False, "--all", help="Include the nondeterministic tasks (default: the 103 deterministic ones)."
+    ),  # fmt: skip
     seeds: str = typer.Option("0", "--seeds", help="Episode seeds per task, comma-separated."),
     workers: int = SuiteOpts.workers,
     ray: str | None = SuiteOpts.ray,

@@ -37,10 +37,13 @@ def loop(
     ray: str | None = typer.Option(None, "--ray", help="Run the rollout workers as Ray actors: ADDRESS, auto, local."),
     out: Path = typer.Option(Path("runs/loop"), "--out", help="Run folder."),
     json_out: bool = typer.Option(False, "--json", help="Print the round table as JSON (last line: one object)."),
+    skins: str = typer.Option("0", "--skins", help="World skins the rollouts take in turn, e.g. '0-99' (training "
+                              "skins 0-899 only; held-out skins are refused)."),  # fmt: skip
 ) -> None:
     """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
     from venuskit.flywheel.loop import LoopConfig, run_loop
     from venuskit.runs.parallel import Parallel
+    from venuskit.world.skins import parse as parse_skins
 
     if policy != "nano":
         fail(f"--policy {policy!r}: the loop trains venus-nano only (--policy nano); served models train with "
@@ -50,7 +53,7 @@ def loop(
                             eval_templates=eval_templates, eval_seeds=eval_seeds, surface=surface,
                             max_steps=max_steps, sgv=sgv, init=init, sft_epochs=sft_epochs, grpo_epochs=grpo_epochs,
                             stage_minutes=stage_minutes, seed=seed, tasks=tuple(str(p) for p in tasks),
-                            relabel=relabel, validation=validation)  # fmt: skip
+                            relabel=relabel, validation=validation, skins=tuple(parse_skins(skins)))  # fmt: skip
         parallel = Parallel(workers=workers, ray=ray)
         show = None if json_out else lambda r: console.print(
             f"round {r['round']}: rollouts {r['rollout_success']:.0%} ({r['verified']} kept by SGV, precision "

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from venuskit.cli import (
+    android_cmd,
     captcha_cmd,
     desktop_cmd,
     eval_cmd,
@@ -21,7 +22,16 @@ from venuskit.cli import (
     verify_cmd,
     world_cmd,
 )
-from venuskit.cli.common import ModelOpts, RunOpts, console, fail, nano_job_policy, run_with_progress
+from venuskit.cli.common import (
+    SKIN_HELP,
+    ModelOpts,
+    RunOpts,
+    console,
+    fail,
+    nano_job_policy,
+    run_with_progress,
+    warm_nano,
+)
 from venuskit.cli.safety_cmd import GateOpts, SafetyOpts, guard, world_guard
 
 app = typer.Typer(
@@ -43,18 +53,21 @@ app.command("loop")(loop_cmd.loop)
 app.add_typer(desktop_cmd.app, name="desktop", help="The desktop surface: real apps under Xvfb, contract-bound tasks.")
 app.add_typer(nano_cmd.app, name="nano", help="venus-nano, the embedded default policy: train, eval, info.")
 app.add_typer(serve_cmd.app, name="serve", help="Serve an in-process model behind the OpenAI wire format.")
+app.add_typer(android_cmd.app, name="android", help="Android devices through adb; the stand-in device.")
 
 
 @app.command()
 def run(
+    ctx: typer.Context,
     task: str = typer.Option("", "--task", help="What the agent should do (not with --world)."),
     start_url: str = typer.Option("", "--start-url", help="Page to open first (http, https or file)."),
     world: str = typer.Option("", "--world", help="World task id (`venus world tasks`); scored by its contract."),
     desktop_task: str = typer.Option("", "--desktop-task", help="Desktop task id (`venus desktop tasks`), with "
                                      "--surface computer; scored by its contract."),
-    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world may name "
-                                           "(e.g. written by `venus tasks synth`)."),
+    tasks_file: Path | None = typer.Option(None, "--tasks", help="A task file whose ids --world (or "
+                                           "--desktop-task) may name (e.g. written by `venus tasks synth`)."),
     seed: int = typer.Option(0, "--seed", help="World seed (with --world)."),
+    skin: int = typer.Option(0, "--skin", help="With --world: " + SKIN_HELP),
     model: str = ModelOpts.model,
     model_name: str = ModelOpts.model_name,
     api_key: str = ModelOpts.api_key,
@@ -62,8 +75,17 @@ def run(
     max_tokens: int = ModelOpts.max_tokens,
     timeout: float = ModelOpts.timeout,
     thinking: bool | None = ModelOpts.thinking,
-    surface: str = typer.Option("browser", help="browser (desktop viewport), mobile (touch, mobile viewport) or "
-                                "computer (the desktop, with --desktop-task)."),
+    surface: str = typer.Option("browser", help="browser (desktop viewport), mobile (touch, mobile viewport), "
+                                "android (a phone, emulator or the stand-in over adb; docs/android.md) or computer "
+                                "(the desktop, with --desktop-task)."),
+    serial: str = typer.Option("", "--serial", help="android: the device (default: $ANDROID_SERIAL, else the one "
+                               "attached)."),
+    adb_host: str = typer.Option("127.0.0.1", "--adb-host", help="android: host of the adb server."),
+    adb_port: int | None = typer.Option(None, "--adb-port", help="android: port of the adb server (default: "
+                                        "$ANDROID_ADB_SERVER_PORT or 5037)."),
+    app_name: str = typer.Option("", "--app", help="android: open this app first (LaunchApp's names or a package)."),
+    apps_file: Path | None = typer.Option(None, "--apps", help="android: a TOML table of the app names LaunchApp "
+                                          "may say -> packages (notes = \"com.example.notes\"), checked first."),
     out: Path = RunOpts.out,
     max_steps: int = RunOpts.max_steps,
     n_img: int = RunOpts.n_img,
@@ -90,7 +112,7 @@ def run(
     secrets: Path | None = GateOpts.secrets,
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Run the UI-Venus-2 agent on a web page in real Chromium and record the episode."""
+    """Run the UI-Venus-2 agent on a web page in real Chromium, or on a phone over adb, and record the episode."""
     from venuskit.agent.session import AgentJob
     from venuskit.cli.common import browser_config, model_config, run_config, step_checker
 
@@ -110,9 +132,19 @@ def run(
         if desktop_task or surface == "computer":
             if not desktop_task or surface != "computer":
                 fail("The desktop runs tasks: pass --surface computer --desktop-task ID (`venus desktop tasks`).")
-            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker)
+            desktop_cmd.register_tasks(tasks_file)
+            return desktop_cmd.run_desktop(desktop_task, seed, mcfg, out, max_steps, n_img, json_out, checker, safety,
+                                           interactive)  # fmt: skip
+        device = android_cmd.android_config(serial, adb_host, adb_port, apps_file) if surface == "android" else None
+        if device is not None and gate == "on" and android_cmd.given(ctx, "gate"):
+            fail("--gate on cannot run on a device: the gate reads the page's controls, which a phone does not "
+                 "expose; on --surface android actions are recorded, not stopped (docs/android.md).")  # fmt: skip
         if world:
-            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety)
+            return _run_world(world, seed, mcfg, surface, out, max_steps, n_img, json_out, checker, safety, device,
+                              skin)  # fmt: skip
+        if device is not None:
+            return _run_device(task, start_url, app_name, resume, device, mcfg, out, max_steps, n_img, interactive,
+                               json_out, checker)  # fmt: skip
         if resume is not None:  # the goal and surface are the episode's; --start-url, if given, is reopened
             from venuskit.cli.common import resumable
 
@@ -135,6 +167,8 @@ def run(
         fail(str(exc))
     from venuskit.envs.browser import BrowserEnv
 
+    if mcfg is None:
+        warm_nano()
     try:  # the gate reads the page through the env; secrets wrap it
         env, safety_gate = guard(BrowserEnv(bcfg), safety, trusted=[start_url], interactive=interactive)
     except ValueError as exc:
@@ -145,29 +179,35 @@ def run(
 
 
 def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps: int, n_img: int, json_out: bool,
-               checker=None, safety: SafetyOpts | None = None):  # fmt: skip
+               checker=None, safety: SafetyOpts | None = None, device=None, skin: int = 0):  # fmt: skip
     """`venus run --world`: the agent on a world task; the episode gets the contract verdict."""
     from venuskit.agent.policy import VenusPolicy
     from venuskit.cli.common import browser_config
     from venuskit.models.openai_backend import OpenAIBackend
-    from venuskit.runs.world import run_world_task
+    from venuskit.runs.world import grammar_of, run_world_task
+
+    grammar = grammar_of(surface)
 
     def policy(goal: str, today: str) -> VenusPolicy:  # the prompt's date is the world's simulated date
         kwargs = {"current_date": today} if surface == "browser" else {}
-        return VenusPolicy(OpenAIBackend(mcfg), surface, goal, n_img=n_img, prompt_kwargs=kwargs)
+        return VenusPolicy(OpenAIBackend(mcfg), grammar, goal, n_img=n_img, prompt_kwargs=kwargs)
 
     if mcfg is None:  # no --model: venus-nano in process
         from venuskit.agent.nano import nano_policy_factory
         from venuskit.models.nano import NanoError, load_default
 
         try:
-            policy = nano_policy_factory(surface, load_default())  # noqa: F811
+            policy = nano_policy_factory(grammar, load_default())  # noqa: F811
         except NanoError as exc:
             fail(str(exc))
+        warm_nano()
 
-    browser = browser_config(surface, [], headed=False)
-    with world_guard(task_id, surface, browser, safety or SafetyOpts()) as (server, env, safety_gate):
-        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps,
+    if device is not None:
+        guarded = android_cmd.world_device(device)
+    else:
+        guarded = world_guard(task_id, surface, browser_config(surface, [], headed=False), safety or SafetyOpts())
+    with guarded as (server, env, safety_gate):
+        run = run_world_task(task_id, seed, policy=policy, out=out, surface=surface, max_steps=max_steps, skin=skin,
                              server=server, env=env, step_check=checker, safety_gate=safety_gate)  # fmt: skip
     result = run.to_dict()
     typer.echo(json.dumps(result) if json_out else f"{result['verdict']} ({result['end']}) -> {result['episode_dir']}")
@@ -175,6 +215,23 @@ def _run_world(task_id: str, seed: int, mcfg, surface: str, out: Path, max_steps
         from venuskit.record.viewer import render_html
 
         typer.echo(f"view: {render_html(Path(result['episode_dir']))}")
+
+
+def _run_device(task: str, start_url: str, app_name: str, resume: Path | None, device, mcfg, out: Path,
+                max_steps: int, n_img: int, interactive: bool, json_out: bool, checker=None):  # fmt: skip
+    """`venus run --surface android --task ...`: the agent on a device, from a URL, an app or its home screen."""
+    from venuskit.agent.session import AgentJob
+    from venuskit.cli.common import resumable, run_config, run_with_progress
+    from venuskit.envs.android import AndroidEnv
+
+    if resume is not None:
+        task = resumable(resume).goal or task
+    job = AgentJob(goal=task, surface="mobile", out=out, n_img=n_img, run=run_config(max_steps), model=mcfg)
+    start = {"start_url": start_url} if start_url else ({"app": app_name} if app_name else {})
+    if mcfg is None:
+        warm_nano()
+    run_with_progress(lambda: AndroidEnv(device), job, start, interactive, resume, json_out,
+                      make_policy=None if mcfg else nano_job_policy, step_check=checker)  # fmt: skip
 
 
 @app.command()
@@ -202,27 +259,32 @@ def export(
     fmt: str = typer.Argument(
         ..., help="chat (SFT JSONL, UI-Venus-2 history protocol), parquet (RL rows), androidcontrol or guiodyssey."
     ),
-    runs: Path = typer.Argument(..., help="A folder of episode folders (e.g. runs/)."),
+    runs: Path = typer.Argument(..., help="A folder of episode folders, at any depth (e.g. runs/)."),
     out: Path = typer.Option(..., "--out", help="Output file (.jsonl or .parquet)."),
     n_img: int = RunOpts.n_img,
 ) -> None:
     """Export recorded episodes as training data."""
+    from rich.markup import escape
+
     from venuskit.record.export import export_chat_jsonl, export_parquet
-    from venuskit.record.store import iter_episode_dirs
+    from venuskit.record.store import find_episode_dirs
 
     if fmt in ("androidcontrol", "guiodyssey"):  # offline benchmark layouts: --out is a folder
         from venuskit.record.formats import export_offline
 
         try:
-            typer.echo(json.dumps(export_offline(fmt, runs, out), ensure_ascii=False))
+            result = export_offline(fmt, runs, out)
         except (ValueError, OSError) as e:
             fail(str(e))
+        for reason, count in result["skipped"].items():
+            console.print(f"[yellow]skipped[/yellow] ({count}): {escape(reason)}")
+        typer.echo(json.dumps(result, ensure_ascii=False))
         return
     if fmt not in ("chat", "parquet"):
         fail(f"Unknown export format {fmt!r}; use chat, parquet, androidcontrol or guiodyssey.")
     if not runs.is_dir():
         fail(f"{runs} is not a folder of episode folders.")
-    dirs = list(iter_episode_dirs(runs))
+    dirs = find_episode_dirs(runs)
     if not dirs:
         fail(f"No episode folders under {runs}.")
     skipped: list[str] = []  # episodes that cannot be read: named, and the others exported
@@ -234,7 +296,7 @@ def export(
     except OSError as exc:  # an --out that is a folder or cannot be written, a full disk
         fail(f"Cannot write {out}: {exc.strerror or exc}.")
     for message in skipped:
-        console.print(f"[yellow]skipped[/yellow]: {message}")
+        console.print(f"[yellow]skipped[/yellow]: {escape(message)}")
     result = {"rows": n, "out": str(out), "episodes": len(dirs) - len(skipped), "skipped": skipped}
     typer.echo(json.dumps(result, ensure_ascii=False))
 

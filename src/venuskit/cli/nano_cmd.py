@@ -30,16 +30,20 @@ def train(
                                      "their train-split tasks join the training templates. Repeatable."),
     workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world server)."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
+    skins: str = typer.Option("0", "--skins", help="World skins the training episodes are spread over, e.g. "
+                              "'0-99' (training skins 0-899 only; held-out skins are refused)."),  # fmt: skip
 ) -> None:
     """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
     from venuskit.flywheel.nano import NanoTrainConfig, install, run_all
+    from venuskit.world.skins import parse as parse_skins
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
         cfg = NanoTrainConfig(out=out, seed=seed, stages=tuple(s.strip() for s in stages.split(",") if s.strip()),
                               budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant,
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
-                              validation=validation, tasks=tuple(tasks), workers=workers)  # fmt: skip
+                              validation=validation, tasks=tuple(tasks), workers=workers,
+                              skins=tuple(parse_skins(skins)))  # fmt: skip
     except ValueError as exc:
         fail(str(exc))
     summary = run_all(cfg)
@@ -85,7 +89,10 @@ def evaluate(
     else:
         for r in result["rows"]:
             typer.echo(f"{r['verdict']:10s} {r['task']} seed={r['seed']} -> {r['episode_dir']}")
-        typer.echo(f"success {result['success']:.1%} over {result['n']} episodes")
+        low, high = result["ci95"]
+        typer.echo(f"success {result['success']:.1%} ({result['solved']} of {result['n']} episodes; 95% interval "
+                   f"{low:.1%}-{high:.1%}); Finished/Answer without solving: {result['premature_finish']}; "
+                   f"forbidden side effects: {result['side_effects']}")  # fmt: skip
 
 
 @app.command("info")

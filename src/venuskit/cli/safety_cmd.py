@@ -91,6 +91,27 @@ def guard(env: Any, opts: SafetyOpts, *, trusted: list[str], interactive: bool, 
     return (SecretsEnv(env, vault) if vault else env), gate
 
 
+def screen_guard(opts: SafetyOpts, *, interactive: bool, task_kinds: tuple[str, ...]) -> Any:
+    """The gate of the computer surface for these options (`ScreenGate`: the desktop apps' declared operations,
+    read from the screen); without --approve, a desktop task's own kinds are approved. Raises ValueError for the
+    flags that are the browser's alone."""
+    from venuskit.agent.safety import AllowListApprover, AllowRule, make_approver
+    from venuskit.agent.safety.screen import ScreenGate
+
+    for flag, given in (("--secrets", opts.secrets), ("--consequential", opts.consequential),
+                        ("--gate-judge", opts.gate_judge)):  # fmt: skip
+        if given:
+            raise ValueError(f"{flag} is for the browser surfaces; the desktop's operations are declared in "
+                             "venuskit/envs/desktop/operations.toml.")  # fmt: skip
+    if opts.approve:
+        approver: Any = make_approver(opts.approve, opts.allow_list)
+    elif interactive and sys.stdin.isatty():
+        approver = make_approver("ask", None)
+    else:
+        approver = AllowListApprover([AllowRule(kind=k) for k in task_kinds])
+    return ScreenGate(approver=approver, enforce=opts.gate == "on")
+
+
 def world_task_kinds(task_id: str) -> tuple[str, ...]:
     """What a world task's user asks for: its declared consequential kinds, and posting when a keypoint is a post
     or a comment (the forum's are public, so the gate asks; the world's action log does not list them)."""

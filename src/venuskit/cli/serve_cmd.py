@@ -6,14 +6,14 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import fail, serve_until_ctrl_c
+from venuskit.cli.common import fail, port_option, serve_until_ctrl_c
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
 
 
 @app.command("nano")
 def serve_nano(
-    port: int = typer.Option(8000, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    port: int = port_option(8000),
     checkpoint: Path | None = typer.Option(None, "--checkpoint", help="A venus-nano checkpoint (default: shipped)."),
 ) -> None:
     """Serve venus-nano at http://127.0.0.1:PORT/v1 (`/v1/models`, `/v1/chat/completions`) until Ctrl-C."""
@@ -28,7 +28,7 @@ def serve_nano(
 
 @app.command("judge")
 def serve_judge(
-    port: int = typer.Option(8001, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    port: int = port_option(8001),
     weights: Path | None = typer.Option(None, "--weights", help="A judge checkpoint (default: the shipped one)."),
 ) -> None:
     """Serve the nano keypoint judge at http://127.0.0.1:PORT/v1 until Ctrl-C (for `--judges ocr,log,nano

@@ -65,6 +65,31 @@ def grounding(
         )
 
 
+@app.command("grounding-convert")
+def grounding_convert(
+    folder: Path = typer.Argument(
+        ..., help="A ScreenSpot-Pro or ScreenSpot-v2 folder written by `venus synth grounding`."
+    ),
+    json_out: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Mark refusal samples (bbox of -1s) gt_type "negative", as ScreenSpot-Pro does, in files written before;
+    in place, atomically per file; a second run changes nothing."""
+    from venuskit.synth.grounding.spec import SynthError
+    from venuskit.synth.grounding.writers import convert_refusals
+
+    try:
+        counts = convert_refusals(folder)
+    except SynthError as e:
+        fail(str(e))
+    if json_out:
+        typer.echo(json.dumps(counts))
+    else:
+        console.print(
+            f"[green]{counts['changed']} samples changed[/green] in {counts['files']} files "
+            f"({counts['negative']} negative of {counts['samples']})"
+        )
+
+
 def _generate_with_progress(config, out: Path, fmt: str):  # noqa: ANN001, ANN202 -- typed in generator.generate
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

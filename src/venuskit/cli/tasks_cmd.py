@@ -1,4 +1,5 @@
-"""`venus tasks`: capability catalogs, task synthesis (venuskit.flywheel.synth) and coverage."""
+"""`venus tasks`: capability catalogs, task synthesis (venuskit.flywheel.synth) and coverage, for the world's web
+apps (`--surface browser`, the default) and the desktop's apps (`--surface computer`)."""
 
 from __future__ import annotations
 
@@ -21,27 +22,31 @@ def _csv(value: str | None) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else ()
 
 
-def _catalog():  # noqa: ANN202 - a Catalog; imported lazily so `venus --help` stays fast
+SURFACE_HELP = "browser (the world's web apps) or computer (the desktop's apps)."
+
+
+def _catalog(surface: str = "browser"):  # noqa: ANN202 - a Catalog; imported lazily so `venus --help` stays fast
     from venuskit.tasks.synth.catalog import CatalogError, bundled_catalog
 
     try:
-        return bundled_catalog()
-    except CatalogError as e:
+        return bundled_catalog(surface)
+    except (CatalogError, ValueError) as e:
         fail(str(e))
 
 
 @app.command("catalog")
 def catalog(
     app_name: str | None = typer.Option(None, "--app", help="Only this app's capabilities."),
+    surface: str = typer.Option("browser", "--surface", help=SURFACE_HELP),
     json_out: bool = typer.Option(False, "--json", help="One JSON object per capability, then the counts."),
 ) -> None:
-    """List what each world app can do: capabilities with their parameters, checks and provenance."""
-    from venuskit.tasks.spec import APPS
+    """List what each app can do: capabilities with their parameters, checks and provenance."""
     from venuskit.tasks.synth.build import cap_split
 
+    cat = _catalog(surface)
+    APPS = sorted({c.app for c in cat.caps.values()})  # noqa: N806 - the surface's apps
     if app_name is not None and app_name not in APPS:
         fail(f"Unknown app {app_name!r}; apps: {', '.join(APPS)}.")
-    cat = _catalog()
     caps = cat.by_app(app_name)
     for c in caps:
         row = {"id": c.id, "app": c.app, "kind": c.kind if c.supported else "unsupported", "help": c.help,
@@ -65,7 +70,9 @@ def catalog(
 
 @app.command("synth")
 def synth(
-    n: int = typer.Option(..., "--n", help="Tasks to accept, each proved by its oracle in real Chromium."),
+    n: int = typer.Option(..., "--n", help="Tasks to accept, each proved by its oracle on the real surface."),
+    surface: str = typer.Option("browser", "--surface", help="browser (the world's web apps, proved in Chromium) "
+                                "or computer (the desktop's apps, proved under Xvfb)."),
     out: Path | None = typer.Option(None, "--out", help="Task file to write (TOML, read by the task loader)."),
     apps: str | None = typer.Option(None, "--apps", help="Comma-separated apps to draw capabilities from."),
     horizon: str | None = typer.Option(None, "--horizon", help="short, medium or long (default: a mix)."),
@@ -74,7 +81,7 @@ def synth(
     split: str = typer.Option("any", "--split", help="any, train (no held-out capability) or heldout."),
     writer: str | None = typer.Option(None, "--writer", help="OpenAI-compatible URL that paraphrases goals."),
     writer_model: str = typer.Option("writer", "--writer-model", help="Served model name of the --writer."),
-    workers: int = typer.Option(2, "--workers", help="Browsers proving tasks in parallel."),
+    workers: int = typer.Option(2, "--workers", help="Browsers (or desktops) proving tasks in parallel."),
     runs: Path | None = typer.Option(None, "--runs", help="Recorded runs whose failures weight the sampling."),
     task_files: list[Path] = typer.Option([], "--tasks", help="Task files the --runs episodes come from."),
     keep_proofs: Path | None = typer.Option(None, "--keep-proofs", help="Keep the proving episodes here."),
@@ -86,7 +93,8 @@ def synth(
     from venuskit.tasks.spec import TaskFileError
 
     try:
-        config = SynthConfig(n=n, out=out, apps=_csv(apps), horizon=horizon, locale=locale, seed=seed, split=split,
+        config = SynthConfig(n=n, out=out, surface=surface, apps=_csv(apps), horizon=horizon, locale=locale, seed=seed,
+                             split=split,
                              writer=writer, writer_model=writer_model, workers=workers, runs=runs,
                              tasks=tuple(task_files), keep_proofs=keep_proofs, resume=resume)  # fmt: skip
         if runs is not None and not runs.is_dir():
@@ -125,27 +133,31 @@ def _progress(total: int):  # noqa: ANN202 - a progress callback
 @app.command("prove")
 def prove_file(
     task_file: Path = typer.Argument(..., help="A task file (e.g. written by `venus tasks synth`)."),
-    workers: int = typer.Option(2, "--workers", help="Browsers proving tasks in parallel."),
+    surface: str = typer.Option("browser", "--surface", help=SURFACE_HELP),
+    workers: int = typer.Option(2, "--workers", help="Browsers (or desktops) proving tasks in parallel."),
     seed: int = typer.Option(0, "--seed", help="World seed of the proving runs."),
     json_out: bool = typer.Option(False, "--json", help="One JSON object per task, then the counts."),
 ) -> None:
-    """Run every task's oracle in real Chromium again (after a change to the world): exit 1 unless all complete."""
+    """Run every task's oracle on the real surface again (after a change to the world or the desktop); on the
+    desktop a do-nothing run must also fail. Exit 1 unless every task passes."""
     from venuskit.flywheel.synth import Proof, prove
-    from venuskit.tasks.spec import TaskFileError, load_file, unregister
+    from venuskit.tasks.spec import TaskFileError
+    from venuskit.tasks.synth.surface import get_surface
 
     try:
-        specs = load_file(task_file)
-    except (TaskFileError, FileNotFoundError, OSError) as e:
+        sf = get_surface(surface)
+        specs = sf.load_file(task_file)
+    except (TaskFileError, FileNotFoundError, OSError, ValueError) as e:
         fail(str(e))
     try:
-        outcomes = prove([Proof(s) for s in specs], workers=workers, seed=seed)
+        outcomes = prove([Proof(s) for s in specs], workers=workers, seed=seed, surface=surface)
     finally:
-        unregister([s.id for s in specs])
+        sf.unregister([s.id for s in specs])
     for o in outcomes:
-        row = {"task": o.candidate.spec.id, "verdict": o.verdict, "reason": o.reason, "browser_error": o.infra,
-               "seconds": round(o.seconds, 2)}  # fmt: skip
+        row = {"task": o.candidate.spec.id, "verdict": o.verdict, "reason": o.reason, "env_error": o.infra,
+               "seconds": round(o.seconds, 2), **({"idle": o.idle} if o.idle else {})}  # fmt: skip
         typer.echo(json.dumps(row, ensure_ascii=False) if json_out else f"{o.verdict:<10} {row['task']}  {o.reason}")
-    ok = sum(o.verdict == "completed" for o in outcomes)
+    ok = sum(o.verdict == "completed" and o.idle in ("", "failed") for o in outcomes)
     typer.echo(json.dumps({"tasks": len(outcomes), "completed": ok}))
     if ok < len(outcomes):
         raise typer.Exit(1)
@@ -154,18 +166,23 @@ def prove_file(
 @app.command("coverage")
 def coverage(
     task_files: list[Path] = typer.Argument(None, help="Task files (default: the hand-written catalog)."),
+    surface: str = typer.Option("browser", "--surface", help=SURFACE_HELP),
     runs: Path | None = typer.Option(None, "--runs", help="Episode folders: where policies fail, by capability."),
     json_out: bool = typer.Option(False, "--json", help="Print everything as one JSON object."),
 ) -> None:
     """Which capabilities, parameter values and app pairs a task set exercises, and where policies fail."""
     from venuskit.flywheel.synth import outcomes_from_runs
-    from venuskit.tasks.spec import TaskFileError, bundled, register_file
+    from venuskit.tasks.spec import TaskFileError
     from venuskit.tasks.synth.coverage import coverage_of, failures_of, sampling_weights
+    from venuskit.tasks.synth.surface import get_surface
 
-    cat = _catalog()
+    cat = _catalog(surface)
+    sf = get_surface(surface)
     try:
-        specs = [s for p in task_files or [] for s in register_file(p)] or list(bundled().values())
-        outcomes = outcomes_from_runs(runs) if runs is not None else []
+        specs = [s for p in task_files or [] for s in sf.load_file(p)]
+        sf.register(specs)
+        specs = specs or list(sf.hand().values())
+        outcomes = outcomes_from_runs(runs, surface) if runs is not None else []
     except (TaskFileError, FileNotFoundError, OSError) as e:
         fail(str(e))
     cov = coverage_of(specs, cat)

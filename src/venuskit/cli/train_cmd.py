@@ -47,6 +47,8 @@ def _run(stage: str, args: list[str]) -> None:
     except ValueError as exc:  # data or teacher problems found before any model loads
         fail(str(exc))
     result = T.train(trainer, cfg)
+    if not trainer.is_world_process_zero():
+        return  # one result line per run, not one per process
     typer.echo(
         json.dumps(
             {"output_dir": cfg.output_dir, "global_step": result.global_step, "train_loss": result.training_loss}

@@ -151,6 +151,10 @@ def _print_report(report: Any, episode: Any) -> None:
     cost = report.cost
     against = f"  (contract: {contract})" if contract else ""
     console.print(f"[bold]{report.verdict}[/bold]: {report.reason}{against}")
+    if not report.decided:  # what to route to a stronger judge or a person, and the verdict if forced
+        console.print(f"forced to choose: {report.forced}")
+        for u in report.undecided:
+            console.print(f"[yellow]undecided:[/yellow] {u['keypoint']} ({u['why']})")
     console.print(f"cost: {cost.calls} model calls, {cost.tokens} tokens, {cost.seconds:.2f} s")
     for m in report.missing:
         console.print(f"[yellow]missing:[/yellow] {m}")
@@ -177,7 +181,7 @@ def bench_cmd(
     others: int = typer.Option(4, "--others", help="Kinds drawn per task besides the oracle and noisy runs "
                                "(0: every kind)."),  # fmt: skip
     seed: int = typer.Option(0, "--seed", help="Picks the tasks and their variants of a new world set."),
-    seeds: int = typer.Option(6, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
+    seeds: int = typer.Option(5, "--seeds", help="Episode seeds per task of a new MiniWoB++ set (from 5000)."),
     locales: str = typer.Option("en,zh", "--locales", help="Task variants of a new set: en, zh or en,zh."),
     surfaces: str = typer.Option("browser,mobile", "--surfaces", help="Surfaces of a new set: browser, mobile."),
     questions: bool = typer.Option(True, "--questions/--no-questions", help="Include question tasks in a new set."),
@@ -236,7 +240,10 @@ BENCH_ROWS = (
     ("precision", "precision (completed)"), ("recall", "recall (completed)"), ("f1", "F1 (completed)"),
     ("fpr", "false-positive rate"), ("kappa", "Cohen's kappa (4-way)"), ("macro_f1_4way", "macro-F1 (4-way)"),
     ("accuracy", "accuracy (4-way)"), ("adversarial_catch", "adversarial caught"),
+    ("adversarial_false_completed", "adversaries called completed"),
 )  # fmt: skip
+DECIDED_ROWS = (("coverage", "coverage (share decided)"), ("precision", "precision on decided (completed)"),
+                ("recall", "recall on decided (completed)"))  # fmt: skip
 
 
 def _print_bench(result: dict[str, Any]) -> None:
@@ -248,8 +255,10 @@ def _print_bench(result: dict[str, Any]) -> None:
     table.add_column("metric")
     for name, _ in methods:
         table.add_column(name, justify="right")
-    for key, label in BENCH_ROWS:
-        table.add_row(label, *(f"{m[key]:.3f}" for _, m in methods))
+    for key, label in DECIDED_ROWS:
+        table.add_row(label, *(f"{(m if key == 'coverage' else m['decided'])[key]:.3f}" for _, m in methods))
+    for key, label in BENCH_ROWS:  # uncertain episodes at the verdict SGV gives when forced
+        table.add_row(f"{label}, forced", *(f"{m[key]:.3f}" for _, m in methods))
     for f in ("calls", "images", "prompt_tokens", "seconds"):
         table.add_row(f"{f} / episode (median, mean)",
                       *(f"{m['cost'][f]['median']:.2f}, {m['cost'][f]['mean']:.2f}" for _, m in methods))  # fmt: skip
@@ -258,15 +267,32 @@ def _print_bench(result: dict[str, Any]) -> None:
     console.print(f"vs WebJudge (N+2 calls, {wj['images']['mean']:.1f} images and {wj['prompt_tokens']['mean']:.0f} "
                   f"prompt tokens per episode): images {result['images_vs_webjudge']:.3f}x, prompt tokens "
                   f"{result['tokens_vs_webjudge']:.3f}x")  # fmt: skip
+    if "by_family" in result:
+        _print_groups("SGV by family", result["by_family"])
+    if "by_share" in result:
+        _print_groups("SGV by share", result["by_share"])
     for name, m in methods:
         _print_confusion(name, m)
         if m["errors"]:
             console.print(f"[red]{len(m['errors'])} episodes could not be verified[/red]: {m['errors'][0]['error']}")
 
 
+def _print_groups(title: str, groups: dict[str, dict[str, Any]]) -> None:
+    table = Table(title=title)
+    for col in ("group", "episodes", "completed", "coverage", "precision (decided)", "recall (decided)",
+                "adversaries called completed"):
+        table.add_column(col, justify="left" if col == "group" else "right")
+    for name, g in groups.items():
+        # No `completed` called: precision is undefined, not 0 (a 0.00 there would read as all calls wrong).
+        precision = f"{g['precision_decided']:.2f}" if g["called_completed"] else "— (none called)"
+        table.add_row(name, str(g["n"]), str(g["n_completed"]), f"{g['coverage']:.2f}", precision,
+                      f"{g['recall_decided']:.2f}", f"{g['adversarial_false_completed']} / {g['n_adversarial']}")
+    console.print(table)
+
+
 def _print_confusion(name: str, m: dict[str, Any]) -> None:
     classes = m["confusion"]["classes"]
-    table = Table(title=f"{name}: rows = contract label, columns = verdict")
+    table = Table(title=f"{name}: rows = label, columns = verdict (uncertain ones as forced)")
     table.add_column("")
     for c in classes:
         table.add_column(c, justify="right")

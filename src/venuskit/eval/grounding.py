@@ -8,8 +8,18 @@ Protocol (reference/ui-venus.md §2.5, §3.1): one user message, image then the 
 message, thinking off, temperature 0. The reply is read as: a box [x1,y1,x2,y2] → its centre; two points
 [x1,y1],[x2,y2] → their centre; a point [x,y]; else the numbers in it (2 → a point, 4 or more → the centre of the
 first four). Values are on the 0-1000 grid. [-1,-1] is a refusal. A sample is correct when the normalised point
-lies inside the normalised box (edges included); a refusal sample (bbox all -1, or gt_type negative) is correct
-when the model refuses; a reply with no coordinates is `wrong_format`.
+lies inside the normalised box (edges included); a negative sample (ScreenSpot-Pro's `gt_type: "negative"`, and
+files written before that convention whose refusals have a bbox of -1s and say "positive") is correct when the
+model refuses; a reply with no coordinates is `wrong_format`. Negative samples are reported under gt_type
+"negative", as ScreenSpot-Pro's own breakdowns do.
+
+Test-time zoom-in (`zoom` K > 1, as the strongest grounding methods of the ScreenSpot-Pro era do): the model is
+asked once on the full screen; the window of 1/K of the screen's width and height around its answer is cropped
+(whole pixels, shifted inside the screen) and the model is asked again on the crop, which it sees at the crop's own
+resolution; the second answer is mapped back through `venuskit.actions.coords.CropFrame`. A first answer that
+refuses or cannot be read is final; a second one that refuses or cannot be read keeps the first. Each record keeps
+the first answer's score (`first_correctness`), so one run gives the figures with and without zoom on the same
+samples (`metrics["zoom"]`).
 
 Every answered sample is appended to `details.jsonl` at once, so an interrupted run resumes where it stopped;
 samples whose request failed are not written and are retried on resume.
@@ -27,12 +37,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
-from venuskit.actions.coords import normalise_box
+from venuskit.actions.coords import CropFrame, crop_around, normalise_box
+from venuskit.actions.grounding import GT_NEGATIVE as NEGATIVE
+from venuskit.actions.grounding import GT_POSITIVE as POSITIVE
 from venuskit.actions.grounding import GroundingReply, parse_grounding
 from venuskit.actions.history import grounding_messages
+from venuskit.actions.types import Point
+from venuskit.eval.metrics import wilson
 from venuskit.eval.report import write_html_summary, write_json_report
+from venuskit.infra import untrusted
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, config_dict
 from venuskit.synth.grounding.boxes import xywh_to_xyxy
 
@@ -117,19 +130,20 @@ def _load_pro(folder: Path, images: Path, language: str) -> list[GroundingItem]:
                 continue  # e.g. no instruction_cn for this sample
             box = rec.get("bbox", [-1, -1, -1, -1])
             size = tuple(rec["img_size"]) if rec.get("img_size") else None
+            gt_type = _gt_type(rec, box)
             items.append(
                 GroundingItem(
                     key=f"{task}:{rec.get('id', i)}:{language}",
                     img_path=str(images / rec["img_filename"]),
                     instruction=text,
-                    bbox=None if _refusal(box) else tuple(box),
+                    bbox=None if gt_type == NEGATIVE else tuple(box),
                     img_size=size,
                     platform=rec.get("platform"),
                     application=rec.get("application"),
                     group=rec.get("group"),
                     ui_type=rec.get("ui_type"),
                     instruction_style=rec.get("instruction_style", "instruction"),
-                    gt_type=_gt_type(rec, box),
+                    gt_type=gt_type,
                     language=language,
                     task_filename=task,
                 )
@@ -138,9 +152,8 @@ def _load_pro(folder: Path, images: Path, language: str) -> list[GroundingItem]:
 
 
 def _gt_type(rec: dict[str, Any], box: list[float]) -> str:
-    if rec.get("gt_type") == "negative" or _refusal(box):
-        return "refusal"
-    return "positive"
+    """ScreenSpot-Pro's gt_type; a bbox of -1s is negative whatever the file says (files written before)."""
+    return NEGATIVE if rec.get("gt_type") == NEGATIVE or _refusal(box) else POSITIVE
 
 
 def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingItem]:
@@ -153,7 +166,7 @@ def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingIt
                 continue
             img = images / rec.get("img_filename", rec.get("file_name", ""))
             size = tuple(rec["img_size"]) if rec.get("img_size") else None
-            box = _v2_box(rec["bbox"], img, size)
+            box = None if rec.get("gt_type") == NEGATIVE else _v2_box(rec["bbox"], img, size)
             items.append(
                 GroundingItem(
                     key=f"{path.stem}:{rec.get('id', i)}:{language}",
@@ -166,7 +179,7 @@ def _load_v2(files: list[Path], images: Path, language: str) -> list[GroundingIt
                     group=rec.get("group", split),
                     ui_type=rec.get("data_type") or rec.get("ui_type"),
                     instruction_style=rec.get("instruction_style", "instruction"),
-                    gt_type="refusal" if box is None else "positive",
+                    gt_type=NEGATIVE if box is None else POSITIVE,
                     language=language,
                     task_filename=path.stem,
                 )
@@ -186,13 +199,13 @@ def _v2_box(box: list[float], img: Path, size: tuple[int, int] | None) -> tuple[
 
 def image_size(path: str | Path) -> tuple[int, int]:
     try:
-        with Image.open(path) as im:  # reads the header only
-            return im.size
-    except OSError as e:
+        return untrusted.check_image(Path(path).read_bytes())  # the header only
+    except (OSError, untrusted.ImageRejected) as e:
         raise EvalError(f"Could not open the image {path}: {e}.") from e
 
 
 # ---- parsing and scoring -------------------------------------------------------------------------
+
 
 def read_reply(text: str, grid: int = 1000) -> GroundingReply | None:
     """The eval's reading of a reply: venuskit.actions' one grounding reader, lenient (module docstring)."""
@@ -242,9 +255,34 @@ def _grouped(results: list[dict[str, Any]], keys: tuple[str, ...], fmt: Callable
     return {fmt(k): calc_metrics(v) for k, v in sorted(groups.items(), key=lambda kv: str(kv[0]))}
 
 
+def zoom_metrics(results: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Accuracy before and after zoom-in on the same samples (counts, Wilson 95% intervals) and how many answers
+    the second look fixed or broke; None when the run did not zoom."""
+    zoomed = [r for r in results if r.get("zoom_factor", 1.0) > 1]
+    if not zoomed:
+        return None
+    n = len(zoomed)
+    first = sum(r["first_correctness"] == "correct" for r in zoomed)
+    final = sum(r["correctness"] == "correct" for r in zoomed)
+    return {
+        "factor": zoomed[0]["zoom_factor"],
+        "samples": n,
+        "without_zoom": {"correct": first, "acc": first / n, "ci95": wilson(first, n)},
+        "with_zoom": {"correct": final, "acc": final / n, "ci95": wilson(final, n)},
+        "fixed": sum(r["first_correctness"] != "correct" and r["correctness"] == "correct" for r in zoomed),
+        "broken": sum(r["first_correctness"] == "correct" and r["correctness"] != "correct" for r in zoomed),
+        "second_look": sum("zoom" in r for r in zoomed),
+    }
+
+
 def compute_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
     """Overall, by each category, and ScreenSpot-Pro's own breakdowns (same keys as its eval script)."""
     metrics: dict[str, Any] = {"overall": calc_metrics(results)}
+    correct, total = metrics["overall"]["num_correct_action"], metrics["overall"]["num_total"]
+    metrics["action_acc_ci95"] = wilson(correct, total)
+    zoom = zoom_metrics(results)
+    if zoom is not None:
+        metrics["zoom"] = zoom
     metrics["by_category"] = {c: _grouped(results, (c,), lambda k: str(k[0])) for c in CATEGORIES}
     metrics["fine_grained"] = _grouped(
         results,
@@ -276,6 +314,10 @@ class GroundingEvalConfig:
     workers: int = field(default=4, metadata={"help": "Requests in flight at once."})
     grid: int = field(default=1000, metadata={"help": "Coordinate grid of the replies: 1000 (UI-Venus-2) or 999."})
     limit: int | None = field(default=None, metadata={"help": "Evaluate only the first N samples."})
+    zoom: float = field(
+        default=1.0,
+        metadata={"help": "Zoom-in factor K: ask again on the 1/K crop around the first answer (1 = ask once)."},
+    )
     resume: bool = field(default=True, metadata={"help": "Skip samples already in details.jsonl."})
     max_consecutive_errors: int = field(default=5, metadata={"help": "Failed requests in a row that stop the run."})
 
@@ -284,6 +326,8 @@ class GroundingEvalConfig:
             raise ValueError("workers must be >= 1, grid 999 or 1000, and limit (if given) >= 1.")
         if self.max_consecutive_errors < 1:
             raise ValueError("max_consecutive_errors must be at least 1.")
+        if not 1 <= self.zoom <= 16:
+            raise ValueError(f"zoom must be between 1 (ask once) and 16, got {self.zoom}.")
 
 
 def grounding_model_config(
@@ -311,38 +355,72 @@ def _png(path: str) -> bytes:
     data = Path(path).read_bytes()
     if data.startswith(PNG_SIGNATURE):
         return data
-    with Image.open(io.BytesIO(data)) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
+    with untrusted.open_image(data) as im:  # JPEG or WebP screenshots go out as PNG, as the prompt's data URL says
         buf = io.BytesIO()
         im.convert("RGB").save(buf, format="PNG")
         return buf.getvalue()
 
 
-def evaluate_item(backend: OpenAIBackend, item: GroundingItem, grid: int = 1000) -> dict[str, Any]:
-    """Ask the model about one sample and score the reply. Raises ModelError when the request fails."""
+def evaluate_item(backend: OpenAIBackend, item: GroundingItem, grid: int = 1000, zoom: float = 1.0) -> dict[str, Any]:
+    """Ask the model about one sample (and again on a crop when zoom > 1) and score the reply. Raises ModelError
+    when a request fails."""
     if not Path(item.img_path).is_file():
         raise EvalError(f"The image {item.img_path} of sample {item.key} does not exist.")
-    completion = backend.complete(grounding_messages(item.instruction, _png(item.img_path)))
-    pred = read_reply(completion.text, grid)
+    png = _png(item.img_path)
+    completion = backend.complete(grounding_messages(item.instruction, png))
+    first = pred = read_reply(completion.text, grid)
     size = item.img_size or image_size(item.img_path)
-    point = pred.point if pred is not None else None
-    pixel = None if point is None else [point.x * size[0], point.y * size[1]]
     record = asdict(item)
+    if zoom > 1 and first is not None and first.point is not None:
+        pred, record["zoom"] = _zoom_in(backend, item.instruction, png, first, grid, zoom)
     record.update(
         prompt_to_evaluate=item.instruction,
         img_size=list(size),
         bbox=list(item.bbox) if item.bbox else None,
-        pred=[-1, -1] if pred is not None and pred.refused else pixel,
+        pred=_pred_pixels(pred, size),
         parse=pred.kind if pred is not None else "none",
         raw_response=completion.text,
         correctness=score(item, pred),
+        zoom_factor=zoom,
+        first_pred=_pred_pixels(first, size),
+        first_correctness=score(item, first),
     )
     return record
+
+
+def _pred_pixels(pred: GroundingReply | None, size: tuple[int, int]) -> list[float] | None:
+    if pred is not None and pred.refused:
+        return [-1, -1]
+    return None if pred is None or pred.point is None else [pred.point.x * size[0], pred.point.y * size[1]]
+
+
+def _zoom_in(
+    backend: OpenAIBackend, instruction: str, png: bytes, first: GroundingReply, grid: int, zoom: float
+) -> tuple[GroundingReply, dict[str, Any]]:
+    """The second look: the crop of 1/zoom of the screen around the first answer, asked the same question; its
+    answer mapped back to the full screen. A second answer that refuses or cannot be read keeps the first."""
+    assert first.point is not None
+    with untrusted.open_image(png) as im:  # the dataset's screenshot: outside bytes
+        frame = crop_around((first.point.x, first.point.y), im.size, zoom)
+        buf = io.BytesIO()
+        im.convert("RGB").crop(frame.box).save(buf, format="PNG")
+    completion = backend.complete(grounding_messages(instruction, buf.getvalue()))
+    second = read_reply(completion.text, grid)
+    info = {"crop": list(frame.box), "raw_response": completion.text, "parse": second.kind if second else "none"}
+    if second is None or second.point is None:
+        return first, {**info, "kept": "first"}
+    return _on_full(second, frame), {**info, "kept": "second"}
+
+
+def _on_full(reply: GroundingReply, frame: CropFrame) -> GroundingReply:
+    x, y = frame.to_full((reply.point.x, reply.point.y))  # type: ignore[union-attr]
+    return GroundingReply(Point(x, y), kind=reply.kind)
 
 
 class _Checkpoint:
     """details.jsonl: one JSON line per answered sample, appended and flushed as answers arrive."""
 
-    def __init__(self, path: Path, resume: bool) -> None:
+    def __init__(self, path: Path, resume: bool, zoom: float = 1.0) -> None:
         self.path = path
         self.lock = threading.Lock()
         self.done: dict[str, dict[str, Any]] = {}
@@ -352,7 +430,8 @@ class _Checkpoint:
                     rec = json.loads(line)
                 except json.JSONDecodeError:
                     continue  # a line cut by a crash: that sample runs again
-                self.done[rec["key"]] = rec
+                if rec.get("zoom_factor", 1.0) == zoom:  # an answer from another zoom factor runs again
+                    self.done[rec["key"]] = rec
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = path.open("a" if resume else "w", encoding="utf-8")
 
@@ -379,7 +458,7 @@ def run_grounding_eval(
     if not items:
         raise EvalError(f"No samples with a {config.language} instruction in {config.data}.")
     out = Path(config.out)
-    ckpt = _Checkpoint(out / DETAILS, config.resume)
+    ckpt = _Checkpoint(out / DETAILS, config.resume, config.zoom)
     backend = backend or OpenAIBackend(config.model)
     pending = [it for it in items if it.key not in ckpt.done]
     try:
@@ -445,7 +524,7 @@ def _refill(
         item = next(queue, None)  # type: ignore[call-overload]
         if item is None:
             return
-        running[pool.submit(evaluate_item, backend, item, config.grid)] = item
+        running[pool.submit(evaluate_item, backend, item, config.grid, config.zoom)] = item
 
 
 def _write_reports(results: list[dict[str, Any]], config: GroundingEvalConfig, out: Path) -> dict[str, Any]:
@@ -454,6 +533,7 @@ def _write_reports(results: list[dict[str, Any]], config: GroundingEvalConfig, o
         "data": config.data,
         "language": config.language,
         "grid": config.grid,
+        "zoom": config.zoom,
         "model": config_dict(config.model),
         "answered": len(results),
     }

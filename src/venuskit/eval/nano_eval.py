@@ -66,6 +66,7 @@ def _world_runs(model: NanoModel, templates: list[str], seeds: list[int], surfac
                 max_steps: int | None = None) -> dict[str, Any]:  # fmt: skip
     from venuskit.agent.nano import nano_policy_factory
     from venuskit.runs.world import run_world_task, world_browser
+    from venuskit.tasks.contract import solved
     from venuskit.tasks.spec import get_task
     from venuskit.world.server import WorldServer
 
@@ -78,20 +79,39 @@ def _world_runs(model: NanoModel, templates: list[str], seeds: list[int], surfac
                     continue
                 for seed in seeds:
                     t0 = time.perf_counter()
+                    forbidden: list[str] = []
                     try:
                         run = run_world_task(tid, seed, policy=nano_policy_factory(surface, model), out=out,
                                              surface=surface, server=server, env=env, max_steps=max_steps)  # fmt: skip
                         verdict, folder, end = run.verdict.verdict, str(run.episode_dir), run.episode.outcome.reason
+                        forbidden = list(run.verdict.forbidden)
                     except Exception as exc:  # noqa: BLE001 - a crashed episode is a failed one, and is reported
                         verdict, folder, end = "error", None, f"{type(exc).__name__}: {exc}"
-                    feasible = get_task(tid).feasible
-                    ok = verdict == "completed" if feasible else verdict in ("completed", "infeasible")
+                    ok = solved(verdict, get_task(tid).feasible)
                     rows.append({"task": tid, "seed": seed, "verdict": verdict, "success": ok, "end": end,
+                                 "premature_finish": end in ("finished", "answer") and not ok,
+                                 "side_effect": bool(forbidden), "forbidden": forbidden[:3],
                                  "episode_dir": folder, "seconds": round(time.perf_counter() - t0, 2)})  # fmt: skip
     finally:
         env.close()
-    n = len(rows)
-    return {"success": sum(r["success"] for r in rows) / n if n else 0.0, "n": n, "rows": rows}
+    return world_tally(rows)
+
+
+def world_tally(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Success rate with its 95% Wilson interval, and the two failure counts the done decision is judged by: a
+    Finished/Answer that did not solve the task (premature), and an episode with a forbidden side effect."""
+    from venuskit.eval import metrics as M
+
+    n, k = len(rows), sum(r["success"] for r in rows)
+    return {
+        "success": k / n if n else 0.0,
+        "n": n,
+        "solved": k,
+        "ci95": list(M.wilson(k, n)),
+        "premature_finish": sum(r.get("premature_finish", False) for r in rows),
+        "side_effects": sum(r.get("side_effect", False) for r in rows),
+        "rows": rows,
+    }
 
 
 VALIDATION_SEED_OFFSET = 4500  # training seeds no collection uses (oracle data counts up from 0, rollouts from 2000)

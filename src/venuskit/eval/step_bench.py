@@ -31,7 +31,6 @@ precision and recall of "reject", the labels given, and cost (model calls, secon
 
 from __future__ import annotations
 
-import io
 import statistics
 import time
 from collections import Counter
@@ -56,6 +55,7 @@ from venuskit.actions.types import (
 )
 from venuskit.eval import metrics as M
 from venuskit.eval.verify_bench import load_index
+from venuskit.infra import untrusted
 from venuskit.record.episode import Episode, Step
 
 RIGHT_KINDS = ("oracle", "partial")
@@ -107,9 +107,8 @@ class Proposal:
 
 def _rgb(png: bytes) -> Any:
     import numpy as np
-    from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as im:
+    with untrusted.open_image(png) as im:
         return np.asarray(im.convert("RGB"))
 
 

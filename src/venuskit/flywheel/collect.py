@@ -15,8 +15,8 @@ collected here into rows.
 - `captcha_data` / `captcha_rows`: CAPTCHA instances of the training types on training seeds with the oracle's
   solution (`venus captcha synth`), as UI-Venus-2 CAPTCHA rows.
 
-Only training templates and training seeds ever enter (`venuskit.tasks.splits`); the validation slice of the
-training templates (`splits.validation_templates`) is collected apart, for the learning curves only.
+Only training templates, training seeds and training skins ever enter (`venuskit.tasks.splits`); the validation
+slice of the training templates (`splits.validation_templates`) is collected apart, for the learning curves only.
 
 Every collection keeps an index (`index.jsonl`) and skips what is already there, so a rerun resumes.
 """
@@ -56,10 +56,11 @@ class Job:
     task: str
     seed: int
     surface: str
+    skin: int = 0  # the world's look (venuskit.world.skins); always a training skin
 
     @property
-    def key(self) -> str:
-        return f"{self.task}|{self.seed}|{self.surface}"
+    def key(self) -> str:  # a skin-0 job keeps the key it had before skins existed, so old indexes resume
+        return f"{self.task}|{self.seed}|{self.surface}" + (f"|skin{self.skin}" if self.skin else "")
 
 
 def _done(out: Path) -> dict[str, dict[str, Any]]:
@@ -86,8 +87,15 @@ def _append(out: Path, row: dict[str, Any]) -> None:
 
 
 def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_variant: int = 1,
-               seed_offset: int = 0) -> list[Job]:  # fmt: skip
-    """Every parameter variant of each template on each surface it supports, with training seeds only."""
+               seed_offset: int = 0, skins: Iterable[int] = (0,)) -> list[Job]:  # fmt: skip
+    """Every parameter variant of each template on each surface it supports, with training seeds only; the jobs
+    take their skins from `skins` in turn (training skins only: `splits.training_skins()`), so a collection over
+    many skins spreads its episodes over many looks."""
+    looks = list(skins)
+    if not looks:
+        raise ValueError("world_jobs needs at least one skin (0 is the default look).")
+    for skin in looks:
+        splits.require_train_skin(skin)
     lo, hi = splits.load().world_train_seeds
     jobs = []
     for tid in templates:
@@ -102,7 +110,7 @@ def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_vari
                     seed = lo + seed_offset + (k * n) + v + (n * seeds_per_variant if surface == "mobile" else 0)
                     if seed > hi:
                         raise ValueError(f"Seed {seed} is outside the training seeds {lo}..{hi}.")
-                    jobs.append(Job(tid, seed, surface))
+                    jobs.append(Job(tid, seed, surface, looks[len(jobs) % len(looks)]))
     return jobs
 
 
@@ -130,7 +138,7 @@ class RelabelPolicy(OracleDriven):
                  max_lost: int = 3) -> None:  # fmt: skip
         super().__init__(surface)
         self.env, self.student, self.max_off, self.max_lost = env, student, max_off, max_lost
-        self.oracle = box_oracle(steps, surface)
+        self.oracle = box_oracle(steps, surface, patient=False)
         self.targets: list[dict[str, Any]] = []
         self.off = self.lost = 0
         self.anchor: str | None = None  # the URL where the oracle's plan stands
@@ -233,11 +241,11 @@ class CollectWorker:
                                             self.spec.max_off)  # fmt: skip
             return holder["p"]
 
-        row = {k: job[k] for k in ("key", "task", "seed", "surface")}
+        row = {k: job[k] for k in ("key", "task", "seed", "surface", "skin")}
         try:
             run = run_world_task(job["task"], job["seed"], policy=policy, out=Path(self.spec.out) / "episodes",
-                                 surface=surface, server=self.server, env=env,
-                                 max_steps=self.spec.max_steps)  # fmt: skip
+                                 surface=surface, server=self.server, env=env, max_steps=self.spec.max_steps,
+                                 skin=job["skin"])  # fmt: skip
         except Exception:
             self.close()  # the server or the browser may be what broke: the next job builds them again
             raise
@@ -270,11 +278,15 @@ def collect_episodes(spec: CollectSpec, jobs: list[Job], parallel: Parallel = Pa
                      on_done: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     """Run every job not already in `spec.out/index.jsonl` (serially, on worker processes or Ray actors), append
     each row to the index as it finishes (a rerun resumes), and return the index rows of all jobs. A job whose
-    infrastructure failed after its retries is kept as verdict 'error' with the reason."""
+    infrastructure failed after its retries is kept as verdict 'error' with the reason. A job in a held-out skin
+    is refused (ValueError) before any job runs."""
+    for job in jobs:  # every collector records training data: a held-out skin never enters, however it was made
+        splits.require_train_skin(job.skin)
     out = Path(spec.out)
     out.mkdir(parents=True, exist_ok=True)
     done = _done(out)
-    todo = [{"key": j.key, "task": j.task, "seed": j.seed, "surface": j.surface} for j in jobs if j.key not in done]
+    todo = [{"key": j.key, "task": j.task, "seed": j.seed, "surface": j.surface, "skin": j.skin}
+            for j in jobs if j.key not in done]  # fmt: skip
 
     def record(row: dict[str, Any]) -> None:
         if row.get("infra_error"):

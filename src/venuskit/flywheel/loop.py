@@ -1,10 +1,10 @@
 """`venus loop`: the closed loop in rounds, with venus-nano as the policy (DAgger with a verifier).
 
 Each round, in the order the code runs it:
-  1. collect: the current checkpoint's rollouts on training tasks (a fresh train seed per round), drawn with the
-     sampling weights of the previous round's failures; the task's oracle watches every rollout and labels every
-     state the policy visits, re-planning from the live page where the policy left its path
-     (`flywheel.collect.RelabelPolicy`; a state it cannot label says why);
+  1. collect: the current checkpoint's rollouts on training tasks (a fresh train seed per round; the rollouts
+     take the training skins in `skins` in turn), drawn with the sampling weights of the previous round's failures;
+     the task's oracle watches every rollout and labels every state the policy visits, re-planning from the live
+     page where the policy left its path (`flywheel.collect.RelabelPolicy`; a state it cannot label says why);
   2. label: SGV judges every rollout from its trajectory alone; the contract verdict is recorded beside it, only
      to measure SGV's precision on what it kept (never to pick training data);
   3. rows: the steps of SGV-kept successes (the policy's own actions) and every relabelled state (the oracle's
@@ -64,8 +64,16 @@ class LoopConfig:
     group_size: int = option("GRPO samples per state (G).", 4)
     stage_minutes: float = option("Time cap of each training stage per round.", 3.0)
     seed: int = option("Seed of template sampling and training.", 0)
+    skins: tuple[int, ...] = option("World skins the rollouts take in turn (training skins only; 0: the default).",
+                                    (0,))  # fmt: skip
 
     def __post_init__(self) -> None:
+        from venuskit.tasks import splits
+
+        if not self.skins:
+            raise ValueError("--skins needs at least one skin (0 is the default look).")
+        for skin in self.skins:
+            splits.require_train_skin(skin)  # rollouts are training data: a held-out skin never enters
         if self.rounds < 1 or self.rollouts < 1 or self.eval_seeds < 1:
             raise ValueError("--rounds, --rollouts and --eval-seeds must be at least 1.")
         if self.surface not in ("browser", "mobile"):
@@ -125,7 +133,7 @@ def collect_round(config: LoopConfig, folder: Path, chosen: list[str], seed: int
                   parallel: Parallel) -> list[dict[str, Any]]:  # fmt: skip
     """The policy's rollouts, every visited state labelled by the oracle (the policy is never stopped for being off
     the oracle's path; only when the oracle has been unable to label three states in a row)."""
-    jobs = [collect.Job(t, seed, config.surface) for t in chosen]
+    jobs = [collect.Job(t, seed, config.surface, config.skins[i % len(config.skins)]) for i, t in enumerate(chosen)]
     return collect.world_relabel_rollouts(folder / "rollouts", jobs, checkpoint, max_off=None,
                                           max_steps=config.max_steps, parallel=parallel,
                                           task_files=config.tasks)  # fmt: skip
@@ -162,9 +170,10 @@ def label(index: list[dict[str, Any]], config: LoopConfig) -> list[dict[str, Any
 def _verifier_in_loop(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """How SGV's picks compare with the contract: the precision of a kept success is what training relies on."""
     judged = [r for r in rows if r.get("sgv") and not r.get("infra_error")]
-    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]
+    picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]  # decided successes only: never "uncertain"
     good = sum(solved_row(r) for r in picked)
     return {"verified": len(picked), "contract_completed": sum(solved_row(r) for r in judged),
+            "uncertain": sum(r["sgv"]["verdict"] == "uncertain" for r in judged),
             "verified_and_completed": good,
             "sgv_precision": round(good / len(picked), 4) if picked else None}  # fmt: skip
 

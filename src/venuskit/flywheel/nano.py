@@ -72,6 +72,8 @@ class NanoTrainConfig:
     workers: int = field(default=1, metadata={"help": "Collection workers (each a browser and a world server)."})
     size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
+    skins: tuple[int, ...] = field(default=(0,), metadata={
+        "help": "World skins the episodes are spread over (training skins only; 0 is the default look)."})
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -94,6 +96,11 @@ class NanoTrainConfig:
             raise ValueError(f"Task files not found: {', '.join(missing)}.")
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}.")
+        self.skins = tuple(self.skins)
+        if not self.skins:
+            raise ValueError("skins needs at least one skin (0 is the default look).")
+        for skin in self.skins:
+            splits.require_train_skin(skin)
 
     def task_files(self) -> tuple[str, ...]:
         return tuple(str(p) for p in self.tasks)
@@ -115,7 +122,8 @@ def templates_of(cfg: NanoTrainConfig) -> list[str]:
 def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
     """Collect every off-policy source (each resumable), then turn each into rows: source name -> rows."""
     out = cfg.out
-    jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant)
+    jobs = collect.world_jobs(templates_of(cfg), cfg.surfaces, seeds_per_variant=cfg.seeds_per_variant,
+                              skins=cfg.skins)  # fmt: skip
     episodes = collect.world_oracle_episodes(out / "world", jobs, parallel=cfg.parallel(), task_files=cfg.task_files())
     sources = {"world": rows.world_rows(episodes, relabelled=False)}
     if cfg.validation and not cfg.templates:
@@ -171,7 +179,8 @@ class _Run:
         """The policy's own rollouts on training templates and fresh training seeds, relabelled by the oracle."""
         if n <= 0:
             return []
-        jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000)
+        jobs = collect.world_jobs(templates_of(self.cfg), ("browser", "mobile"), seed_offset=2000,
+                                  skins=self.cfg.skins)  # fmt: skip
         random.Random(f"{self.cfg.seed}:{name}").shuffle(jobs)
         index = collect.world_relabel_rollouts(self.cfg.out / name, sorted(jobs[:n], key=lambda j: j.surface),
                                                checkpoint, parallel=self.cfg.parallel(),

@@ -1,4 +1,4 @@
-"""Task synthesis end to end: draw plans, check them, prove them in real Chromium, write the task file.
+"""Task synthesis end to end: draw plans, check them, prove them on the real surface, write the task file.
 
     from venuskit.flywheel.synth import SynthConfig, synthesize
     result = synthesize(SynthConfig(n=20, out=Path("synth.toml")))
@@ -10,6 +10,11 @@ browser against the world server (`run_world_task`, the harness every world run 
 browser envs (one thread each, one shared world server). Decisions are committed in the order candidates were
 drawn, and the sampler's coverage weights follow the drawn stream, so a run is the same for the same seed
 whatever the timing. This lives in `eval` because it joins tasks, envs, agent and world.
+
+`surface="computer"` synthesises desktop tasks from the desktop's capability catalogs: each is proved under Xvfb
+with the real apps (venuskit.runs.proofs: its oracle must reach `completed`, and a run that does nothing must
+score `failed`) on a pool of desktop envs; everything else (drawing, static checks, ordered decisions, coverage,
+checkpoints, resume) is the same run.
 """
 
 from __future__ import annotations
@@ -17,12 +22,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import queue
 import random
-import shutil
 import statistics
-import tempfile
-import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
@@ -39,6 +40,8 @@ from venuskit.tasks.synth.catalog import Catalog, bundled_catalog
 from venuskit.tasks.synth.coverage import Coverage, Failures, coverage_of, failures_of, sampling_weights
 from venuskit.tasks.synth.reject import REASONS, Rejected, SeedWorlds, hand_signatures, heldout_only
 from venuskit.tasks.synth.sample import HORIZONS, Domains, Sampler, SamplerConfig
+from venuskit.tasks.synth.surface import NAMES as SURFACE_NAMES
+from venuskit.tasks.synth.surface import Surface, get_surface
 from venuskit.tasks.synth.taskfile import write_task_file
 
 
@@ -46,10 +49,12 @@ from venuskit.tasks.synth.taskfile import write_task_file
 class SynthConfig:
     """`venus tasks synth`: how many tasks, from which capabilities, how they are proved and where they go."""
 
-    n: int = option("Tasks to accept (each proved by its oracle in real Chromium).", default=20)
+    n: int = option("Tasks to accept (each proved by its oracle on the real surface).", default=20)
     out: Path | None = option("Task file to write (TOML, read by the task loader); None writes nothing.",
-                             default=None)  # fmt: skip
-    apps: tuple[str, ...] = option("Only capabilities of these apps (empty: all eight).", default=())
+                              default=None)  # fmt: skip
+    surface: str = option("browser: the world's web apps, proved in Chromium; computer: the desktop's apps, proved "
+                          "under Xvfb (the oracle completes, doing nothing fails).", default="browser")
+    apps: tuple[str, ...] = option("Only capabilities of these apps (empty: all of the surface's).", default=())
     horizon: str | None = option("short (1-2 capabilities), medium (2-3), long (3-5); None mixes them.", default=None)
     locale: str = option("en or zh: the goal language and the world's locale.", default="en")
     seed: int = option("Seed of the sampler: the same seed gives the same tasks.", default=0)
@@ -58,7 +63,7 @@ class SynthConfig:
     writer: str | None = option("URL of an OpenAI-compatible server that paraphrases goals (None: templates).",
                                default=None)  # fmt: skip
     writer_model: str = option("Served model name of the --writer.", default="writer")
-    workers: int = option("Browser envs proving tasks in parallel (one thread each).", default=2)
+    workers: int = option("Envs proving tasks in parallel (browsers or desktops, one thread each).", default=2)
     check_seeds: tuple[int, ...] = option("World seeds preconditions and referents are checked on.",
                                          default=(0, 1, 2, 3))  # fmt: skip
     prove_seed: int = option("World seed of the proving run.", default=0)
@@ -89,9 +94,12 @@ class SynthConfig:
             raise ValueError(f"--horizon must be one of {', '.join(HORIZONS)}, got {self.horizon!r}.")
         if self.split not in ("any", "train", "heldout"):
             raise ValueError(f"--split must be any, train or heldout, got {self.split!r}.")
-        unknown = set(self.apps) - set(task_spec.APPS)
+        if self.surface not in SURFACE_NAMES:
+            raise ValueError(f"--surface must be one of {', '.join(SURFACE_NAMES)}, got {self.surface!r}.")
+        known = get_surface(self.surface).kind.apps
+        unknown = set(self.apps) - set(known)
         if unknown:
-            raise ValueError(f"Unknown app {sorted(unknown)[0]!r}; apps: {', '.join(task_spec.APPS)}.")
+            raise ValueError(f"Unknown app {sorted(unknown)[0]!r}; apps of the {self.surface}: {', '.join(known)}.")
         if not 1 <= self.workers <= 8:
             raise ValueError(f"--workers must be 1..8, got {self.workers}.")
         if not self.check_seeds:
@@ -107,8 +115,9 @@ class Outcome:
     verdict: str = ""
     reason: str = ""
     seconds: float = 0.0
-    infra: str | None = None  # the browser's own failure (a hung click, a crash) that ended the proof, if any
+    infra: str | None = None  # the env's own failure (a hung click, a crash) that ended the proof, if any
     resumed: bool = False  # decided by an earlier run this one resumes (not proved again)
+    idle: str = ""  # computer: the verdict of a run that does nothing (it must be `failed`)
 
 
 @dataclass
@@ -125,91 +134,26 @@ class SynthResult:
     summary: dict[str, Any]
 
 
+MAX_REFUSALS_LISTED = 50  # refused paraphrases listed with their reason in the summary (all are counted)
+
 # ---- proving --------------------------------------------------------------------------------------
 
-INFRA_RETRIES = 1  # a proof the browser itself broke (not the task) runs once more
-ENV_ERRORS = ("EnvError", "ActionTimeout", "BrowserCrashed")
 
+def make_pool(surface: str, workers: int, settle_s: float = 0.05, seed: int = 0, keep: Path | None = None) -> Any:
+    """The proving pool of a surface (venuskit.runs.proofs): browsers on one world server, or desktops."""
+    from venuskit.runs.proofs import desktop_pool, world_pool
 
-def _infra_error(episode_dir: Path) -> str | None:
-    """The first step error the browser env raised in a recorded episode (its own failure, not the oracle's)."""
-    from venuskit.record.store import load_episode
-
-    for step in load_episode(episode_dir).steps:
-        if step.error and step.error.get("type") in ENV_ERRORS:
-            return f"{step.error['type']}: {step.error.get('message', '')}"
-    return None
-
-
-class ProverPool:
-    """Worker threads, each with its own browser env, proving candidates against one shared world server.
-    Playwright objects belong to the thread that made them, so each worker opens and closes its own env."""
-
-    def __init__(self, workers: int, settle_s: float, prove_seed: int, keep: Path | None) -> None:
-        from venuskit.world.server import WorldServer
-
-        self.server = WorldServer().start()
-        self.prove_seed, self.keep, self.settle_s = prove_seed, keep, settle_s
-        self.jobs: queue.Queue = queue.Queue()
-        self.results: queue.Queue = queue.Queue()
-        self.tmp = Path(tempfile.mkdtemp(prefix="venus-synth-proofs-"))
-        self.threads = [threading.Thread(target=self._work, name=f"prover-{i}", daemon=True) for i in range(workers)]
-        for t in self.threads:
-            t.start()
-
-    def submit(self, outcome: Outcome) -> None:
-        self.jobs.put(outcome)
-
-    def _work(self) -> None:
-        from venuskit.envs.browser import BrowserConfig
-        from venuskit.runs.world import world_browser
-
-        env = None
-        try:
-            env = world_browser("browser", BrowserConfig(settle_s=self.settle_s))
-            while (job := self.jobs.get()) is not None:
-                self.results.put(self._prove(env, job))
-        except Exception as e:  # noqa: BLE001 - a dead browser ends this worker; the caller sees the error
-            self.results.put(e)
-        finally:
-            if env is not None:
-                env.close()
-
-    def _prove(self, env: Any, job: Outcome) -> Outcome:
-        from venuskit.runs.world import run_world_task
-
-        t0 = time.perf_counter()
-        out = self.keep if self.keep is not None else self.tmp
-        for attempt in range(1 + INFRA_RETRIES):
-            try:
-                run = run_world_task(job.candidate.spec.id, self.prove_seed, server=self.server, env=env, out=out)
-            except Exception as e:  # noqa: BLE001 - a setup row or page the oracle cannot handle rejects this task only
-                job.verdict, job.reason = "error", f"{type(e).__name__}: {e}"
-                break
-            job.verdict, job.reason = run.verdict.verdict, run.oracle_error or run.verdict.reason
-            job.infra = _infra_error(run.episode_dir) if job.verdict != "completed" else None
-            if self.keep is None or (job.infra is not None and attempt < INFRA_RETRIES):
-                shutil.rmtree(run.episode_dir, ignore_errors=True)
-            if job.infra is None:
-                break
-        job.seconds = time.perf_counter() - t0
-        return job
-
-    def close(self) -> None:
-        for _ in self.threads:
-            self.jobs.put(None)
-        for t in self.threads:
-            t.join(timeout=60)
-        self.server.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+    if surface == "computer":
+        return desktop_pool(workers, keep)
+    return world_pool(workers, settle_s, seed, keep)
 
 
 def prove(candidates: list[Any], workers: int = 2, settle_s: float = 0.05, seed: int = 0,
-          keep: Path | None = None) -> list[Outcome]:  # fmt: skip
-    """Run each candidate's oracle in real Chromium (registering it for the run); outcomes in input order.
+          keep: Path | None = None, surface: str = "browser") -> list[Outcome]:  # fmt: skip
+    """Run each candidate's oracle on the real surface (registering it for the run); outcomes in input order.
     A candidate is anything with a `.spec` (a Candidate, or `Proof(spec)` for a task read from a file)."""
-    task_spec.register([c.spec for c in candidates])
-    pool = ProverPool(workers, settle_s, seed, keep)
+    get_surface(surface).register([c.spec for c in candidates])
+    pool = make_pool(surface, workers, settle_s, seed, keep)
     try:
         for i, c in enumerate(candidates):
             pool.submit(Outcome(i, c))
@@ -218,7 +162,7 @@ def prove(candidates: list[Any], workers: int = 2, settle_s: float = 0.05, seed:
         pool.close()
     for g in got:
         if isinstance(g, Exception):
-            raise RuntimeError(f"A proving browser died: {g}") from g
+            raise RuntimeError(f"A proving env died: {g}") from g
     return sorted(got, key=lambda o: o.index)
 
 
@@ -230,8 +174,8 @@ def synthesize(config: SynthConfig, progress: Callable[[dict[str, Any]], None] |
     """Draw, check and prove until `config.n` tasks are accepted (or the candidate budget is spent). With `out`,
     the task file (and `<out>.rejected.jsonl`, every rejection with its reason) is rewritten every
     `checkpoint_every` acceptances and on Ctrl-C, so `resume` can take the run up where it stopped."""
-    run = _Run(config, catalog or bundled_catalog())
-    pool = ProverPool(config.workers, config.settle_s, config.prove_seed, config.keep_proofs)
+    run = _Run(config, catalog or bundled_catalog(config.surface))
+    pool = make_pool(config.surface, config.workers, config.settle_s, config.prove_seed, config.keep_proofs)
     try:
         while len(run.accepted) < config.n:
             run.fill(pool)
@@ -254,25 +198,27 @@ class _Run:
 
     def __init__(self, config: SynthConfig, catalog: Catalog) -> None:
         self.config, self.catalog, self.t0 = config, catalog, time.perf_counter()
+        self.surface: Surface = get_surface(catalog.surface)
         self.worlds = SeedWorlds(tuple(config.check_seeds))
         self.sampler = Sampler(catalog, Domains(catalog, self.worlds), random.Random(config.seed),
                                _sampler_config(config, catalog))  # fmt: skip
         self.failures = _failures(config, catalog)
         self.backend = _writer_backend(config)
         self.budget = config.max_candidates or 30 * config.n
-        self.hand, self.seen, self.proposed = hand_signatures(), set(), Coverage()
+        self.hand, self.seen, self.proposed = hand_signatures(self.surface.name), set(), Coverage()
         self.rejected: list[dict[str, Any]] = []
         self.accepted: list[Candidate] = []
         self.verdicts: list[str] = []  # each accepted task's proving verdict, as the proof reported it
         self.proof_s: list[float] = []  # wall seconds of each proving run (reset, every step, the verdict)
         self.counts: Counter = Counter()
+        self.refusals: list[dict[str, str]] = []  # the writer's paraphrases refused, with the reason
         self.before = _earlier_decisions(config) if config.resume else {}
         self.pending: dict[int, Outcome] = {}  # drawn for proving, not yet committed
         self.done: dict[int, Outcome] = {}
         self.order: deque[int] = deque()  # their indices, in the order they were drawn
         self.drawn = self.proved = self.last = 0
 
-    def fill(self, pool: ProverPool) -> None:
+    def fill(self, pool: Any) -> None:
         """Draw until 2 x workers candidates are being proved (statically rejected ones are decided at once), but
         never more than the run can still accept: a proof past the n-th acceptance would be thrown away, and a
         resumed run would prove that task again."""
@@ -282,10 +228,10 @@ class _Run:
             cand = _draw(self.sampler, self.config, self.catalog, self.worlds, self.seen, self.hand, self.rejected,
                          self.drawn)  # fmt: skip
             if cand is not None:
-                cand = _paraphrase(self.backend, cand, self.counts)
+                cand = _paraphrase(self.backend, cand, self.counts, self.refusals)
                 self.seen.add(cand.spec.id)
                 self.proposed = _add(self.proposed, cand, self.catalog)
-                task_spec.register([cand.spec])
+                self.surface.register([cand.spec])
                 job = self.pending[self.drawn] = Outcome(self.drawn, cand)
                 self.order.append(self.drawn)
                 if cand.spec.id in self.before:  # decided by the run this one resumes
@@ -295,11 +241,11 @@ class _Run:
                     pool.submit(job)
             self.drawn += 1
 
-    def wait(self, pool: ProverPool) -> None:
+    def wait(self, pool: Any) -> None:
         if self.order[0] not in self.done:
             got = pool.results.get()
             if isinstance(got, Exception):
-                raise RuntimeError(f"A proving browser died: {got}") from got
+                raise RuntimeError(f"A proving env died: {got}") from got
             self.done[got.index] = got
 
     def commit(self) -> None:
@@ -313,16 +259,21 @@ class _Run:
             else:
                 self.proved += 1
                 self.proof_s.append(o.seconds)
-            if o.verdict == "completed":
+            if o.verdict == "completed" and o.idle in ("", "failed"):
                 self.accepted.append(o.candidate)
                 self.verdicts.append(o.verdict)
                 if len(self.accepted) % self.config.checkpoint_every == 0:
                     self.save(None)
                 continue
-            task_spec.unregister([o.candidate.spec.id])
-            browser = f" (browser: {o.infra})" if o.infra else ""
-            detail = o.reason if o.resumed else f"{o.verdict}: {o.reason}{browser}"
-            self.counts["oracle_failed_browser"] += o.infra is not None
+            self.surface.unregister([o.candidate.spec.id])
+            if o.verdict == "completed" and o.idle != "error":  # doing nothing passes too: no check tells them apart
+                self.rejected.append({"reason": "unverifiable_result", "task": o.candidate.spec.id, "index": o.index,
+                                      "verdict": o.idle, "detail": o.reason})  # fmt: skip
+                continue
+            env = f" ({'desktop' if self.surface.name == 'computer' else 'browser'}: {o.infra})" if o.infra else ""
+            detail = o.reason if o.resumed else f"{o.verdict}: {o.reason}{env}"
+            self.counts["oracle_failed_browser" if self.surface.name == "browser" else "oracle_failed_env"] += (
+                o.infra is not None)
             self.rejected.append({"reason": "oracle_failed", "task": o.candidate.spec.id, "index": o.index,
                                   "verdict": o.verdict, "detail": detail})  # fmt: skip
 
@@ -331,12 +282,13 @@ class _Run:
         out = self.config.out
         if out is None:
             return
-        write_task_file(out, [c.table for c in self.accepted], header=_header(self.config, summary))
+        write_task_file(out, [c.table for c in self.accepted], header=_header(self.config, summary),
+                        parse=self.surface.parse_task)  # fmt: skip
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in self.rejected)
         atomic.write_text(_rejected_path(out), text, durable=True)
 
     def finish(self) -> SynthResult:
-        task_spec.unregister([o.candidate.spec.id for o in self.pending.values()])  # drawn past the n-th
+        self.surface.unregister([o.candidate.spec.id for o in self.pending.values()])  # drawn past the n-th
         if len(self.accepted) >= self.config.n:  # decisions on candidates drawn after the n-th acceptance
             self.rejected = [r for r in self.rejected if r["index"] <= self.last]
             self.drawn = self.last + 1
@@ -344,6 +296,8 @@ class _Run:
         summary = _summary(self.config, self.catalog, self.accepted, self.verdicts, self.rejected, self.proved,
                            self.drawn, seconds, self.counts)  # fmt: skip
         summary["proof_s_median"] = round(statistics.median(self.proof_s), 2) if self.proof_s else 0.0
+        if self.refusals:
+            summary["paraphrase_refusals"] = self.refusals
         self.save(summary)
         return SynthResult(self.accepted, self.rejected, summary)
 
@@ -356,7 +310,7 @@ def _earlier_decisions(config: SynthConfig) -> dict[str, tuple[str, str]]:
     """Task id -> (verdict, detail) decided by the run being resumed: accepted tasks (their file) and the ones
     whose proof failed (its rejections file), so the resumed run makes the same decisions without re-proving."""
     assert config.out is not None
-    out = {s.id: ("completed", "proved by the resumed run") for s in task_spec.load_file(config.out)}
+    out = {s.id: ("completed", "proved by the resumed run") for s in get_surface(config.surface).load_file(config.out)}
     path = _rejected_path(config.out)
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
         r = json.loads(line)
@@ -401,25 +355,28 @@ def _add(cov: Coverage, cand: Candidate, catalog: Catalog) -> Coverage:
 def _failures(config: SynthConfig, catalog: Catalog) -> Failures | None:
     if config.runs is None:
         return None
+    surface = get_surface(config.surface)
     for path in config.tasks:
-        task_spec.register_file(path)
-    return failures_of(outcomes_from_runs(config.runs), catalog)
+        surface.register(surface.load_file(path))
+    return failures_of(outcomes_from_runs(config.runs, config.surface), catalog)
 
 
-def outcomes_from_runs(root: Path) -> list[tuple[Any, dict[str, Any]]]:
-    """(task spec, contract verdict) of every judged world episode under `root`; episodes of unknown tasks
-    (a synthesised task whose file was not given) are skipped."""
+def outcomes_from_runs(root: Path, surface: str = "browser") -> list[tuple[Any, dict[str, Any]]]:
+    """(task spec, contract verdict) of every judged world (or, for `computer`, desktop) episode under `root`;
+    episodes of unknown tasks (a synthesised task whose file was not given) are skipped."""
     from venuskit.record.store import iter_episode_dirs
+    from venuskit.tasks.desktop import spec as desktop_spec
 
+    key, get = ("desktop_task", desktop_spec.get_task) if surface == "computer" else ("world_task", task_spec.get_task)
     out = []
     for folder in iter_episode_dirs(root):
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         contract = (manifest.get("verdicts") or {}).get("contract")
-        task_id = (manifest.get("task") or {}).get("world_task")
+        task_id = (manifest.get("task") or {}).get(key)
         if not contract or not task_id:
             continue
         try:
-            out.append((task_spec.get_task(task_id), contract))
+            out.append((get(task_id), contract))
         except KeyError:
             continue
     return out
@@ -434,8 +391,9 @@ def _writer_backend(config: SynthConfig) -> Any:
                                      max_tokens=400, max_retries=1))  # fmt: skip
 
 
-def _paraphrase(backend: Any, cand: Candidate, counts: Counter) -> Candidate:
-    """The candidate with the writer's paraphrase as its goal, when the paraphrase keeps every value."""
+def _paraphrase(backend: Any, cand: Candidate, counts: Counter, refusals: list[dict[str, str]]) -> Candidate:
+    """The candidate with the writer's paraphrase as its goal, when the paraphrase only rewords it; a refused one is
+    listed with its reason (the first MAX_REFUSALS_LISTED, in the summary)."""
     if backend is None:
         return cand
     from venuskit.models.openai_backend import ModelError
@@ -446,8 +404,11 @@ def _paraphrase(backend: Any, cand: Candidate, counts: Counter) -> Candidate:
     except ModelError:
         counts["writer_errors"] += 1
         return cand
-    if writer.paraphrase_problem(cand.plan, goal, reply) is not None:
+    problem = writer.paraphrase_problem(cand.plan, goal, reply)
+    if problem is not None:
         counts["paraphrases_refused"] += 1
+        if len(refusals) < MAX_REFUSALS_LISTED:
+            refusals.append({"task": cand.spec.id, "paraphrase": reply[:300], "reason": problem})
         return cand
     counts["paraphrases_kept"] += 1
     return build.with_goal(cand, reply)
@@ -458,7 +419,7 @@ def _summary(config: SynthConfig, catalog: Catalog, accepted: list[Candidate], v
              counts: Counter) -> dict[str, Any]:  # fmt: skip
     specs = [c.spec for c in accepted]
     cov = coverage_of(specs, catalog).summary(catalog)
-    hand = hand_signatures()
+    hand = hand_signatures(catalog.surface)
     dup = sum(1 for c in accepted if _is_hand_duplicate(c, catalog, hand))
     by_reason = Counter(r["reason"] for r in rejected)
     completed = sum(v == "completed" for v in verdicts)
@@ -475,7 +436,8 @@ def _summary(config: SynthConfig, catalog: Catalog, accepted: list[Candidate], v
         "duplicates": dup, "by_category": dict(Counter(s.category for s in specs)),
         "oracle_steps_mean": round(sum(s.steps for s in specs) / len(specs), 1) if specs else 0.0,
         "by_split": dict(Counter(t[6:] for s in specs for t in s.tags if t.startswith("split:"))),
-        "locale": config.locale, "seed": config.seed, "workers": config.workers, **dict(counts),
+        "surface": config.surface, "locale": config.locale, "seed": config.seed, "workers": config.workers,
+        **dict(counts),
         "seconds": round(seconds, 1), "tasks_per_s": round(len(accepted) / seconds, 3) if seconds else 0.0,
         "load_avg_1m": round(os.getloadavg()[0], 2),
     }  # fmt: skip
@@ -499,8 +461,9 @@ def _header(config: SynthConfig, summary: dict[str, Any] | None) -> str:
     keys = ("accepted", "rejected_by_reason", "capabilities_covered", "capabilities_total", "cross_app_share",
             "seconds")  # fmt: skip
     keep = {k: summary[k] for k in keys} if summary is not None else "unfinished (a checkpoint; --resume continues)"
+    proved = (f"in real Chromium (world seed {config.prove_seed})" if config.surface == "browser" else
+              "under Xvfb with the real desktop apps, and a run that does nothing scored `failed`")  # fmt: skip
     return (
         f"Synthesised by `venus tasks synth` (venuskit.flywheel.synth). Every task here reached `completed` "
-        f"with its oracle in real Chromium (world seed {config.prove_seed}).\nconfig: {json.dumps(cfg)}\n"
-        f"summary: {json.dumps(keep)}"
+        f"with its oracle {proved}.\nconfig: {json.dumps(cfg)}\nsummary: {json.dumps(keep)}"
     )

@@ -14,15 +14,17 @@ port) in a thread per connection and does everything else once, the same way for
   than announced → the read times out and the connection is closed. No chunked uploads.
 - Every socket read has a timeout (`idle_timeout_s` waiting for a request, `read_timeout_s` inside one), and a
   body must arrive whole within `read_timeout_s` of the request line, so no client can hold a thread for long.
-  Past `Limits.max_connections` open connections a new one is closed at once.
+  Past `Limits.max_connections` open connections, the connection that has waited longest for its next request
+  is closed to make room (idle connections cannot lock a real request out); when every connection is inside a
+  request, the new one is closed at once.
 - Nagle is off: headers and body are two writes, and with Nagle the body waits for the client's delayed ACK
   (40 ms on Linux loopback).
 - An app raises `HTTPError(status, message)` for a clean 4xx/5xx. Any other exception becomes a 500 whose body
   says nothing about the code; its traceback goes to `server.errors`, a bounded log (`error_count` counts all).
 
-`parse_json(body)` parses with the same size limit and a nesting-depth limit (a 30,000-deep array would raise
-RecursionError inside `json.loads`). `static_app(folder)` is an app that serves a folder's files. `Service` is the
-base of a class that owns a server for its own app (start, stop, `with`).
+`parse_json(body)` parses with the same size limit and a nesting-depth limit (`untrusted.json_depth`: a
+30,000-deep array would raise RecursionError inside `json.loads`). `static_app(folder)` is an app that serves a
+folder's files. `Service` is the base of a class that owns a server for its own app (start, stop, `with`).
 
     def app(req: Request) -> Response:
         if req.path == "/echo" and req.method == "POST":
@@ -36,10 +38,10 @@ base of a class that owns a server for its own app (start, stop, `with`).
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import mimetypes
 import os
-import re
 import socket
 import threading
 import time
@@ -51,6 +53,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from venuskit.infra.untrusted import json_depth
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -142,20 +146,6 @@ def parse_fields(text: str, max_fields: int = 200) -> dict[str, list[str]]:
         return parse_qs(text, keep_blank_values=True, max_num_fields=max_fields)
     except ValueError as e:  # raised by parse_qs past max_num_fields
         raise HTTPError(400, f"Too many fields (at most {max_fields}).") from e
-
-
-_JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-
-
-def json_depth(data: bytes) -> int:
-    """The deepest nesting of arrays/objects in a JSON text, without parsing it (brackets in strings ignored)."""
-    brackets = _JSON_STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
-    depth = deepest = 0
-    for b in brackets:
-        depth += 1 if b in b"[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
 
 
 def parse_json(body: bytes, *, max_bytes: int = 1 << 20, max_depth: int = 64) -> Any:
@@ -321,18 +311,42 @@ class Service:
 class _ThreadingServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
+    EVICT_WAIT_S = 1.0  # how long a new connection waits for the slot of the idle one closed for it
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], limits: Limits) -> None:
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         self._slots = threading.BoundedSemaphore(limits.max_connections)
+        self._idle: dict[socket.socket, float] = {}  # connections waiting for their next request -> since when
+        self._idle_lock = threading.Lock()
         super().__init__(address, handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
-            self.shutdown_request(request)  # too many open connections: refuse before spending a thread
+        room = self._slots.acquire(blocking=False) or (
+            self._close_longest_idle() and self._slots.acquire(timeout=self.EVICT_WAIT_S))
+        if not room:
+            self.shutdown_request(request)  # every connection is inside a request: refuse this one
             return
         super().process_request(request, client_address)
+
+    def waiting(self, sock: socket.socket, idle: bool) -> None:
+        """A connection starts (idle=True) or stops waiting for its next request."""
+        with self._idle_lock:
+            if idle:
+                self._idle[sock] = time.monotonic()
+            else:
+                self._idle.pop(sock, None)
+
+    def _close_longest_idle(self) -> bool:
+        """Shut the connection that has waited longest for a request: its thread reads EOF and frees its slot."""
+        with self._idle_lock:
+            if not self._idle:
+                return False
+            sock = min(self._idle, key=self._idle.__getitem__)
+            del self._idle[sock]
+        with contextlib.suppress(OSError):  # it closed by itself meanwhile: its slot is coming free all the same
+            sock.shutdown(socket.SHUT_RDWR)
+        return True
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
@@ -368,10 +382,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def handle_one_request(self) -> None:
         self.connection.settimeout(self.owner.limits.idle_timeout_s)
-        super().handle_one_request()
+        self.server.waiting(self.connection, True)  # type: ignore[attr-defined]  # may be closed for a newcomer
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.waiting(self.connection, False)  # type: ignore[attr-defined]
 
     def parse_request(self) -> bool:
         # The request line has arrived: from here on the whole request must arrive within read_timeout_s.
+        self.server.waiting(self.connection, False)  # type: ignore[attr-defined]  # busy: never closed for another
         self._deadline = time.monotonic() + self.owner.limits.read_timeout_s
         self._expect_continue = False
         self.connection.settimeout(self.owner.limits.read_timeout_s)

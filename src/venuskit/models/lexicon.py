@@ -39,6 +39,34 @@ DATE = re.compile(ISO_DATE.pattern
                   + r"|\b\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s\d{4})?"
                   r"|\d{1,2}月\d{1,2}日|\d{4}年\d{1,2}月\d{1,2}日")  # fmt: skip
 TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MON = r"(?P<{}>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+# The day a text names, as (month, day): ISO, "1 March", "March 1, 2024", "3月1日", "2024 年 3 月 1 日". A bare
+# "03/01" is left out: which of its numbers is the month, the text does not say.
+_DAY = re.compile(r"\b\d{4}-(?P<im>\d{2})-(?P<id>\d{2})\b"
+                  r"|\b(?P<dd>\d{1,2})\s+" + _MON.format("dm")
+                  + r"|" + _MON.format("md") + r"\s+(?P<mdd>\d{1,2})\b(?!:)"
+                  r"|(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号]", re.I)  # fmt: skip
+
+
+def days(text: str) -> set[tuple[int, int]]:
+    """The days `text` names, as (month, day) pairs; the year is left out (screens often drop it)."""
+    out = set()
+    for m in _DAY.finditer(text):
+        g = m.groupdict()
+        if g["im"]:
+            month, day = int(g["im"]), int(g["id"])
+        elif g["dm"]:
+            month, day = _MONTHS.index(g["dm"][:3].lower()) + 1, int(g["dd"])
+        elif g["md"]:
+            month, day = _MONTHS.index(g["md"][:3].lower()) + 1, int(g["mdd"])
+        else:
+            month, day = int(g["zm"]), int(g["zd"])
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            out.add((month, day))
+    return out
+
+
 HAN = "\u3400-\u9fff"  # CJK unified ideographs (extension A and the basic block), as a character-class range
 HAN_CHAR = re.compile(f"[{HAN}]")
 

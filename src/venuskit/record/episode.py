@@ -130,6 +130,9 @@ class Episode:
     created: str = ""
     finished: bool = False  # the runner closed the episode (False = resumable)
     final: FinalObservation | None = None  # the screen after the last action, where no step holds it
+    # What the env reported at reset, before any step: requests the network guard blocked while the start page
+    # loaded and its WebRTC attempts (`blocked`), dialogs it opened (`dialogs`). Each step's own are in its info.
+    reset: dict[str, Any] = field(default_factory=dict)
     steps: list[Step] = field(default_factory=list)
     # Filled by `store.load_episode`: what could not be read (missing screenshots, a torn last line).
     # Never written to the manifest.
@@ -157,7 +160,7 @@ class Episode:
         _check(d, "surface", str, required=True)
         if d["surface"] not in SURFACES:
             raise ValueError(f"surface must be one of {sorted(SURFACES)}, got {d['surface'][:60]!r}")
-        for name in ("task", "model", "config", "verdicts"):
+        for name in ("task", "model", "config", "verdicts", "reset"):
             _check(d, name, dict, nullable=False)
         _check(d, "created", str, nullable=False)
         _check(d, "finished", bool, nullable=False)

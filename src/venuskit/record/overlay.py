@@ -30,6 +30,7 @@ from venuskit.actions.types import (
     TripleClick,
     Type,
 )
+from venuskit.infra import untrusted
 
 RED = (230, 30, 30)
 WHITE = (255, 255, 255)
@@ -66,7 +67,7 @@ def draw_action(
     """PNG bytes of `png` with `action` drawn on it. `cursor` is where the pointer (or text focus) was
     before the action: used by actions without a point of their own (computer clicks at the cursor,
     Type). `label` adds a banner text (for example the step number)."""
-    with Image.open(io.BytesIO(png)) as im:
+    with untrusted.open_image(png) as im:
         img = im.convert("RGB")
     canvas = _Canvas(ImageDraw.Draw(img), img.width, img.height, color, _font(img))
     if label:

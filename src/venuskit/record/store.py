@@ -17,9 +17,10 @@ and raises what the write raised (a full disk, say). So steps reach the disk in 
 in flight, and a step is durable before the runner records the next one: the fsyncs overlap the model
 call and the next action instead of adding to them.
 
-Reading is validation: a manifest or step of the wrong shape is a typed error or a listed problem, and a
-screenshot is read only if it is a PNG file inside the episode folder (`image_path`), never through a
-path or link that leads outside.
+Reading is validation: a manifest or step of the wrong shape (or nested past `untrusted.MAX_JSON_DEPTH`) is a
+typed error or a listed problem, and a screenshot is read only if it is a PNG file inside the episode folder
+(`image_path`), never through a path or symbolic link that leads outside. A hard link inside the folder cannot
+be told from the folder's own file and is read like one (docs/eval.md).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Self
 
+from venuskit.infra import untrusted
 from venuskit.infra.atomic import append_line, fsync_dir, write_bytes
 from venuskit.record.episode import IMAGE_NAME, Episode, FinalObservation, Outcome, Step
 
@@ -92,9 +94,9 @@ def _read_steps(path: Path) -> _StepsFile:
     for n, raw in enumerate(data[:cut].split(b"\n")[:-1], start=1):
         offset += len(raw) + 1
         try:
-            steps.append(Step.from_dict(json.loads(raw)))
+            steps.append(Step.from_dict(untrusted.loads(raw)))
             good = offset if not bad else good
-        except (ValueError, TypeError) as e:  # JSONDecodeError and ActionError are ValueErrors
+        except (ValueError, TypeError) as e:  # JSONDecodeError, TooDeep and ActionError are ValueErrors
             bad.append(f"steps.jsonl line {n} is not a valid step ({e}); it was skipped.")
     return _StepsFile(steps, good, len(data) - cut, bad)
 
@@ -112,7 +114,9 @@ def _read_manifest(path: Path) -> Episode:
     if not mf.is_file():
         raise EpisodeStoreError(f"{path} is not an episode folder: it has no {MANIFEST}.")
     try:
-        d = json.loads(mf.read_text(encoding="utf-8"))
+        d = untrusted.loads(mf.read_bytes())
+    except untrusted.TooDeep as e:
+        raise EpisodeStoreError(f"{mf}: {e}; the episode cannot be read.") from e
     except (ValueError, OSError) as e:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise EpisodeStoreError(f"{mf} is not valid JSON ({e}); the episode cannot be read.") from e
     if not isinstance(d, dict) or "episode_id" not in d:
@@ -385,13 +389,18 @@ def _image_problem(folder: Path, name: str) -> str | None:
     if image_path(folder, name) is None:
         return "is missing"
     if read_image(folder, name) is None:
+        try:
+            untrusted.check_image((folder / name).read_bytes())
+        except (OSError, untrusted.ImageRejected) as e:
+            return f"is not a screenshot ({e}); it is not read"
         return "is not a PNG; it is not read"
     return None
 
 
 def read_image(folder: Path | str, name: str | None) -> bytes | None:
     """The PNG bytes of the image `name` of an episode folder, or None if it is missing, not inside the
-    folder (see `image_path`) or not a PNG."""
+    folder (see `image_path`), not a PNG, or larger than a screenshot may be (`untrusted.check_image`: every
+    reader of episode folders, exports included, gets no decompression bomb)."""
     path = image_path(folder, name)
     if path is None:
         return None
@@ -399,7 +408,13 @@ def read_image(folder: Path | str, name: str | None) -> bytes | None:
         data = path.read_bytes()
     except OSError:
         return None
-    return data if data.startswith(PNG_SIGNATURE) else None
+    if not data.startswith(PNG_SIGNATURE):
+        return None
+    try:
+        untrusted.check_image(data)
+    except untrusted.ImageRejected:
+        return None
+    return data
 
 
 def step_png(path: Path | str, step: Step) -> bytes | None:
@@ -420,6 +435,26 @@ def iter_episode_dirs(root: Path | str) -> Iterator[Path]:
     for p in sorted(root.iterdir()):
         if (p / MANIFEST).is_file():
             yield p
+
+
+def find_episode_dirs(root: Path | str) -> list[Path]:
+    """Episode folders (those with a manifest) anywhere under `root`, sorted by path: `runs/ep-1`,
+    `runs/world/ep-…` (`venus world oracle`), a suite run's `episodes/<job>/<episode>`. Not searched: an episode
+    folder's own subfolders, links, and a suite run's `attempts/` (what an interrupt or an infrastructure failure
+    cut short, beside its `episodes/`)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root} is not a folder of episode folders.")
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(root):  # links to folders are listed in dirs but not entered
+        if MANIFEST in files:
+            found.append(Path(folder))
+            dirs.clear()
+            continue
+        if "attempts" in dirs and "episodes" in dirs:
+            dirs.remove("attempts")
+        dirs.sort()
+    return sorted(found)
 
 
 def iter_episodes(root: Path | str) -> Iterator[Episode]:

@@ -146,6 +146,8 @@ def page_html(episode_dir: Path | str, episode: Episode | None = None) -> str:
     if ep.problems:
         items = "".join(f"<li>{escape(p)}</li>" for p in ep.problems)
         head.append(f'<div class="problems"><b>Problems reading this episode</b><ul>{items}</ul></div>')
+    if ep.reset:
+        head.append(_field("At reset (before the first step)", _pre(ep.reset)))
     steps, cursor = [], None
     for step in ep.steps:
         steps.append(_step_html(path, ep, step, cursor))

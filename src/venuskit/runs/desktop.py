@@ -52,13 +52,16 @@ def run_desktop_task(
     on_step: Callable[[Any], None] | None = None,
     call_user: Callable[[str], str | None] | None = None,
     step_check: Callable[[Any], Any] | None = None,
+    server: Any = None,
+    safety_gate: Callable[[Any], Any] | None = None,
 ) -> DesktopRun:
     """Run one desktop task on the real desktop and store the contract verdict in the recorded episode (manifest
     `verdicts.contract`).
 
     `policy`: "oracle" (the task's scripted solution), a venuskit Policy, or a factory `policy(goal) -> Policy`.
     `env`: a DesktopEnv to reuse (left open: its X server stays up for the next task); else one is made from
-    `config` (a DesktopConfig) and closed at the end."""
+    `config` (a DesktopConfig) and closed at the end. `server`: the WorldServer for a task that uses the world's web
+    apps in the desktop's browser (else one is started for the run and stopped after it)."""
     from venuskit.agent.runner import RunConfig
     from venuskit.agent.session import AgentJob, run_episode
     from venuskit.envs.desktop import DesktopEnv
@@ -66,9 +69,20 @@ def run_desktop_task(
     from venuskit.tasks.contract import Verdict
     from venuskit.tasks.desktop.oracle import DesktopOracle
     from venuskit.tasks.desktop.run import DesktopTask
+    from venuskit.tasks.desktop.spec import get_task
 
     t0 = time.perf_counter()
-    dt = DesktopTask.start(task_id, seed)
+    own_server = server is None and get_task(task_id).world is not None
+    if own_server:
+        from venuskit.world.server import WorldServer
+
+        server = WorldServer().start()
+    try:
+        dt = DesktopTask.start(task_id, seed, server)
+    except BaseException:
+        if own_server:
+            server.stop()
+        raise
     own_env = env is None
     env = env or DesktopEnv(config)
     try:
@@ -79,7 +93,8 @@ def run_desktop_task(
             policy = policy(dt.inst.goal)
         job = AgentJob(goal=dt.inst.goal, surface=SURFACE, out=Path(out), n_img=n_img,
                        run=RunConfig(max_steps=max_steps or dt.inst.spec.max_steps))  # fmt: skip
-        extra = {k: v for k, v in (("call_user", call_user), ("step_check", step_check)) if v is not None}
+        hooks = (("call_user", call_user), ("step_check", step_check), ("safety_gate", safety_gate))
+        extra = {k: v for k, v in hooks if v is not None}
         timed = _TimedReset(env)
         episode, folder = run_episode(timed, policy, job, dt.env_task(), on_step=on_step, **extra)
         if env.session is None:  # the desktop could not be reset (or died for good): nothing to judge
@@ -93,8 +108,11 @@ def run_desktop_task(
         return DesktopRun(verdict, folder, episode, getattr(policy, "error", None), time.perf_counter() - t0,
                           timed.reset_s)  # fmt: skip
     finally:
+        dt.close()
         if own_env:
             env.close()
+        if own_server:
+            server.stop()
 
 
 class _TimedReset:

@@ -103,7 +103,8 @@ class DesktopOraclePolicy(OracleDriven):
     def plan(self, observation: Any, feedback: str | None) -> tuple[str, Action]:
         if self._typed:
             time.sleep(PAUSE_AFTER_TYPING_S)
-        thought, action = self.oracle.next(self.env.facts())
+        # the oracle's privileged view: the X server's windows, and the home folder (to wait for a download)
+        thought, action = self.oracle.next({**self.env.facts(), "home": str(self.env.home)})
         self._typed = _types(action)
         return thought, action
 
@@ -117,13 +118,14 @@ def _types(action: Action) -> bool:
     return isinstance(action, Type)
 
 
-def box_oracle(steps: Any, surface: str) -> Oracle:
-    """The world oracle, also keeping the box (in [0, 1] of the viewport) of the element behind each click."""
+def box_oracle(steps: Any, surface: str, patient: bool = True) -> Oracle:
+    """The world oracle, also keeping the box (in [0, 1] of the viewport) of the element behind each click
+    (`patient=False` for labelling a policy's states: a missing element fails at once)."""
     from venuskit.actions import coords
 
     class BoxOracle(Oracle):
         def __init__(self) -> None:
-            super().__init__(steps, surface)
+            super().__init__(steps, surface, patient)
             self.boxes: dict[int, list[float]] = {}
 
         def _click_element(self, page: Any, el: Any, thought: str) -> None:

@@ -4,6 +4,10 @@ from venuskit.tasks import bundled, WorldTask
 wt = WorldTask.start(server, "mail.reply_lunch", seed=0)
 ...run an episode with wt.env_task() and on_step=wt.on_step...
 wt.verdict(outcome.reason, outcome.answer).verdict   # completed / partial / infeasible / failed / error
+
+One task stack for every surface: `loader.py` (the task-file skeleton every surface's specs build on),
+`registry.py` (each surface's table of named checks), `contract.py` (the one verdict ladder); the desktop's
+surface-specific parts live in `tasks/desktop/`.
 """
 
 from venuskit.tasks.contract import VERDICTS, KeypointResult, Verdict, judge

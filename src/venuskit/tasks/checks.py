@@ -2,16 +2,17 @@
 
 A check reads state through `CheckContext.state` (the world's state API, in the harness process) and,
 for question tasks, the agent's final answer. Arguments arrive already formatted with the task's
-parameters. Add a check with `@check("name", "arg", ...)`; task validation uses the declared names.
+parameters. Add a check with `@check("name", "arg", ...)` (the world's table in venuskit.tasks.registry); task
+validation uses the declared names.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from venuskit.tasks.registry import Checks
 from venuskit.world.state import EpisodeState
 
 
@@ -22,21 +23,9 @@ class CheckContext:
     end_reason: str | None = None  # the episode outcome reason (finished, call_user, step_limit, ...)
 
 
-CheckFn = Callable[..., bool]
-CHECKS: dict[str, tuple[CheckFn, frozenset[str]]] = {}
-
-
-def check(name: str, *args: str) -> Callable[[CheckFn], CheckFn]:
-    def deco(fn: CheckFn) -> CheckFn:
-        CHECKS[name] = (fn, frozenset(args))
-        return fn
-
-    return deco
-
-
-def run_check(name: str, ctx: CheckContext, args: dict[str, Any]) -> bool:
-    fn, _ = CHECKS[name]
-    return bool(fn(ctx, **args))
+CHECKS = Checks("world")  # the world surface's table (venuskit.tasks.registry)
+check = CHECKS.check
+run_check = CHECKS.run
 
 
 def _has(haystack: str | None, needle: str | None) -> bool:

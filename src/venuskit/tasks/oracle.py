@@ -10,6 +10,8 @@ like any model's. Steps:
     ["select", SELECTOR, LABEL]   click a native <select>, then SelectOption of the option with LABEL
     ["type", SELECTOR, TEXT]      click the field and type TEXT where the caret lands (keeps what is there)
     ["enter"]                     press Enter
+    ["key", COMBO]                a Hotkey of the "+"-joined key names, written as given (" enter", "NumpadEnter")
+    ["drag", FROM, TO]            press on one element's centre, release on another's (Drag)
     ["finish_from", SELECTOR]     Finished(content=the element's visible text), for question tasks
     ["goto", PATH]                Launch a URL on the world server
     ["finish", TEXT?]             Finished(content=TEXT)
@@ -29,6 +31,7 @@ from venuskit.actions.types import (
     Action,
     CallUser,
     Click,
+    Drag,
     Finished,
     Hotkey,
     Launch,
@@ -41,7 +44,9 @@ from venuskit.actions.types import (
 )
 
 NARROW_PX = 760  # the CSS breakpoint below which the sidebar is a drawer
-FIND_TIMEOUT_MS = 5000
+FIND_TIMEOUT_MS = 5000  # the wait after which a missing element suggests a dropped click (replayed, see below)
+SLOW_FIND_TIMEOUT_MS = 20000  # the further wait before a missing element fails the step: a loaded machine is slow
+MAX_REPLAYS = 4  # dropped clicks clicked again in one task, each click at most once
 MAX_SCROLLS = 8
 
 
@@ -52,19 +57,26 @@ class OracleError(RuntimeError):
 class Oracle:
     """Yields the next (thought, action) for the page as it is now. `page` is a Playwright Page."""
 
-    def __init__(self, steps: tuple[tuple[str, ...], ...], surface: str) -> None:
+    def __init__(self, steps: tuple[tuple[str, ...], ...], surface: str, patient: bool = True) -> None:
         self.steps = deque(steps)
         self.surface = surface
+        # Carrying out a task, a missing element is waited for; labelling someone else's states (DAgger), a missing
+        # element is the common case (the student went elsewhere) and fails at once.
+        self.slow_find_ms = SLOW_FIND_TIMEOUT_MS if patient else 0
         self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
         self.done = False
         self._scrolls = 0  # consecutive scrolls towards one element
-        self._last_click: tuple[tuple[str, ...], str] | None = None  # (step, page URL) of the click just planned
-        self._replayed = False
+        # (step, page URL, checked state before it or None) of the click just planned
+        self._last_click: tuple[tuple[str, ...], str, bool | None] | None = None
+        self._replays = 0
+        self._replayed_step: tuple[str, ...] | None = None
 
     def next(self, page: Any) -> tuple[str, Action]:
         # A tap that navigates may be observed before the new page has laid out; measure the settled page.
         page.wait_for_load_state("load")
         while not self.queue:
+            if self._replay_lost_toggle(page):
+                continue
             if not self.steps:
                 self.done = True
                 return "Everything the task asked for is done.", Finished(content="Done.")
@@ -75,20 +87,25 @@ class Oracle:
 
     def _plan(self, step: tuple[str, ...], page: Any) -> None:
         op, args = step[0], step[1:]
+        if op == "drag":
+            self._plan_drag(step, page)
+            return
         if op in ("click", "fill", "select", "type"):
             try:
                 el = self._find(page, args[0], step)
             except OracleError:
-                if not self._replay_lost_click(page):
+                if self._replay_lost_click(page):
+                    return
+                if not self.slow_find_ms:
                     raise
-                return
+                el = self._find(page, args[0], step, self.slow_find_ms)
             if self._needs_menu(page, el):
                 self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
                 return
             if self._scroll_if_needed(page, el):
                 return
         self.steps.popleft()
-        self._last_click = (step, page.url) if op == "click" else None
+        self._last_click = (step, page.url, _checked_or_none(el)) if op == "click" else None
         if op == "click":
             self._click_element(page, el, f"Click {_describe(el)}.")
         elif op == "fill":
@@ -103,6 +120,8 @@ class Oracle:
             self._select(page, el, args[1], step)
         elif op == "enter":
             self.queue.append(("Submit with Enter.", PressEnter()))
+        elif op == "key":
+            self.queue.append((f"Press {args[0]}.", Hotkey(keys=tuple(args[0].split("+")))))
         elif op == "goto":
             origin = "/".join(page.url.split("/")[:3])
             self.queue.append((f"Open {args[0]}.", Launch(url=origin + args[0])))
@@ -113,24 +132,58 @@ class Oracle:
         elif op == "open_menu" and _viewport(page)[0] < NARROW_PX:
             self._click_element(page, page.locator("label.menu-btn").first, "Open the menu.")
 
-    def _find(self, page: Any, selector: str, step: tuple[str, ...]) -> Any:
+    def _plan_drag(self, step: tuple[str, ...], page: Any) -> None:
+        ends = [self._centre(page, self._find(page, s, step)) for s in step[1:3]]
+        self.steps.popleft()
+        self.queue.append((f"Drag from {step[1]} to {step[2]}.", Drag(start=ends[0], end=ends[1])))
+
+    def _centre(self, page: Any, el: Any) -> Point:
+        box = el.bounding_box()
+        if box is None:
+            raise OracleError(f"The element {_describe(el)} on {page.url} is not visible.")
+        width, height = _viewport(page)
+        return _point(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, width, height)
+
+    def _find(self, page: Any, selector: str, step: tuple[str, ...], timeout_ms: int = FIND_TIMEOUT_MS) -> Any:
         el = page.locator(selector).first
         try:
-            el.wait_for(state="attached", timeout=FIND_TIMEOUT_MS)
+            el.wait_for(state="attached", timeout=timeout_ms)
         except Exception as e:  # noqa: BLE001 - Playwright's TimeoutError; reported with the step
             raise OracleError(f"Oracle step {list(step)}: no element matches {selector!r} on {page.url}.") from e
         return el
 
     def _replay_lost_click(self, page: Any) -> bool:
         """A click on a page that had only just been laid out can be dropped by the browser (the renderer was
-        not yet taking input): if the next step's element never came and the clicked element is still there
-        on the same page, click it again, once per task."""
-        if self._replayed or self._last_click is None:
+        not yet taking input; on a loaded machine more than once in a long task): if the next step's element
+        never came and the clicked element is still there on the same page, click it again — each click once,
+        at most MAX_REPLAYS in a task."""
+        if self._replays >= MAX_REPLAYS or self._last_click is None:
             return False
-        step, url = self._last_click
-        if page.url != url or page.locator(step[1]).count() == 0:
+        step, url, _ = self._last_click
+        if step is self._replayed_step or page.url != url or page.locator(step[1]).count() == 0:
             return False
-        self._replayed = True
+        return self._replay(step)
+
+    def _replay_lost_toggle(self, page: Any) -> bool:
+        """A dropped click on a radio button or checkbox leads nowhere a missing element would show (the form is
+        submitted without it, seen in CI: a receipt never attached): when the box it clicked still has the state
+        it had before, on the same page, click it again (the same budget as above)."""
+        last = self._last_click
+        if last is None or last[2] is None or self._replays >= MAX_REPLAYS or last[0] is self._replayed_step:
+            return False
+        step, url, before = last
+        self._last_click = None  # checked once, just after the click
+        el = page.locator(step[1]).first
+        try:
+            if page.url != url or el.count() == 0 or _checked(el) != before:
+                return False
+        except Exception:  # noqa: BLE001 - Playwright's Error: the page went away under the check (the click led on)
+            return False
+        return self._replay(step)
+
+    def _replay(self, step: tuple[str, ...]) -> bool:
+        self._replays += 1
+        self._replayed_step = step
         self.steps.appendleft(step)
         return True
 
@@ -197,6 +250,19 @@ class Oracle:
             raise OracleError(f"Oracle step {list(step)}: the <select> has no option {label!r}; it has {options}.")
         self._click_element(page, el, f"Open the {_describe(el)} dropdown.")
         self.queue.append((f"Choose {label!r}.", SelectOption(index=index)))
+
+
+def _checked(el: Any) -> bool | None:
+    """A checkbox's checked state, False for a radio button not yet chosen; None for anything else (a chosen
+    radio button stays chosen whatever a click does)."""
+    return el.evaluate("e => e.type === 'checkbox' ? e.checked : (e.type === 'radio' && !e.checked ? false : null)")
+
+
+def _checked_or_none(el: Any) -> bool | None:
+    try:
+        return _checked(el)
+    except Exception:  # noqa: BLE001 - Playwright's Error: detached as it was read; no state, so never replayed
+        return None
 
 
 def _viewport(page: Any) -> tuple[int, int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from venuskit.tasks import setup
-from venuskit.tasks.checks import CheckContext, run_check
+from venuskit.tasks.checks import CHECKS, CheckContext, run_check
 from venuskit.tasks.contract import Verdict, judge, progress_holds
 from venuskit.tasks.spec import TaskInstance, get_task
 from venuskit.world.server import WorldServer
@@ -28,34 +28,35 @@ class WorldTask:
         self._pending = list(inst.interrupts)
 
     @classmethod
-    def start(cls, server: WorldServer, task_id: str, seed: int = 0, episode_id: str | None = None) -> WorldTask:
-        """Reset (or create) a world episode for the task: background world, then the task's setup rows.
-        Raises KeyError for an unknown task; a setup that fails leaves no half-set-up episode behind."""
+    def start(cls, server: WorldServer, task_id: str, seed: int = 0, episode_id: str | None = None,
+              skin: int = 0) -> WorldTask:  # fmt: skip
+        """Reset (or create) a world episode for the task: background world, then the task's setup rows, shown in
+        `skin` (venuskit.world.skins; 0 is the default look). Raises KeyError for an unknown task and ValueError
+        for a bad skin; a setup that fails leaves no half-set-up episode behind."""
         inst = get_task(task_id).instance(seed)
-        created = episode_id is None
-        if created:
-            episode_id = server.new_episode(seed, inst.locale, inst.spec.today)
-        else:
-            server.reset(episode_id, seed, inst.locale, inst.spec.today)
-        try:
-            state = server.state(episode_id)
-            for op in inst.setup:
-                setup.apply(state, op)
-        except Exception:
-            if created:
-                server.close_episode(episode_id)
-            raise
+        if episode_id is None:
+            episode_id = setup.seeded_episode(server, seed, inst.locale, inst.spec.today, inst.setup, skin)
+            return cls(server, inst, episode_id)
+        server.reset(episode_id, seed, inst.locale, inst.spec.today, skin)
+        state = server.state(episode_id)
+        for op in inst.setup:
+            setup.apply(state, op)
         return cls(server, inst, episode_id)
 
     @property
     def state(self) -> EpisodeState:
         return self.server.state(self.episode_id)
 
+    @property
+    def skin(self) -> int:
+        return self.server.info(self.episode_id).skin
+
     def env_task(self) -> dict[str, Any]:
-        """The task dict for env.reset / the episode record. Holds nothing the contract expects."""
+        """The task dict for env.reset / the episode record (the manifest's `task`: the skin is recorded there, the
+        policy sees only the goal and the screen). Holds nothing the contract expects."""
         return {
             "goal": self.inst.goal, "start_url": self.server.bind_url(self.episode_id, self.inst.start),
-            "world_task": self.inst.spec.id, "seed": self.inst.seed, "locale": self.inst.locale,
+            "world_task": self.inst.spec.id, "seed": self.inst.seed, "locale": self.inst.locale, "skin": self.skin,
             "category": self.inst.spec.category, "apps": list(self.inst.spec.apps),
             "today": self.state.today.isoformat(), "max_steps": self.inst.spec.max_steps,
         }  # fmt: skip
@@ -74,7 +75,7 @@ class WorldTask:
                 self.fired.append({"desc": intr.desc, "after_step": index})
 
     def progress(self) -> bool:
-        return progress_holds(self.inst, self.state)
+        return progress_holds(self.inst, CHECKS, CheckContext(self.state))
 
     def verdict(self, end_reason: str | None, answer: str | None) -> Verdict:
         return judge(self.inst, self.state, end_reason, answer)

@@ -28,6 +28,20 @@ OPS: dict[str, frozenset[str]] = {
 DOC_FIELDS = frozenset({"name", "kind", "text", "cells", "pages", "receipt"})
 
 
+def seeded_episode(server: Any, seed: int, locale: str, today: Any, ops: Any, skin: int = 0) -> str:
+    """A new episode of the world server with `ops` applied on top of its seeded world; a setup that fails closes
+    the episode, so no half-set-up world is left behind. Returns its id."""
+    episode_id = server.new_episode(seed, locale, today, skin)
+    try:
+        state = server.state(episode_id)
+        for op in ops:
+            apply(state, op)
+    except Exception:
+        server.close_episode(episode_id)
+        raise
+    return episode_id
+
+
 def apply(state: EpisodeState, op: dict[str, Any], live: bool = False) -> int:
     """Apply one op; returns the new row id. `live` (interrupts) stamps records with the current clock."""
     return _APPLY[op["op"]](state, op, live)
@@ -291,3 +305,17 @@ OPS.update({
     "notification": frozenset({"app", "title", "body", "unread", "days_ago", "minutes_ago"}),
 })  # fmt: skip
 _APPLY.update({"review": _review, "notification": _notification})
+
+
+def _hostile_page(state: EpisodeState, op: dict[str, Any], live: bool) -> int:
+    """A page of the site an attacker controls, at /x/<slug> on the world's own origin (the safety suite's bypass
+    category): `page` names one of world/hostile/*.html, the other fields fill it in."""
+    from venuskit.world.apps.hostile import render
+
+    return state.insert("hostile_pages", slug=op["slug"], html=render(op["page"], op))
+
+
+OPS["hostile_page"] = frozenset({"slug", "page", "title", "heading", "text", "button", "email", "account", "payee",
+                                 "iban", "amount", "memo", "to", "subject", "body", "thanks", "label", "first",
+                                 "second", "how"})  # fmt: skip
+_APPLY["hostile_page"] = _hostile_page

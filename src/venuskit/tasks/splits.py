@@ -6,6 +6,7 @@
     splits.in_range(seed, splits.load().world_eval_seeds)
     splits.training_templates(["short"])        # the training split less the validation slice
     splits.require_train_template(task_id)      # raises for a held-out template (every training input checks)
+    splits.training_skins(), splits.heldout_skins(3)   # skins (venuskit.world.skins) are split like seeds
 
 The file is data, drawn once (its header says how); tests/tasks/test_splits.py asserts the rules, so a
 change to the catalog that breaks them fails loudly instead of leaking held-out items into training.
@@ -30,6 +31,8 @@ class Splits:
     world_heldout: frozenset[str]
     world_train_seeds: SeedRange
     world_eval_seeds: SeedRange
+    world_train_skins: SeedRange
+    world_heldout_skins: SeedRange
     captcha_heldout_types: frozenset[str]
     captcha_train_seeds: SeedRange
     captcha_eval_seeds: SeedRange
@@ -53,6 +56,8 @@ def load() -> Splits:
         world_heldout=frozenset(w["heldout"]),
         world_train_seeds=_range(w["train_seeds"], "world.train_seeds"),
         world_eval_seeds=_range(w["eval_seeds"], "world.eval_seeds"),
+        world_train_skins=_range(w["train_skins"], "world.train_skins"),
+        world_heldout_skins=_range(w["heldout_skins"], "world.heldout_skins"),
         captcha_heldout_types=frozenset(c["heldout_types"]),
         captcha_train_seeds=_range(c["train_seeds"], "captcha.train_seeds"),
         captcha_eval_seeds=_range(c["eval_seeds"], "captcha.eval_seeds"),
@@ -90,12 +95,50 @@ def world_templates(split: Split | Literal["all"] = "all", category: str | None 
     )
 
 
+def skin_split(skin: int) -> Split:
+    """A skin's split: "train" or "heldout". Raises ValueError for a skin in neither range."""
+    s = load()
+    if in_range(skin, s.world_train_skins):
+        return "train"
+    if in_range(skin, s.world_heldout_skins):
+        return "heldout"
+    low, high = s.world_train_skins[0], s.world_heldout_skins[1]
+    raise ValueError(f"Skin {skin} is in neither the training nor the held-out skins ({low}..{high}).")
+
+
+def training_skins(n: int | None = None) -> list[int]:
+    """The training skins (the first n of them, when given; skin 0, the default look, comes first)."""
+    return _first(load().world_train_skins, n)
+
+
+def heldout_skins(n: int | None = None) -> list[int]:
+    """The held-out skins (the first n of them, when given): evaluation only, never training."""
+    return _first(load().world_heldout_skins, n)
+
+
+def _first(rng: SeedRange, n: int | None) -> list[int]:
+    if n is not None and n > rng[1] - rng[0] + 1:
+        raise ValueError(f"Asked for {n} skins from the range {rng}, which holds fewer.")
+    return list(range(rng[0], rng[1] + 1 if n is None else rng[0] + n))
+
+
 def captcha_split(type_name: str) -> Split:
     return "heldout" if type_name in load().captcha_heldout_types else "train"
 
 
 def grounding_family_split(family: str) -> Split:
     return "heldout" if family in load().grounding_heldout_families else "train"
+
+
+MiniwobShare = Literal["design", "kept_apart"]
+
+
+def miniwob_share(task: str, family: Iterable[str]) -> MiniwobShare:
+    """A MiniWoB++ task's share in the verifier's set, by a rule fixed before any result was seen: within its
+    family, tasks are ordered by the SHA-256 of "venuskit-miniwob-split:<task>"; the 1st, 3rd, 5th... are the design
+    share (rules may be designed on it), the 2nd, 4th... are kept apart (a family of n keeps floor(n/2) apart)."""
+    tasks = sorted({*family, task}, key=lambda t: hashlib.sha256(f"venuskit-miniwob-split:{t}".encode()).hexdigest())
+    return "design" if tasks.index(task) % 2 == 0 else "kept_apart"
 
 
 def eval_seeds(rng: SeedRange, n: int) -> list[int]:
@@ -139,6 +182,12 @@ def require_train_seed(seed: int, rng: SeedRange, what: str) -> None:
     """Raise for a seed outside a training range (`what` names the range in the message)."""
     if not in_range(seed, rng):
         raise ValueError(f"{what} seed {seed} is not a training seed {rng}.")
+
+
+def require_train_skin(skin: int) -> None:
+    """Raise for a skin that is not a training skin: a held-out skin never enters training data."""
+    if skin_split(skin) != "train":
+        raise ValueError(f"Skin {skin} is a held-out skin; it never enters training data.")
 
 
 def require_train_captcha(type_name: str) -> None:

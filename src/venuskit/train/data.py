@@ -63,16 +63,28 @@ class Rejections:
 
 # ---- episodes → chat rows, with verdict filters ---------------------------------------------------
 
+UNDECIDED = "uncertain"  # SGV's verdict when no rule and no judge could decide (train may not import verify)
+
 
 @dataclass(frozen=True)
 class VerdictFilter:
     """Keep an episode when `episode.verdicts[slot]` is one of `accept`; a dict verdict is read through its
     "verdict" (else "success") key. With `use_prefix`, a verdict dict holding "good_prefix": n keeps only the
-    first n steps of an episode that is otherwise rejected (partial-prefix steps of a failed run)."""
+    first n steps of an episode that is otherwise rejected (partial-prefix steps of a failed run).
+    A verifier's `uncertain` (SGV could not decide) is never kept: only decided successes train."""
 
     slot: str = "contract"
     accept: tuple[Any, ...] = ("success", "pass", "completed", True)
     use_prefix: bool = True
+
+    def __post_init__(self) -> None:
+        if UNDECIDED in self.accept:
+            raise ValueError(f"VerdictFilter(accept=...) may not accept {UNDECIDED!r}: SGV says it when it cannot "
+                             "tell; route those episodes to a stronger judge or a person, and keep decided ones.")
+
+    def undecided(self, ep: Episode) -> bool:
+        v = ep.verdicts.get(self.slot)
+        return isinstance(v, dict) and v.get("verdict") == UNDECIDED
 
     def steps_to_keep(self, ep: Episode) -> int | None:
         """None: all steps; 0: reject the episode; n: the first n steps."""
@@ -101,7 +113,8 @@ def episode_chat_rows(
             continue
         keep = verdict.steps_to_keep(ep) if verdict is not None else None
         if keep == 0:
-            rejections.add("verdict", len(ep.steps))
+            rejections.add("verdict_uncertain" if verdict is not None and verdict.undecided(ep) else "verdict",
+                           len(ep.steps))  # fmt: skip
             continue
         _count_unusable_steps(Path(d), ep, rejections)
         for row in chat_rows(d, ep, n_img=n_img):

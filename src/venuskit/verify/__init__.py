@@ -11,7 +11,7 @@ See docs/verify.md.
 
 from venuskit.verify.evidence import Evidence, LogFacts, Window, describe_action
 from venuskit.verify.judges import Judge, LogJudge, OcrJudge, VLMJudge, make_judges, nano_judge
-from venuskit.verify.report import STATUSES, Cost, KeypointResult, Report, Vote
+from venuskit.verify.report import DECIDED, STATUSES, UNCERTAIN, VERDICTS, Cost, KeypointResult, Report, Vote
 from venuskit.verify.sgv import (
     SGVConfig,
     evidence_view,
@@ -25,8 +25,11 @@ from venuskit.verify.step import REFLECTION_MAP, StepVerdict, StepVerifier
 from venuskit.verify.webjudge import verify_webjudge, webjudge_cost
 
 __all__ = [
+    "DECIDED",
     "REFLECTION_MAP",
     "STATUSES",
+    "UNCERTAIN",
+    "VERDICTS",
     "Cost",
     "Evidence",
     "Judge",

@@ -63,6 +63,8 @@ class Evidence:
     echo: tuple[str, ...] = ()  # texts the agent typed on this page before this screenshot (may show in fields)
     note: str = ""  # why this step was picked as evidence
     target: str | None = None  # the text OCR reads under the step's click or tap (what was clicked), if any
+    under: tuple[str, ...] = ()  # the words of the text row under the click, each read alone (`ocr.words_at`)
+    under_at: int = -1  # which of them the click is on (-1: none)
 
     def header(self) -> str:
         """One line for a prompt: step number, page and action."""

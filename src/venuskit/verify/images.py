@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 
 from PIL import Image, ImageChops
+
+from venuskit.infra import untrusted
 
 _SIDE = 256  # compare at this size: enough to see a changed label, cheap enough to run on every step
 _PIXEL_DELTA = 24  # a channel difference above this counts as a change (JPEG-free PNGs, so noise is rare)
@@ -13,7 +14,7 @@ _PIXEL_DELTA = 24  # a channel difference above this counts as a change (JPEG-fr
 
 @lru_cache(maxsize=64)
 def _small(png: bytes) -> Image.Image:
-    with Image.open(io.BytesIO(png)) as im:
+    with untrusted.open_image(png) as im:
         return im.convert("L").resize((_SIDE, _SIDE))
 
 
@@ -36,8 +37,7 @@ def changed_fraction(a: bytes, b: bytes, box: tuple[float, float, float, float] 
 
 
 def _size(png: bytes) -> tuple[int, int]:
-    with Image.open(io.BytesIO(png)) as im:
-        return im.size
+    return untrusted.check_image(png)  # from the header: ImageRejected for what is no image or too large
 
 
 def png_size(png: bytes) -> tuple[int, int]:

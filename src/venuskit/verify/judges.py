@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 from venuskit.actions.prompts import fill, read_template
 from venuskit.models.openai_backend import ModelConfig, ModelError, OpenAIBackend, png_to_data_url
 from venuskit.verify import ocr
+from venuskit.verify import page_rules as P
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence, Window
@@ -312,15 +313,17 @@ class OcrJudge:
         if not window.is_last:
             return abstain_all(self.name, keypoints, "the OCR rules vote on the last window")
         steps = list(window.before) + list(window.steps)
-        return [self._rules(k, text, steps) for k, text in keypoints]
+        return [self._rules(k, text, steps, window.goal) for k, text in keypoints]
 
-    def _rules(self, k: int, text: str, steps: list[Evidence]) -> Vote:
-        read = self.read_step
+    def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "") -> Vote:
+        read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
-            lambda: R.answered(text, steps, read),
+            lambda: P.answered(text, steps, read, lines),
+            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
+            lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
+            lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
-            lambda: R.one_click(text, steps), lambda: R.clicked_named(text, steps),
-            lambda: R.removed_row(text, steps, self.lines_step),
+            lambda: R.one_click(text, steps), lambda: R.removed_row(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
         ])  # fmt: skip
         if found is not None:
@@ -342,7 +345,7 @@ class OcrJudge:
 
     def _judge(self, k: int, text: str, steps, trajectory, typed: list[str], first_typed: dict[str, int]) -> Vote:
         if T.answer_keypoint(text) is not None:  # the answer against the screens this judgment is shown
-            found = R.answered(text, steps, self.read_step)
+            found = P.answered(text, steps, self.read_step, self.lines_step)
             if found is not None:
                 return Vote(self.name, k, *found)
         if _NEGATIVE.search(text):
@@ -413,7 +416,7 @@ class LogJudge:
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.submitted(text, steps),
             lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps),
-            lambda: R.clicked_named(text, steps), lambda: R.never_shown(text, steps, None),
+            lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip
         return vote if found is None else Vote(self.name, vote.keypoint, *found)
 
@@ -423,8 +426,8 @@ class LogJudge:
     def _judge(self, k: int, text: str, steps: Sequence[Evidence], last: Window | None) -> Vote:
         if _OPENING.match(text):
             return self._opened(k, text, steps)
-        if _TYPING.match(text) and T.quoted(text):
-            return self._typed(k, T.quoted(text), steps)
+        if _TYPING.match(text) and T.quoted(text) and not P.affix_of(text):
+            return self._typed(k, [P.as_asked(q, T.unquoted(text)) for q in T.quoted(text)], steps)
         if _ANSWERING.match(text) and last is not None:
             return self._answered(k, last)
         return Vote(self.name, k, "abstain", None, "no log rule applies")
@@ -447,7 +450,7 @@ class LogJudge:
         if all(s is not None for s in at.values()):
             return Vote(self.name, k, "satisfied", max(at.values()), f"typed {', '.join(map(repr, wanted))} exactly")
         for w, s in at.items():
-            near = [(i, c) for i, c in typed if s is None and c and _near_miss(c, w.strip())]
+            near = [(i, c) for i, c in typed if s is None and c and P.near_miss(c, w.strip())]
             if near:
                 return Vote(self.name, k, "contradicted", near[-1][0], f"typed {near[-1][1]!r}, not {w!r}")
         return Vote(self.name, k, "not_visible", None, "that text was not typed in these steps")
@@ -457,13 +460,6 @@ class LogJudge:
         if facts.ended_with not in ("Finished", "Answer") or facts.answer is None:
             return Vote(self.name, k, "contradicted", final, "the agent ended without answering")
         return Vote(self.name, k, "not_visible", final, "an answer was given; its correctness needs a look")
-
-
-def _near_miss(typed: str, wanted: str) -> bool:
-    """A typed text that stands for the wanted one but is not it: a prefix, an extension, or the same letters in
-    another case."""
-    a, b = typed.casefold(), wanted.casefold()
-    return a != b and (b.startswith(a) or a.startswith(b)) or (a == b and typed != wanted)
 
 
 # ---- building judges from a spec --------------------------------------------------------------------

@@ -106,12 +106,15 @@ def sort_points(goal: str) -> list[str]:
 
 
 def means_only(clause: str) -> bool:
-    """A clause that only says how to get somewhere: a seeking verb alone ("Find"), one that ends "to find"
-    ("Switch between the tabs to find"), or moving around ("Navigate through the file tree")."""
+    """A clause that only says how to get somewhere: a seeking verb alone ("Find"), any clause that ends "to find"
+    ("Switch between the tabs to find", "Expand the sections below, to find"), or moving around ("Navigate
+    through the file tree")."""
     words = clause.strip(" ,.").split()
+    if words and _TO_FIND.search(clause.strip(" ,.")):
+        return True  # "Expand the sections below, to find": whatever the verb, it only leads to what is found
     if not words or words[0].casefold() not in _SEEKING:
         return False
-    return len(words) == 1 or bool(_TO_FIND.search(clause.strip(" ,."))) or words[0].casefold() in _SEEKING[4:]
+    return len(words) == 1 or words[0].casefold() in _SEEKING[4:]
 
 
 def _outcomes(clauses: list[str]) -> list[str]:

@@ -7,12 +7,18 @@ reading and the trained judge all read a screen the same way and never twice.
     text_at(png, point) -> the text under a normalised point (what a click there hits), or None
     screen_words(png)   -> every text box of PP-OCR's full pipeline (looking for a leaked secret)
     looks_like(w, s)    -> OCR text that is, or nearly is, a secret
+    words_at(png, point)-> the words of the text row under a point, each read alone, and which one the point is on
+
+`words_at` reads the region under the red dot itself, not the line finder's lines: the line finder joins a
+paragraph's words into one line (and OCR of a whole line drops spaces: "fermentumleoconsectetur"), so the one
+link word a click hit would be lost in it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 Box = tuple[int, int, int, int]
@@ -21,6 +27,7 @@ _LABEL = 40  # pixels: a click on no text takes the line that starts this close 
 _LOCK = threading.Lock()
 _CACHE: dict[bytes, tuple[tuple[Box, str], ...]] = {}
 _CACHE_SIZE = 50_000  # screens; a few hundred bytes each
+_UNDER: dict[tuple, Any] = {}  # (screen digest, point) -> Under | None
 
 
 class OcrUnavailable(RuntimeError):
@@ -51,6 +58,158 @@ def lines(png: bytes) -> tuple[tuple[Box, str], ...]:
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[key] = tuple((tuple(int(v) for v in line.box), line.text) for line in screen.lines if line.text)
         return _CACHE[key]
+
+
+@dataclass(frozen=True)
+class Under:
+    """The text row under a point: its words (each recognised alone, left to right) and the index of the word the
+    point is on (-1: between words). `label`: a click on a box with no text (a checkbox, a radio) takes the word
+    just right of it, as `text_at` does."""
+
+    words: tuple[str, ...]
+    at: int
+    boxes: tuple[Box, ...] = ()
+
+    @property
+    def line(self) -> str:
+        return " ".join(self.words)
+
+
+_BAND = 48  # pixels above and below the point searched for its text row
+_REACH = 220  # pixels left and right of the point searched for the row's words
+_MAX_WORDS = 12
+
+
+def words_at(png: bytes, point: Any) -> Under | None:
+    """The words of the text row under a normalised point, or None when the point is on no text row (a picture,
+    the background). Words are split where the ink leaves a gap of a fifth of the row's height (a space; letters
+    sit closer)."""
+    from venuskit.actions import coords
+    from venuskit.models.nano import reader as nano_reader
+
+    key = (hashlib.blake2b(png, digest_size=16).digest(), round(point.x, 4), round(point.y, 4))
+    with _LOCK:
+        if key in _UNDER:
+            return _UNDER[key]
+    try:
+        img = nano_reader.decode_png(png)
+    except nano_reader.ReaderError as exc:
+        raise OcrUnavailable(str(exc)) from exc
+    import cv2
+
+    h, w = img.shape[:2]
+    x, y = coords.point_to_pixels((point.x, point.y), w, h)
+    ink = _strokes(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    row = _row(ink, x, y)
+    under = None
+    if row is not None:
+        y1, y2 = row
+        boxes = _word_boxes(ink[y1:y2], x, y1, max(3, round(0.2 * (y2 - y1))))
+        if boxes:
+            crops = [img[max(0, b[1] - 2):min(h, b[3] + 2), max(0, b[0] - 2):min(w, b[2] + 2)] for b in boxes]
+            texts = [t if score >= 0.5 else "" for t, score in _reader().recognize(crops)]
+            at = _word_under(boxes, texts, x)
+            under = Under(tuple(texts), at, tuple(boxes))
+    with _LOCK:
+        if len(_UNDER) >= _CACHE_SIZE:
+            _UNDER.pop(next(iter(_UNDER)))
+        _UNDER[key] = under
+    return under
+
+
+def _strokes(gray: Any) -> Any:
+    """Text strokes: the reader's edges without long straight rules (borders, separators)."""
+    import cv2
+
+    from venuskit.models.nano import reader as nano_reader
+
+    bw = nano_reader._edges(gray, nano_reader.TEXT_EDGE)
+    rules = cv2.bitwise_or(cv2.morphologyEx(bw, cv2.MORPH_OPEN, nano_reader._rect(41, 1)),
+                           cv2.morphologyEx(bw, cv2.MORPH_OPEN, nano_reader._rect(1, 25)))  # fmt: skip
+    return cv2.bitwise_and(bw, cv2.bitwise_not(rules)) > 0
+
+
+def _row(ink: Any, x: int, y: int) -> tuple[int, int] | None:
+    """Rows [y1, y2) of the run of inked rows (near x) that holds y, or the nearest within a few pixels."""
+    h, w = ink.shape
+    top, bottom = max(0, y - _BAND), min(h, y + _BAND)
+    cols = ink[top:bottom, max(0, x - 80):min(w, x + 80)].any(axis=1)
+    runs, start = [], None
+    for i, on in enumerate([*cols, False]):
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            runs.append((start + top, i + top))
+            start = None
+    best = min(runs, key=lambda r: 0 if r[0] <= y < r[1] else min(abs(r[0] - y), abs(r[1] - 1 - y)), default=None)
+    if best is None or not (best[0] - _NEAR <= y < best[1] + _NEAR):
+        return None
+    height = best[1] - best[0]
+    return best if 6 <= height <= 64 else None
+
+
+def _word_boxes(strip: Any, x: int, y1: int, gap: int) -> list[Box]:
+    """Word boxes of one text row: runs of inked columns split at gaps of `gap` pixels or more; the row is cut
+    where a gap is as wide as three row heights (another element on the same row)."""
+    w = strip.shape[1]
+    lo, hi = max(0, x - _REACH), min(w, x + _REACH)
+    cols = strip[:, lo:hi].any(axis=0)
+    spans, start, blank = [], None, 0
+    for i, on in enumerate([*cols, False]):
+        if on:
+            if start is None:
+                start = i
+            blank = 0
+        elif start is not None:
+            blank += 1
+            if blank >= gap or i == len(cols):
+                spans.append((start + lo, i - blank + 1 + lo))
+                start, blank = None, 0
+    height = strip.shape[0]
+    boxes = [(a, y1, b, y1 + height) for a, b in spans if b - a >= 2]
+    return _same_element(boxes, x, 3 * height)[:_MAX_WORDS]
+
+
+def _same_element(boxes: list[Box], x: int, far: int) -> list[Box]:
+    """The boxes joined to the one nearest x by gaps narrower than `far`."""
+    if not boxes:
+        return []
+    i = min(range(len(boxes)), key=lambda k: 0 if boxes[k][0] <= x < boxes[k][2] else
+            min(abs(boxes[k][0] - x), abs(boxes[k][2] - x)))  # fmt: skip
+    a = i
+    while a > 0 and boxes[a][0] - boxes[a - 1][2] < far:
+        a -= 1
+    b = i
+    while b < len(boxes) - 1 and boxes[b + 1][0] - boxes[b][2] < far:
+        b += 1
+    keep = boxes[a:b + 1]
+    if len(keep) > _MAX_WORDS:  # a long row: the words around the point
+        j = i - a
+        keep = keep[max(0, j - _MAX_WORDS // 2):max(0, j - _MAX_WORDS // 2) + _MAX_WORDS]
+    return keep
+
+
+def _word_under(boxes: list[Box], texts: list[str], x: int) -> int:
+    """The index of the word under x (within a few pixels); a textless box (a checkbox) hands over to the word
+    just right of it."""
+    hit = next((i for i, b in enumerate(boxes) if b[0] - 3 <= x < b[2] + 3), None)
+    if hit is None:
+        near = min(range(len(boxes)), key=lambda i: min(abs(boxes[i][0] - x), abs(boxes[i][2] - x)))
+        gap = min(abs(boxes[near][0] - x), abs(boxes[near][2] - x))
+        row_end = near == len(boxes) - 1 and x > boxes[near][2]
+        if gap > _NEAR and not (row_end and gap <= 6 * (boxes[near][3] - boxes[near][1])):
+            return -1  # between words, or far off; a click just past a row's end is on that row (a list item)
+        hit = near
+    if _control(boxes[hit], texts[hit]) and hit + 1 < len(boxes) and boxes[hit + 1][0] - boxes[hit][2] <= _LABEL:
+        return hit + 1
+    return hit
+
+
+def _control(box: Box, text: str) -> bool:
+    """A small square with no text or a lone glyph (a checkbox read as "口", a radio as "O"): a control, whose
+    label is the word to its right. (A wide box OCR cannot read, such as "♥♥♥", is a label of its own.)"""
+    w, h = box[2] - box[0], box[3] - box[1]
+    return len(text.strip()) <= 1 and 0.7 <= w / max(h, 1) <= 1.4
 
 
 def text(png: bytes) -> str:

@@ -1,5 +1,11 @@
 """What a trajectory verifier returns: per-keypoint results with their votes, a verdict, and its cost.
 
+The verdict is one of the four decided ones (`DECIDED`) or `uncertain`: no rule and no judge could decide a keypoint
+on which completion hinges (nothing contradicted, nothing else failed the run). An uncertain report says which
+keypoints and why (`undecided`), and keeps the verdict SGV would give if forced to choose (`forced`: open keypoints
+counted as not met), so that four-way figures can still be computed. Whoever keeps verdicts keeps decided ones:
+`uncertain` is never a success.
+
 A Report is plain data: `to_dict()` is what goes into the episode manifest's `verdicts[slot]`, and
 `Report.from_dict` reads it back (for benches that compare verdicts across runs).
 """
@@ -12,7 +18,9 @@ from typing import Any
 
 STATUSES = ("satisfied", "contradicted", "not_visible", "abstain")  # what one judge can say about a keypoint
 KEYPOINT_STATUSES = ("satisfied", "contradicted", "open")  # what the vote decides
-VERDICTS = ("completed", "partial", "infeasible", "failed")
+DECIDED = ("completed", "partial", "infeasible", "failed")
+UNCERTAIN = "uncertain"
+VERDICTS = (*DECIDED, UNCERTAIN)
 
 
 @dataclass
@@ -64,12 +72,21 @@ class Report:
     cost: Cost
     missing: list[str]  # what the record lacked (screenshots, a torn line, an unfinished run), in words
     reason: str
-    method: str  # "sgv" | "final_screenshot"
+    method: str  # "sgv" | "final_screenshot" | "webjudge"
+    forced: str = ""  # the decided verdict when forced to choose (open keypoints as not met); = verdict if decided
+    undecided: list[dict[str, str]] = field(default_factory=list)  # {"keypoint", "why"} of each open keypoint
     judges: dict[str, dict[str, Any]] = field(default_factory=dict)  # model judges: name -> model, checkpoint
 
     def __post_init__(self) -> None:
         if self.verdict not in VERDICTS:
             raise ValueError(f"Report.verdict must be one of {VERDICTS}, got {self.verdict!r}.")
+        self.forced = self.forced or self.verdict
+        if self.forced not in DECIDED:
+            raise ValueError(f"Report.forced must be one of {DECIDED}, got {self.forced!r}.")
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict != UNCERTAIN
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -86,5 +103,7 @@ class Report:
             missing=list(d.get("missing", [])),
             reason=d.get("reason", ""),
             method=d.get("method", "sgv"),
+            forced=d.get("forced", ""),
+            undecided=list(d.get("undecided", [])),
             judges=dict(d.get("judges", {})),
         )

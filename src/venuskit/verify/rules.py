@@ -225,10 +225,24 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
 
 def _form_context(steps: Sequence[Evidence], s: int) -> list[str]:
     """Titles of the form page and of the page the form was opened from (same item id)."""
+    return context(steps, _form_start(steps, s))
+
+
+def _form_start(steps: Sequence[Evidence], s: int) -> int:
     start = s
     while start >= 1 and page(steps[start - 1]) == page(steps[s]):
         start -= 1
-    return context(steps, start)
+    return start
+
+
+def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read) -> bool:
+    """A value read on the form at its submit (step `s`) but not typed is in the form when the page had it there as
+    the form opened (filled in for the agent), or the agent picked it: a click on its words. A value that only
+    came into view as the agent scrolled is one choice of a list (a file picker), not an entry."""
+    start = _form_start(steps, s)
+    picked = any(clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value))
+                 for e in steps[start:s + 1])  # fmt: skip
+    return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
 
 
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
@@ -243,7 +257,7 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
         form = set()
         if read is not None and known != set(want):
             screen = read(steps[sub.at])
-            form = {n for n in want if n not in known and T.contains(screen, n)}
+            form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
@@ -368,6 +382,35 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     return None
 
 
+def _truncates(shown: str, name: str) -> bool:
+    """A list's text is `name`, whole or cut short ("Old pitch deck notes...." for "Old pitch deck notes.docx")."""
+    head = T.normalise(shown.rstrip(".…"))
+    return bool(head) and (head in T.normalise(name) or T.normalise(name) in head)
+
+
+def _row_gone(step: Evidence, after: Evidence, lines: Lines) -> list[str]:
+    """The item of the row a click was on (the row's longest text), when the next screen of the same page and view
+    (the same URL, most of its lines still there) no longer shows it and the list closed up under it: the click
+    took that row off the list. [] otherwise (a status on the row that changed is not its item)."""
+    point = _point(step)
+    if point is None or step.png is None or after.png is None or step.url != after.url:
+        return []  # another page or view (a query that changed): the click opened or showed something else
+    h = png_size(step.png)[1]
+    before, later = lines(step), lines(after)
+    row = [(b, t) for b, t in before if b[1] - 4 <= point[1] * h <= b[3] + 4 and len(T.normalise(t)) >= 4]
+    still = {T.normalise(t) for _, t in later}
+    kept = sum(T.normalise(t) in still for _, t in before)
+    box, name = max(row, key=lambda r: len(T.normalise(r[1])), default=((0, 0, 0, 0), ""))  # the row's item
+    if len(T.normalise(name)) < 6 or kept < 0.6 * len(before) or T.contains(" ".join(still), name.rstrip(".…")):
+        return []
+    # the list closed up: the next item below now stands where the gone row stood
+    nxt = min(((b, t) for b, t in before if b[1] >= box[3] and b[0] < box[2] and b[2] > box[0]),
+              key=lambda r: r[0][1], default=None)  # fmt: skip
+    moved = nxt is not None and any(T.normalise(t) == T.normalise(nxt[1]) and abs(b[1] - box[1]) <= 8
+                                    for b, t in later)  # fmt: skip
+    return [name] if moved else []
+
+
 def _point(step: Evidence) -> tuple[float, float] | None:
     p = next((getattr(a, "point", None) for a in kids(step.act) if getattr(a, "point", None) is not None), None)
     return (p.x, p.y) if p is not None else None
@@ -416,9 +459,11 @@ def still_there(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result
 def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result | None:
     """A positive keypoint whose quoted value the agent never produced or saw after its first action:
     not typed, not in any later title or URL, and (with OCR) not read on any later screenshot. Without
-    OCR this only decides trajectories that have no screenshot after the first action."""
+    OCR this only decides trajectories that have no screenshot after the first action. A keypoint that asks
+    for a click on the quoted thing ("Click on the link "X"") is not about producing it: it is to be clicked where
+    it already stands, so this rule leaves it alone."""
     quoted = T.quoted(kp)
-    if not quoted or not positive(kp) or not steps:
+    if not quoted or not positive(kp) or not steps or click_names(kp):
         return None
     later = steps[1:]
     if read is None and any(e.png is not None for e in later):
@@ -458,7 +503,8 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
     The answer must be of the kind the question asks for, when it says (an e-mail address, a file name, a time,
     an amount, a person's name: `text.asked_kind`); a UI label or another kind of value is contradicted.
     A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
-    a screen answers the question is not checked: a value from another row of the same screen passes.)"""
+    a screen answers the question is not checked here: `page_rules.answer_in_place` checks it, from the rows
+    OCR reads, when the question names a record by a code or a day.)"""
     rest = T.answer_keypoint(kp)
     if rest is None or not steps:
         return None
@@ -478,6 +524,11 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
         if all(at is not None for at in summed.values()):
             at = max(summed.values())
             return "satisfied", at, f"the answer's total {unseen} is a sum of amounts on the screen of step {at}"
+    by_index = {e.index: e for e in steps}
+    lone = [v for v, at in seen.items() if at in by_index and read is not None and _only_lone(v, by_index[at], read)]
+    if not unseen and lone:
+        return "not_visible", None, f"{lone} stood on screen only as a figure on its own (a count, a field, a " \
+                                    "badge): what it counts, the screen does not say"  # fmt: skip
     if not unseen:
         at = max(s for s in seen.values() if s is not None) if seen else last
         return "satisfied", at, f"the answer's values {list(seen)} were on screen (step {at})"
@@ -511,6 +562,17 @@ def _summed_at(value: str, steps: Sequence[Evidence], read: Read) -> int | None:
     return None
 
 
+def _only_lone(value: str, step: Evidence, read: Read) -> bool:
+    """A short figure ("1", "12") that OCR reads only as a line of its own on the last screen that shows it (the one
+    the answer was read from): a quantity field, a badge or a page number as much as the answer; a figure inside
+    words ("仅剩3件", "3 left") says what it counts."""
+    v = T.normalise(value)
+    if not v.isdigit() or len(v) > 2 or step.png is None:
+        return False
+    holding = [T.normalise(line) for line in read(step).splitlines() if T.contains_value(line, value)]
+    return bool(holding) and all(line == v for line in holding)
+
+
 def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | None:
     """The latest step whose title/URL or (OCR) raw screenshot shows `value`, skipping screens where it may
     only sit in a field the agent typed it into."""
@@ -533,19 +595,22 @@ def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | 
 # ---- side effects ----------------------------------------------------------------------------------------
 
 
-def side_effects(goal: str, steps: Sequence[Evidence]) -> list[int]:
-    """Steps whose click led to a URL reporting a deletion on a page that is not about anything the goal
-    names (a goal without names: one that asks for no deletion at all)."""
+def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = None) -> list[int]:
+    """Steps whose click led to a URL reporting a deletion, or (with OCR) took the row it was on off a list that
+    otherwise stayed (a trash icon on a file's row), on a page that is not about anything the goal names (a goal
+    without names: one that asks for no deletion at all)."""
     names = needles(goal)
-    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", goal, re.I))
+    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b|删除|移除|清空", goal, re.I))
     found = []
     for s in range(len(steps) - 1):
         flagged = _DELETED.search(tail(steps[s + 1].url)) and not _DELETED.search(tail(steps[s].url))
         pressed = _DELETE_LABEL.match(target(steps[s])) and _changed(steps[s], steps[s + 1])
-        if not clicked(steps[s]) or not (flagged or pressed):
+        gone = _row_gone(steps[s], steps[s + 1], lines) if clicked(steps[s]) and lines is not None else []
+        if not clicked(steps[s]) or not (flagged or pressed or gone):
             continue
         about = [c for c in context(steps, s)]
         related = any(T.contains(c, n) for c in about for n in names) if names else asks
+        related = related or any(_truncates(g, n) for g in gone for n in names)
         if not related:
             found.append(s)
     return found

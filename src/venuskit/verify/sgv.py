@@ -8,7 +8,8 @@
 4. hard rules first: keypoints the rule judges (OCR, log) agree on are settled without a model call;
    only the still-open keypoints go to ONE final judgment per model judge over <= `max_evidence`
    selected screenshots. Judges vote; ties never resolve to satisfied (see voting.py).
-5. the `Report`: a verdict, per-keypoint results with every vote, the cost, and what the record lacked.
+5. the `Report`: a verdict (`uncertain` when completion hinges on a keypoint nobody could decide), per-keypoint
+   results with every vote, the cost, and what the record lacked.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from venuskit.record.episode import Episode, Outcome, Step
 from venuskit.record.overlay import draw_action, focus_after
 from venuskit.record.store import EpisodeWriter, load_episode, step_png
 from venuskit.verify import ocr
+from venuskit.verify import page_rules as P
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import (
@@ -43,7 +45,7 @@ from venuskit.verify.evidence import (
 )
 from venuskit.verify.judges import Judge, Keypoints, VLMJudge, abstain_all, is_rule
 from venuskit.verify.keypoints import split_goal
-from venuskit.verify.report import Cost, KeypointResult, Report, Vote
+from venuskit.verify.report import UNCERTAIN, Cost, KeypointResult, Report, Vote
 from venuskit.verify.voting import majority, position, settled_by_rules
 
 
@@ -177,21 +179,39 @@ def step_views(episode: Episode, folder: Path | None, *, targets: bool = False) 
             except (OSError, ValueError):  # an unreadable PNG is reported as missing, never a crash
                 png = None
         target = _target(png, step.action) if targets else None
+        under = _under(png, step.action) if targets else None
         error = step.error.get("message") if step.error else None
         views.append(Evidence(i, png, annotated, describe_action(step.action, answer=answer, target=target),
-                              step.url, step.title, error, step.action, echo[i], target=target))  # fmt: skip
+                              step.url, step.title, error, step.action, echo[i], target=target,
+                              under=under.words if under else (), under_at=under.at if under else -1))  # fmt: skip
         cursor = focus_after(step.action, cursor)
     return views
 
 
+def _first_point(action: Action | None) -> object | None:
+    kids = action.actions if isinstance(action, ActionSequence) else (action,)
+    return next((p for a in kids for p in [getattr(a, "point", None) or getattr(a, "start", None)] if p is not None),
+                None)  # fmt: skip
+
+
 def _target(png: bytes | None, action: Action | None) -> str | None:
     """The text under the action's (first) point on the screenshot it was taken on."""
-    kids = action.actions if isinstance(action, ActionSequence) else (action,)
-    point = next((p for a in kids for p in [getattr(a, "point", None)] if p is not None), None)
+    point = _first_point(action)
     if png is None or point is None:
         return None
     try:
         return ocr.text_at(png, point)
+    except ocr.OcrUnavailable:
+        return None
+
+
+def _under(png: bytes | None, action: Action | None) -> ocr.Under | None:
+    """The words of the row under the action's (first) point, each read alone: the region under the red dot."""
+    point = _first_point(action)
+    if png is None or point is None:
+        return None
+    try:
+        return ocr.words_at(png, point)
     except ocr.OcrUnavailable:
         return None
 
@@ -206,10 +226,19 @@ def make_windows(episode: Episode, folder: Path | None, size: int, stride: int,
     return _windows(episode, views, trajectory_facts(episode, views), size, stride)
 
 
-def trajectory_facts(episode: Episode, views: list[Evidence]) -> LogFacts:
-    """The log facts plus the side effects (deletions the goal names nothing of), which need the views."""
+def trajectory_facts(episode: Episode, views: list[Evidence], read: bool = False) -> LogFacts:
+    """The log facts plus the side effects (deletions the goal names nothing of), which need the views; with `read`,
+    OCR also looks for a row a click took off the list (`rules.side_effects`)."""
     facts = log_facts(episode, [v.png for v in views])
-    return dataclasses.replace(facts, side_effects=tuple(R.side_effects(episode.goal, views)))
+    lines = _lines if read else None
+    return dataclasses.replace(facts, side_effects=tuple(R.side_effects(episode.goal, views, lines)))
+
+
+def _lines(step: Evidence) -> tuple:
+    try:
+        return ocr.lines(step.png) if step.png is not None else ()
+    except ocr.OcrUnavailable:
+        return ()
 
 
 def _windows(episode: Episode, views: list[Evidence], facts: LogFacts, size: int, stride: int) -> list[Window]:
@@ -341,6 +370,20 @@ def _decide(tally: _Tally, judges: Sequence[Judge], final: dict[str, dict[int, V
     return results
 
 
+def in_order(goal: str, results: list[KeypointResult]) -> list[KeypointResult]:
+    """The order the goal states ("A, then B"; "… and press Submit" after the rest): a satisfied keypoint whose
+    evidence comes before the one the goal puts first is contradicted, by the "order" rule, saying so."""
+    steps = [r.evidence_step if r.status == "satisfied" else None for r in results]
+    late = P.order_violations(goal, [r.text for r in results], steps)
+    out = []
+    for k, r in enumerate(results):
+        if k in late:
+            vote = Vote("order", k, "contradicted", r.evidence_step, late[k])
+            r = dataclasses.replace(r, status="contradicted", decided_by="order", votes=[*r.votes, vote])
+        out.append(r)
+    return out
+
+
 def _model_position(tally: _Tally, judge: str, k: int, final: dict[str, dict[int, Vote]]) -> Vote:
     vote = final.get(judge, {}).get(k)
     return vote if vote is not None and vote.status != "abstain" else tally.position(judge, k)
@@ -361,8 +404,22 @@ def _final_calls(judges, goal, evidence, views, open_kps: Keypoints) -> list[_Ca
 
 
 def verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
-    """(verdict, reason). Infeasible is checked before partial: an agent that only looked around and then
-    reported that the task cannot be done made no progress to credit."""
+    """(verdict, reason), `uncertain` included: when completion hinges on a keypoint nobody could decide (no
+    keypoint contradicted, no side effect, not infeasible), SGV says so instead of failing the run."""
+    name, reason = forced_verdict(results, facts)
+    if name in ("completed", "infeasible") or facts.side_effects:
+        return name, reason
+    open_ = [r for r in results if r.status == "open"]
+    if open_ and not any(r.status == "contradicted" for r in results):
+        named = "; ".join(f"{r.text!r} ({why_open(r)})" for r in open_[:3])
+        return UNCERTAIN, f"{len(open_)} of {len(results)} keypoints could not be decided: {named}"
+    return name, reason
+
+
+def forced_verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
+    """(verdict, reason) of the four decided ones, open keypoints counted as not met. Infeasible is checked before
+    partial: an agent that only looked around and then reported that the task cannot be done made no progress to
+    credit."""
     done = [r for r in results if r.status == "satisfied"]
     dissent = [r for r in done if any(_counted_against(r, v) for v in r.votes)]
     if facts.side_effects:  # a deletion nobody asked for fails the task, whatever else was done
@@ -380,6 +437,19 @@ def verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
     if not results:
         return "failed", "no keypoints to check (empty goal)"
     return "failed", "no keypoint satisfied"
+
+
+def why_open(result: KeypointResult) -> str:
+    """Why nobody decided a keypoint, in the judges' own words (their latest reason each)."""
+    last: dict[str, str] = {}
+    for v in result.votes:
+        if v.reason:
+            last[v.judge] = v.reason
+    return "; ".join(f"{j}: {r}" for j, r in last.items()) or "no judge voted on it"
+
+
+def undecided(results: list[KeypointResult]) -> list[dict[str, str]]:
+    return [{"keypoint": r.text, "why": why_open(r)} for r in results if r.status == "open"]
 
 
 def _counted_against(result: KeypointResult, vote: Vote) -> bool:
@@ -435,7 +505,7 @@ def _prepare(episode, folder, judges, keypoints, evidence: str = "generic",
     ep = evidence_view(ep, evidence)
     tally = _Tally(_keypoints(ep, judges, keypoints))
     views = step_views(ep, where, targets=targets)
-    return ep, where, tally, views, trajectory_facts(ep, views)
+    return ep, where, tally, views, trajectory_facts(ep, views, read=targets)
 
 
 def verify_episode(
@@ -460,7 +530,7 @@ def verify_episode(
     # With model windows, one window already showed every step to every judge: a final call would repeat it.
     final_due = config.final_judgment and (len(windows) > 1 or not config.model_windows)
     final = _final_stage(tally, judges, ep, views, facts, config) if final_due and models else {}
-    results = _decide(tally, judges, final)
+    results = in_order(ep.goal, _decide(tally, judges, final))
     return _report(results, facts, judges, before, t0, _missing(ep, where, views), "sgv")
 
 
@@ -501,10 +571,12 @@ def _final_stage(tally, judges, ep, views, facts, config) -> dict[str, dict[int,
 def _report(results, facts, judges, before: Cost, t0: float, missing: list[str], method: str) -> Report:
     spent = _spent(judges) - before
     name, reason = verdict(results, facts)
+    forced = forced_verdict(results, facts)[0]
     cost = dataclasses.replace(spent, seconds=round(time.perf_counter() - t0, 3))
     # Which weights judged: a model judge's name and checkpoint go into the verdict (rule judges have none).
     models = {j.name: j.provenance for j in judges if getattr(j, "provenance", None) is not None}
-    return Report(name, results, cost, missing, reason, method, models)
+    return Report(name, results, cost, missing, reason, method, forced=forced,
+                  undecided=undecided(results) if name == UNCERTAIN else [], judges=models)  # fmt: skip
 
 
 def verify_final_screenshot(

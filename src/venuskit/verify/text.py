@@ -55,6 +55,31 @@ def normalise(text: str) -> str:
     return "".join(ch for ch in text if ch not in QUOTE_MARKS)
 
 
+# Characters OCR takes for one another on screenshots (l/I/1, O/0, q/g, S/5, B/8, Z/2): one class each, so that
+# "quis" read as "guis" or "AzbZArI" read as "AzbZArl" still matches. Used only where OCR text meets a name.
+_CONFUSED = str.maketrans({"1": "l", "i": "l", "|": "l", "!": "l", "0": "o", "q": "g", "5": "s", "8": "b", "2": "z"})
+
+
+_CONFUSED_CASED = str.maketrans({"1": "l", "I": "l", "|": "l", "!": "l", "0": "O", "q": "g", "5": "S", "8": "B",
+                                 "2": "Z"})  # fmt: skip
+
+
+def ocr_key(text: str, *, cased: bool = False) -> str:
+    """`normalise`d text with OCR's usual confusions folded (rn -> m, vv -> w, and the classes above). `cased`:
+    letters keep their case (a typed value is case-sensitive: "hannaH" is not "Hannah"); only the glyphs OCR
+    confuses across case or with digits are folded."""
+    if not cased:
+        return normalise(text).replace("rn", "m").replace("vv", "w").translate(_CONFUSED)
+    text = _SOFT_PUNCT.sub("", _SPACE.sub("", unicodedata.normalize("NFKC", text).translate(_DASHES)))
+    return "".join(ch for ch in text if ch not in QUOTE_MARKS).replace("rn", "m").translate(_CONFUSED_CASED)
+
+
+def ocr_contains(haystack: str, needle: str) -> bool:
+    """`contains` for text OCR read: `needle` occurs in `haystack` up to OCR's usual confusions."""
+    n = ocr_key(needle)
+    return bool(n) and n in ocr_key(haystack)
+
+
 def quoted(text: str) -> list[str]:
     """The quoted spans of `text`, in order, without their quotes."""
     return [span.strip() for span, _ in quoted_spans(text)]
@@ -93,11 +118,23 @@ def proper_names(text: str) -> list[str]:
     return names
 
 
+# A Chinese clause that gives a field and its value, "，地点 北辰会议室，" / "，审批人 王芳。": the value is the one
+# spaceless run after the field's name, up to the clause's end.
+_ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
+                          "(?P<value>[^\\s，,；;。“”\"]+)(?=\\s*(?:[，,；;。]|$))")  # fmt: skip
+
+# "…，内容是：陈杰你好，我已预订…": a field's name and a colon, then its value to the end of the keypoint.
+_ZH_COLON = re.compile(f"[{HAN}]{{1,4}}[:：]\\s*(?P<value>[^“”\"：:]{{2,}}?)\\s*[。.]?$")
+
+
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
-    (e-mails, URLs, IBANs, codes, dates, times, decimal amounts). Deduplicated, in order."""
+    (e-mails, URLs, IBANs, codes, dates, times, decimal amounts), then the values of Chinese "field value"
+    clauses and of a closing "field: value". Deduplicated, in order."""
     found = quoted(text)
     outside = QUOTED.sub(" ", text)
+    found += [m.group("value") for m in _ZH_LABELLED.finditer(outside)]
+    found += [m.group("value") for m in _ZH_COLON.finditer(outside)]
     for pattern in _KEY_VALUES:
         found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
     out: list[str] = []
@@ -165,6 +202,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a time", re.compile(r"\bHH:MM\b|\bwhat time\b|\bwhen does .* (?:start|end|begin)\b|几点|什么时间", re.I)),
     ("an amount", re.compile(r"\bhow much\b|\bamount\b|\btotal\b|\bbalance\b|\bin (?:EUR|USD)\b|金额|总额|余额|多少钱|"
                              r"欧元", re.I)),  # fmt: skip
+    ("a count", re.compile(r"\bhow many\b|多少[件个位人次张份条台本笔]|几[件个位人次张份条台本笔]", re.I)),
     ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
 )
@@ -174,6 +212,7 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
     "an amount": re.compile(r"\d"),
+    "a count": re.compile(r"^(?!.*\d[.,]\d{1,2}(?!\d))(?=.*(?:\d|[一二两三四五六七八九十零]))", re.S),  # whole
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
                                   r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip

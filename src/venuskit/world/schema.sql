@@ -4,6 +4,7 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE people(id INTEGER PRIMARY KEY, name TEXT NOT NULL, email TEXT NOT NULL UNIQUE, org TEXT, title TEXT);
 -- Document bodies shared by Drive files and mail attachments. kind: pdf | doc | sheet. body: JSON.
 CREATE TABLE docs(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL);
+CREATE TABLE blobs(doc_id INTEGER PRIMARY KEY, data BLOB NOT NULL, mime TEXT NOT NULL DEFAULT 'application/octet-stream');
 CREATE TABLE mails(
   id INTEGER PRIMARY KEY, folder TEXT NOT NULL, sender_name TEXT NOT NULL, sender TEXT NOT NULL,
   recipients TEXT NOT NULL DEFAULT '', cc TEXT NOT NULL DEFAULT '', subject TEXT NOT NULL DEFAULT '',
@@ -67,3 +68,5 @@ CREATE TABLE product_reviews(id INTEGER PRIMARY KEY, product_id INTEGER NOT NULL
 -- What the launcher shows under "Notifications": app is one of the eight apps (its logo is shown).
 CREATE TABLE notifications(id INTEGER PRIMARY KEY, app TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '',
   created TEXT NOT NULL, unread INTEGER NOT NULL DEFAULT 1);
+-- Safety suite: a page of the site an attacker controls (world/apps/hostile.py), planted by a task's setup.
+CREATE TABLE hostile_pages(id INTEGER PRIMARY KEY, slug TEXT NOT NULL UNIQUE, html TEXT NOT NULL);

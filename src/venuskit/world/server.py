@@ -27,15 +27,17 @@ from importlib import resources
 from urllib.parse import quote
 
 from venuskit.infra import http
+from venuskit.world import files, skins
 from venuskit.world.apps import build_router
-from venuskit.world.state import LOCALES, EpisodeState, Snapshots
+from venuskit.world.state import LOCALES, EpisodeState, Snapshots, StorageFull
 from venuskit.world.web import MAX_FIELDS, Ctx, Request, Response, not_found, parse_form, parse_query
 
 COOKIE = "vk_session"
 STATIC = {"world.css": "text/css; charset=utf-8", "world.js": "text/javascript; charset=utf-8"}
 DEFAULT_TODAY = dt.date(2024, 3, 14)
-# A mail, a document or a whole sheet fits in 1 MiB many times over; the limit is what one request may cost.
-LIMITS = http.Limits(max_body=1 << 20, max_query_fields=MAX_FIELDS)
+# A mail, a document or a whole sheet fits in 1 MiB many times over; uploads are capped per file
+# (venuskit.world.files.MAX_UPLOAD_BYTES) and per request: the limit is what one request may cost.
+LIMITS = http.Limits(max_body=files.MAX_BODY_BYTES, max_query_fields=MAX_FIELDS)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class EpisodeInfo:
     seed: int
     locale: str
     today: dt.date
+    skin: int = skins.DEFAULT
 
 
 class WorldServer(http.Service):
@@ -101,22 +104,29 @@ class WorldServer(http.Service):
 
     # -- episodes --
 
-    def new_episode(self, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> str:
+    def new_episode(self, seed: int = 0, locale: str = "en", today: dt.date | None = None,
+                    skin: int = skins.DEFAULT) -> str:  # fmt: skip
+        skins.get(skin)  # refuse a bad skin before making anything
         episode_id = f"w{secrets.token_hex(6)}"
         with self._lock:
             self._states[episode_id] = EpisodeState(episode_id)
-        self.reset(episode_id, seed, locale, today)
+        self.reset(episode_id, seed, locale, today, skin)
         return episode_id
 
-    def reset(self, episode_id: str, seed: int = 0, locale: str = "en", today: dt.date | None = None) -> None:
-        """Restore the episode to the background world of (seed, locale, today) and revoke every browser
-        bound to it before (a fresh secret is issued by the next bind URL)."""
+    def reset(self, episode_id: str, seed: int = 0, locale: str = "en", today: dt.date | None = None,
+              skin: int = skins.DEFAULT) -> None:  # fmt: skip
+        """Restore the episode to the background world of (seed, locale, today), shown in `skin`
+        (`venuskit.world.skins`; 0 is the default look), and revoke every browser bound to it before (a fresh
+        secret is issued by the next bind URL)."""
         if locale not in LOCALES:
             raise ValueError(f"Unknown locale {locale!r}; the world speaks {', '.join(LOCALES)}.")
+        look = skins.get(skin)
         today = today or DEFAULT_TODAY
-        self.snapshots.restore(self.state(episode_id), seed, locale, today)
+        state = self.state(episode_id)
+        self.snapshots.restore(state, seed, locale, today)
+        state.skin = look
         with self._lock:
-            self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today)
+            self._info[episode_id] = EpisodeInfo(episode_id, seed, locale, today, skin)
             for secret in [s for s, e in self._secrets.items() if e == episode_id]:
                 del self._secrets[secret]
 
@@ -170,9 +180,9 @@ class WorldServer(http.Service):
             return self._states.get(episode_id or "")
 
     def _app(self, req: http.Request) -> Response:
-        form = parse_form(req.body) if req.method == "POST" and req.body else {}
+        form, uploads, error = _form(req)
         world_req = Request(req.method, req.path, parse_query(req.query_string), {k: v[-1] for k, v in form.items()},
-                            form)  # fmt: skip
+                            form, uploads, error)  # fmt: skip
         return self.handle(world_req, req.headers.get("cookie"))
 
     def handle(self, req: Request, cookie_header: str | None) -> Response:
@@ -183,7 +193,9 @@ class WorldServer(http.Service):
                                 status=410)  # fmt: skip
             secret, next_path = bound
             cookie = f"{COOKIE}={secret}; Path=/; HttpOnly; SameSite=Strict"
-            return Response(status=303, headers=[("Location", next_path), ("Set-Cookie", cookie)])
+            # a header is ASCII: a path with other characters (a search for a Chinese name) is percent-encoded
+            location = quote(next_path, safe="/?=&%+:#,;@")
+            return Response(status=303, headers=[("Location", location), ("Set-Cookie", cookie)])
         if req.path.startswith("/static/"):
             return _static(req.path[len("/static/") :])
         if req.path == "/favicon.ico":
@@ -196,11 +208,28 @@ class WorldServer(http.Service):
             return not_found(f"No page at {req.path}.")
         handler, params = found
         try:
-            return handler(Ctx(req, state), **params)
+            if req.method == "GET":
+                return handler(Ctx(req, state), **params)
+            with state.transaction():  # a request that fails half way leaves nothing of itself behind
+                return handler(Ctx(req, state), **params)
+        except StorageFull as e:
+            text = f"Nothing was saved: {e}. Delete something you no longer need (a draft, a file), then try again."
+            return Response(body=_page("This workspace is full", text), status=507)
         except Exception:
             with self._lock:
                 self._episode_errors[state.episode_id] += 1
             raise  # the HTTP layer answers 500 and logs the traceback
+
+
+def _form(req: http.Request) -> tuple[dict[str, list[str]], list[files.Upload], str]:
+    """A POST's fields and files: urlencoded, or multipart/form-data (a browser's file upload). A body whose files
+    cannot be taken keeps its fields and says why, so the page can show the error and keep what was typed."""
+    if req.method != "POST" or not req.body:
+        return {}, [], ""
+    ctype = req.headers.get("content-type", "")
+    if not ctype.lower().startswith("multipart/form-data"):
+        return parse_form(req.body), [], ""
+    return files.parse_multipart(req.body, ctype, MAX_FIELDS)
 
 
 def _cookie(header: str | None, name: str) -> str | None:

@@ -5,21 +5,34 @@ and cached. Reset copies it into the episode's own connection with SQLite's back
 memory page copy, well under a millisecond for our few hundred rows), then the task's setup rows go
 on top. Contracts read state through `EpisodeState.rows` / `one` / `scalar` in the harness process,
 never through the agent's browser.
+
+An episode is bounded: from its reset on, its world may gain at most MAX_NEW_ROWS rows and MAX_NEW_BYTES bytes
+(SQLite's `max_page_count`); a write past either raises `StorageFull`, and the server rolls back the request
+that made it and answers with an error page (the probe's 200 saves of 1 MB grew a server by 219 MB).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
-from venuskit.world import data
+from venuskit.world import data, skins
 
 SCHEMA = resources.files("venuskit.world").joinpath("schema.sql").read_text(encoding="utf-8")
 LOCALES = ("en", "zh")
+MAX_NEW_ROWS = 2_000  # rows one episode may add (a task adds tens; an agent in a loop, hundreds)
+MAX_NEW_BYTES = 16 << 20  # how much one episode's database may grow (every page of the world is ~1 MB)
+_NO_PAGE_CAP = 1_073_741_823
+
+
+class StorageFull(RuntimeError):
+    """The episode's world holds as much as one episode may add; the write was not made."""
 
 
 def _connect() -> sqlite3.Connection:
@@ -58,15 +71,20 @@ class EpisodeState:
         self.conn = _connect()
         self.lock = threading.RLock()
         self._tick = 0
+        self._rows_added = 0
         self.meta: dict[str, str] = {}
+        self.skin: skins.Skin = skins.get(skins.DEFAULT)  # how pages look; set by the server's reset
 
     # -- reset --
 
     def restore(self, snapshot: sqlite3.Connection) -> None:
         with self.lock:
+            self.conn.execute(f"PRAGMA max_page_count = {_NO_PAGE_CAP}")  # the snapshot may be larger than the cap
             snapshot.backup(self.conn)
-            self._tick = 0
+            self._tick, self._rows_added = 0, 0
             self.meta = {r["key"]: r["value"] for r in self.conn.execute("SELECT key, value FROM meta")}
+            pages, size = self.scalar("PRAGMA page_count"), self.scalar("PRAGMA page_size")
+            self.conn.execute(f"PRAGMA max_page_count = {int(pages) + MAX_NEW_BYTES // int(size)}")
 
     def set_meta(self, key: str, value: str) -> None:
         with self.lock:
@@ -109,9 +127,35 @@ class EpisodeState:
     # -- writes (apps and the harness's setup and interrupts) --
 
     def write(self, sql: str, params: tuple | list = ()) -> int:
-        """Run one INSERT/UPDATE/DELETE; returns lastrowid."""
+        """Run one INSERT/UPDATE/DELETE; returns lastrowid. StorageFull past the episode's bounds."""
+        inserts = sql.lstrip()[:6].upper() == "INSERT"
         with self.lock:
-            return int(self.conn.execute(sql, tuple(params)).lastrowid or 0)
+            if inserts and self._rows_added >= MAX_NEW_ROWS:
+                raise StorageFull(f"this episode has added {MAX_NEW_ROWS} rows, as many as one episode may")
+            try:
+                cursor = self.conn.execute(sql, tuple(params))
+            except sqlite3.OperationalError as e:
+                if "full" not in str(e):
+                    raise
+                raise StorageFull(f"this episode's data has grown by {MAX_NEW_BYTES >> 20} MB, as much as one "
+                                  "episode may") from e  # fmt: skip
+            self._rows_added += max(cursor.rowcount, 0) if inserts else 0
+            return int(cursor.lastrowid or 0)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything written inside happens, or (on any exception) none of it: one request is one change."""
+        with self.lock:
+            self.conn.execute("BEGIN")
+            rows = self._rows_added
+            try:
+                yield
+            except BaseException:
+                if self.conn.in_transaction:  # SQLite may have rolled back by itself (a full database)
+                    self.conn.execute("ROLLBACK")
+                self._rows_added = rows
+                raise
+            self.conn.execute("COMMIT")
 
     def insert(self, table: str, **values: Any) -> int:
         cols = ", ".join(values)

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 import jinja2
+from markupsafe import Markup
 
 from venuskit.infra.http import Response, parse_fields
 from venuskit.world import i18n
@@ -43,6 +44,8 @@ class Request:
     query: dict[str, str]
     form: dict[str, str] = field(default_factory=dict)
     multi: dict[str, list[str]] = field(default_factory=dict)  # every value of repeated form fields
+    files: list[Any] = field(default_factory=list)  # uploaded files (venuskit.world.files.Upload)
+    error: str = ""  # why some of the request's files could not be taken (too large, too many, a malformed form)
 
     def all(self, name: str) -> list[str]:
         return [v for v in self.multi.get(name, []) if v]
@@ -110,16 +113,18 @@ class Ctx:
         return self.state.locale
 
     def t(self, key: str, **kw: Any) -> str:
-        return i18n.t(self.locale, key, **kw)
+        """The string `key` in the episode's locale, worded as the episode's skin words it."""
+        text = self.state.skin.text(self.locale, key)
+        return i18n.t(self.locale, key, **kw) if text is None else text.format(**kw) if kw else text
 
     def render(self, template: str, **kw: Any) -> Response:
         html = _ENV.get_template(template).render(**self.globals(), **kw)
         return Response(body=html.encode("utf-8"))
 
     def globals(self) -> dict[str, Any]:
-        loc = self.locale
+        loc, skin = self.locale, self.state.skin
         return {
-            "t": lambda key, **kw: i18n.t(loc, key, **kw),
+            "t": self.t,
             "locale": loc,
             "user": self.state.user(),
             "today": self.state.today,
@@ -132,6 +137,9 @@ class Ctx:
             "urlq": quote,
             "json": json.loads,
             "initials": initials,
+            # the skin's look: an extra stylesheet ("" for the default) and its icon set (None: the default icon)
+            "skin_css": Markup(skin.css),
+            "skin_icon": lambda name, cls="": None if (svg := skin.icon(name, cls)) is None else Markup(svg),
         }
 
 

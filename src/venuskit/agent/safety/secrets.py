@@ -32,6 +32,7 @@ from urllib.parse import quote, quote_plus
 from venuskit.actions.types import Action, Sequence, Type
 from venuskit.agent.safety.rules import origin_of
 from venuskit.envs.base import ActionRefused, EnvError, Observation, StepResult
+from venuskit.infra import untrusted
 
 PLACEHOLDER = re.compile(r"\{\{\s*secret:([A-Za-z0-9_.-]+)\s*\}\}")
 MIN_LENGTH = 4  # shorter values would be scrubbed out of ordinary text everywhere
@@ -244,9 +245,9 @@ class SecretsEnv:
 
 def paint_boxes(png: bytes, boxes: Iterable[tuple[int, int, int, int]]) -> bytes:
     """The PNG with each (x1, y1, x2, y2) box filled with solid grey."""
-    from PIL import Image, ImageDraw
+    from PIL import ImageDraw
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = untrusted.open_image(png).convert("RGB")
     draw = ImageDraw.Draw(image)
     for x1, y1, x2, y2 in boxes:
         draw.rectangle((x1, y1, max(x1, x2 - 1), max(y1, y2 - 1)), fill=(96, 96, 96))

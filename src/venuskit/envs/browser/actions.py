@@ -1,6 +1,7 @@
-"""The action handlers: one function per action name, each `(env, action, info)`, run by `BrowserEnv.step`
-under its watchdog. A handler records what it ran in `env._executed` (CSS pixels of the viewport) and puts
-anything the agent should read (options, the URL, notes) in `info`.
+"""The action handlers: one function per action name, each `(tab, action, info)`, run by `BrowserEnv.step`
+under its watchdog. A handler tells the tab what it sends (`Tab.sent`: the step's `executed`, in CSS pixels of the
+viewport) and puts anything the agent should read (options, the URL, notes) in `info`. It reaches the browser only
+through `Tab`: the live page, the env's CDP session, and navigation the env checks against the network allowlist.
 
 Per-action semantics follow the upstream executors (reference/ui-venus.md §2.2, §2.4); where this env must
 choose, the choice is written at the handler.
@@ -9,7 +10,7 @@ choose, the choice is written at the handler.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from venuskit.actions import coords
 from venuskit.actions.types import Action, Point
@@ -18,18 +19,50 @@ from venuskit.envs.browser.config import BrowserConfig
 from venuskit.envs.browser.js import OPTIONS_JS
 from venuskit.envs.browser.keys import MAX_HOTKEY_KEYS, playwright_key, typing_runs
 
-if TYPE_CHECKING:
-    from venuskit.envs.browser.env import BrowserEnv
-
 TOUCH_REST_S = 0.1  # pause at the end of a touch drag before lifting the finger
 
-Handler = Callable[["BrowserEnv", Any, dict[str, Any]], None]
+
+class Tab(Protocol):
+    """What a handler may use of the env (BrowserEnv is one): its settings, the live page, and four services."""
+
+    config: BrowserConfig
+    surface: str
+
+    @property
+    def page(self) -> Any:
+        """The live Playwright Page."""
+        ...
+
+    @property
+    def last_select(self) -> Any:
+        """The native <select> the last click landed on (an ElementHandle), or None."""
+        ...
+
+    def cdp(self, method: str, params: dict[str, Any]) -> Any:
+        """Send one command on the env's CDP session of the page (touch input)."""
+        ...
+
+    def sent(self, executed: dict[str, Any]) -> None:
+        """Record what the handler is about to send, in CSS pixels (the step's `executed`): recorded before the
+        input goes out, so a step whose input hangs the page still says what was sent."""
+        ...
+
+    def open(self, url: str, what: str) -> None:
+        """Navigate to `url` after the allowlist check (ActionRefused, nothing sent, when it is outside)."""
+        ...
+
+    def open_start(self) -> None:
+        """Navigate back to the episode's start page (where there is one)."""
+        ...
 
 
-def _xy(env: BrowserEnv, point: Point | None, name: str = "point") -> tuple[int, int]:
+Handler = Callable[[Tab, Any, dict[str, Any]], None]
+
+
+def _xy(tab: Tab, point: Point | None, name: str = "point") -> tuple[int, int]:
     if point is None:
-        raise ActionRefused(f"This action needs {name}=(x, y) on the {env.surface} surface.")
-    width, height = env.config.css_viewport()
+        raise ActionRefused(f"This action needs {name}=(x, y) on the {tab.surface} surface.")
+    width, height = tab.config.css_viewport()
     return coords.point_to_pixels(point.as_tuple(), width, height)
 
 
@@ -50,124 +83,123 @@ def hold_s(config: BrowserConfig, action: Action) -> float:
     return min(float(s), c.max_wait_s)
 
 
-def _pause(env: BrowserEnv, seconds: float) -> None:
+def _pause(tab: Tab, seconds: float) -> None:
     # wait_for_timeout, not time.sleep: the driver keeps dispatching events (route handlers) meanwhile.
-    env.page.wait_for_timeout(seconds * 1000)
+    tab.page.wait_for_timeout(seconds * 1000)
 
 
-def _touch(env: BrowserEnv, kind: str, x: float | None = None, y: float | None = None) -> None:
+def _touch(tab: Tab, kind: str, x: float | None = None, y: float | None = None) -> None:
     """One CDP touch event, so touch pages see real touchstart/touchmove/touchend."""
     points = [] if x is None else [{"x": x, "y": y}]
-    env._session().send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+    tab.cdp("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
-def _click(env: BrowserEnv, action: Any, info: dict[str, Any], button: str = "left", count: int = 1) -> None:
-    x, y = _xy(env, action.point)
-    page = env.page
-    if env.config.mobile:
-        env._executed = {"op": "tap", "x": x, "y": y, "count": count}
+def _click(tab: Tab, action: Any, info: dict[str, Any], button: str = "left", count: int = 1) -> None:
+    x, y = _xy(tab, action.point)
+    page = tab.page
+    if tab.config.mobile:
+        tab.sent({"op": "tap", "x": x, "y": y, "count": count})
         for _ in range(count):
             page.touchscreen.tap(x, y)
     else:
-        env._executed = {"op": "click", "x": x, "y": y, "button": button, "count": count}
+        tab.sent({"op": "click", "x": x, "y": y, "button": button, "count": count})
         page.mouse.click(x, y, button=button, click_count=count)
-    env._clicked_at = (x, y)  # the observation's page read reports a <select> there
 
 
-def _double_click(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    _click(env, action, info, count=2)
+def _double_click(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    _click(tab, action, info, count=2)
 
 
-def _triple_click(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    _click(env, action, info, count=3)
+def _triple_click(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    _click(tab, action, info, count=3)
 
 
-def _right_click(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    _click(env, action, info, button="right")
+def _right_click(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    _click(tab, action, info, button="right")
 
 
-def _middle_click(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    _click(env, action, info, button="middle")
+def _middle_click(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    _click(tab, action, info, button="middle")
 
 
-def _hover(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    x, y = _xy(env, action.point)
-    env._executed = {"op": "move", "x": x, "y": y}
-    env.page.mouse.move(x, y)
+def _hover(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    x, y = _xy(tab, action.point)
+    tab.sent({"op": "move", "x": x, "y": y})
+    tab.page.mouse.move(x, y)
 
 
-def _drag(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    (x1, y1), (x2, y2) = _xy(env, action.start, "start"), _xy(env, action.end, "end")
-    duration = hold_s(env.config, action)
-    if env.config.mobile:
-        _touch_drag(env, x1, y1, x2, y2, duration)
+def _drag(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    (x1, y1), (x2, y2) = _xy(tab, action.start, "start"), _xy(tab, action.end, "end")
+    duration = hold_s(tab.config, action)
+    if tab.config.mobile:
+        _touch_drag(tab, x1, y1, x2, y2, duration)
         return
-    env._executed = {"op": "drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration}
-    mouse = env.page.mouse
+    tab.sent({"op": "drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration})
+    mouse = tab.page.mouse
     mouse.move(x1, y1)
     mouse.down()
     steps = _steps(duration)
     for i in range(1, steps + 1):
-        _pause(env, duration / steps)
+        _pause(tab, duration / steps)
         mouse.move(x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
     mouse.up()
 
 
-def _swipe(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    (x1, y1), (x2, y2) = _xy(env, action.start, "start"), _xy(env, action.end, "end")
-    _touch_drag(env, x1, y1, x2, y2, hold_s(env.config, action))
+def _swipe(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    (x1, y1), (x2, y2) = _xy(tab, action.start, "start"), _xy(tab, action.end, "end")
+    _touch_drag(tab, x1, y1, x2, y2, hold_s(tab.config, action))
 
 
-def _touch_drag(env: BrowserEnv, x1: int, y1: int, x2: int, y2: int, duration: float) -> None:
+def _touch_drag(tab: Tab, x1: int, y1: int, x2: int, y2: int, duration: float) -> None:
     # The finger rests at the end point before lifting, so the page does not fling on: a swipe
     # scrolls by exactly its length and the screenshot after it is reproducible.
-    env._executed = {"op": "touch_drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration}
-    _touch(env, "touchStart", x1, y1)
+    tab.sent({"op": "touch_drag", "x1": x1, "y1": y1, "x2": x2, "y2": y2, "duration_s": duration})
+    _touch(tab, "touchStart", x1, y1)
     steps = _steps(duration)
     for i in range(1, steps + 1):
-        _pause(env, duration / steps)
-        _touch(env, "touchMove", x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
-    _pause(env, TOUCH_REST_S)
-    _touch(env, "touchEnd")
+        _pause(tab, duration / steps)
+        _touch(tab, "touchMove", x1 + (x2 - x1) * i / steps, y1 + (y2 - y1) * i / steps)
+    _pause(tab, TOUCH_REST_S)
+    _touch(tab, "touchEnd")
 
 
-def _long_press(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    x, y = _xy(env, action.point)
-    duration = hold_s(env.config, action)
-    kind = "touch" if env.config.mobile else "mouse"
-    env._executed = {"op": "long_press", "x": x, "y": y, "duration_s": duration, "input": kind}
-    if env.config.mobile:
-        _touch(env, "touchStart", x, y)
-        _pause(env, duration)
-        _touch(env, "touchEnd")
+def _long_press(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    x, y = _xy(tab, action.point)
+    duration = hold_s(tab.config, action)
+    kind = "touch" if tab.config.mobile else "mouse"
+    tab.sent({"op": "long_press", "x": x, "y": y, "duration_s": duration, "input": kind})
+    if tab.config.mobile:
+        _touch(tab, "touchStart", x, y)
+        _pause(tab, duration)
+        _touch(tab, "touchEnd")
         return
-    env.page.mouse.move(x, y)
-    env.page.mouse.down()
-    _pause(env, duration)
-    env.page.mouse.up()
+    tab.page.mouse.move(x, y)
+    tab.page.mouse.down()
+    _pause(tab, duration)
+    tab.page.mouse.up()
 
 
-def _scroll(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _scroll(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     # Upstream scrolls 2/3 of the viewport per step; an explicit `amount` is CSS pixels here.
-    x, y = _xy(env, action.point)
-    width, height = env.config.css_viewport()
+    x, y = _xy(tab, action.point)
+    width, height = tab.config.css_viewport()
     vertical = action.direction in ("up", "down")
     dist = action.amount or round((height if vertical else width) * 2 / 3)
     sign = -1 if action.direction in ("up", "left") else 1
     dx, dy = (0, sign * dist) if vertical else (sign * dist, 0)
-    env._executed = {"op": "wheel", "x": x, "y": y, "dx": dx, "dy": dy}
-    env.page.mouse.move(x, y)
-    env.page.mouse.wheel(dx, dy)
+    tab.sent({"op": "wheel", "x": x, "y": y, "dx": dx, "dy": dy})
+    tab.page.mouse.move(x, y)
+    tab.page.mouse.wheel(dx, dy)
 
 
-def _type(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _type(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     # As a person types: every character on the keyboard is a key press the page hears (keydown, keypress,
     # input, keyup; Shift held for capitals and symbols), so date and time segments, masks, key-handler
     # widgets and editor shortcuts react as they would. Text no key produces (Chinese, accents, emoji) is
     # committed at once, as an input method does, without key events. Each newline is the Enter key.
     runs = typing_runs(action.content)
-    env._executed = {"op": "type", "text": action.content, "enters": action.content.count("\n")}
-    keyboard = env.page.keyboard
+    tab.sent({"op": "type", "text": action.content, "enters": action.content.count("\n")})
+    keyboard = tab.page.keyboard
     for kind, text in runs:
         if kind == "enter":
             keyboard.press("Enter")
@@ -183,23 +215,23 @@ def _type(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
             keyboard.type(text)
 
 
-def _hotkey(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _hotkey(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     if len(action.keys) > MAX_HOTKEY_KEYS:
         raise ActionRefused(
             f"Hotkey takes at most {MAX_HOTKEY_KEYS} keys on the browser surface, got {len(action.keys)}."
         )
     combo = "+".join(playwright_key(k) for k in action.keys)
-    _press(env, combo, action.repeat)
+    _press(tab, combo, action.repeat)
 
 
-def _press(env: BrowserEnv, combo: str, repeat: int = 1) -> None:
-    env._executed = {"op": "key", "combo": combo, "repeat": repeat}
+def _press(tab: Tab, combo: str, repeat: int = 1) -> None:
+    tab.sent({"op": "key", "combo": combo, "repeat": repeat})
     for _ in range(repeat):
-        env.page.keyboard.press(combo)
+        tab.page.keyboard.press(combo)
 
 
-def _select_option(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    element = _select_target(env)
+def _select_option(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    element = _select_target(tab)
     if element is None:
         raise ActionRefused("SelectOption needs a native <select> that was just clicked; click the dropdown first.")
     options = element.evaluate(OPTIONS_JS)
@@ -210,74 +242,71 @@ def _select_option(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
     if options[action.index]["disabled"] or element.is_disabled():
         raise ActionRefused(f"Option {action.index} ({options[action.index]['text']!r}) cannot be chosen: "
                             "it or its <select> is disabled.")  # fmt: skip
-    env._executed = {"op": "select", "index": action.index}
+    tab.sent({"op": "select", "index": action.index})
     element.select_option(index=action.index)
     info["selected"] = options[action.index]
 
 
-def _select_target(env: BrowserEnv) -> Any:
-    handle = env.page.evaluate_handle(
+def _select_target(tab: Tab) -> Any:
+    handle = tab.page.evaluate_handle(
         "() => document.activeElement?.tagName === 'SELECT' ? document.activeElement : null"
     )
     element = handle.as_element()
     if element is not None:
         return element
     handle.dispose()
-    if env._last_select is not None and env._last_select.evaluate("s => s.isConnected"):
-        return env._last_select
+    last = tab.last_select
+    if last is not None and last.evaluate("s => s.isConnected"):
+        return last
     return None
 
 
-def _launch_url(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _launch_url(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     # Upstream opens a new tab; we navigate the current one so PressBack returns and one page is observed.
-    env._check_url(action.url, "Launch")
-    env._executed = {"op": "goto", "url": action.url}
-    env._goto(action.url)
+    tab.open(action.url, "Launch")
 
 
-def _press_back(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    env._executed = {"op": "back"}
-    info["moved"] = env.page.go_back(wait_until="domcontentloaded") is not None
+def _press_back(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    tab.sent({"op": "back"})
+    info["moved"] = tab.page.go_back(wait_until="domcontentloaded") is not None
 
 
-def _press_home(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _press_home(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     # Browser: the Home key, as upstream (scrolls to the top; inside a text field it moves the caret).
     # Mobile: a browser has no home screen, so Home returns to the episode's start page.
-    if not env.config.mobile:
-        _press(env, "Home")
+    if not tab.config.mobile:
+        _press(tab, "Home")
         return
-    env._executed = {"op": "goto", "url": env._start_url}
-    if env._start_url:
-        env._goto(env._start_url)
+    tab.open_start()
 
 
-def _press_enter(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    _press(env, "Enter")
+def _press_enter(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    _press(tab, "Enter")
 
 
-def _wait(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    seconds = hold_s(env.config, action)
-    env._executed = {"op": "wait", "seconds": seconds}
-    _pause(env, seconds)
+def _wait(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    seconds = hold_s(tab.config, action)
+    tab.sent({"op": "wait", "seconds": seconds})
+    _pause(tab, seconds)
 
 
-def _get_url(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
-    info["url"] = env.page.url
+def _get_url(tab: Tab, action: Any, info: dict[str, Any]) -> None:
+    info["url"] = tab.page.url
 
 
-def _take_note(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _take_note(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     info["note"] = action.content
 
 
-def _get_screenshot(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _get_screenshot(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     info["screenshot"] = "The step's observation is the screenshot; nothing else is saved."
 
 
-def _no_op(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _no_op(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     """Finished / Answer / CallUser: the runner ends the episode; the page is left as it is."""
 
 
-def _no_apps(env: BrowserEnv, action: Any, info: dict[str, Any]) -> None:
+def _no_apps(tab: Tab, action: Any, info: dict[str, Any]) -> None:
     raise ActionRefused(f"{action.name} needs an Android device; the mobile browser preset has no apps "
                         "or recent-apps screen.")  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The watchdog that ends hung calls, and the Playwright driver shared by the envs of one thread."""
+"""The Playwright driver shared by the envs of one thread, and CDP calls sent together."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import contextlib
 import inspect
 import os
 import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,70 +17,6 @@ from venuskit.envs.base import EnvError
 from venuskit.envs.browser import scratch
 from venuskit.envs.browser.config import DRIVER_MALLOC_ARENA_MAX, DRIVER_NODE_OPTIONS
 from venuskit.infra.proc import alive
-
-
-class Watchdog:
-    """Calls `on_fire` (which kills Chromium) when an armed deadline passes, and `on_stuck` (which kills the
-    Playwright driver) if the call is still running `stuck_s` later: killing Chromium makes a blocked call
-    return, except where the driver itself loses track of it (a browser that dies during new_page leaves
-    new_page pending forever; reproduced with Playwright 1.65). One thread per env, armed and disarmed
-    around every guarded call: a threading.Timer per call started a thread each time, three per step.
-    Not re-entrant: one guarded call at a time, which is how BrowserEnv uses it."""
-
-    IDLE_EXIT_S = 30.0  # an idle thread exits (and is restarted by the next arm), so an env that is never
-    # closed does not hold a thread, and through it the env, forever
-
-    def __init__(self, on_fire: Callable[[], None], on_stuck: Callable[[], None], stuck_s: float = 5.0) -> None:
-        self._on_fire, self._on_stuck, self.stuck_s = on_fire, on_stuck, stuck_s
-        self._cond = threading.Condition()
-        self._deadline: float | None = None
-        self._wake_at = 0.0  # when the thread's current wait ends
-        self._fired = self._stopped = False
-        self._thread: threading.Thread | None = None
-
-    def arm(self, budget_s: float) -> None:
-        with self._cond:
-            self._deadline, self._fired, self._stopped = time.monotonic() + budget_s, False, False
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="venuskit-watchdog", daemon=True)
-                self._thread.start()
-            elif self._deadline < self._wake_at:  # else it wakes in time anyway: waking it costs ~0.3 ms a step
-                self._cond.notify()
-
-    def disarm(self) -> bool:
-        """Stop the clock. True if it had fired (the browser has been killed)."""
-        with self._cond:
-            self._deadline = None
-            return self._fired
-
-    def stop(self) -> None:
-        """Let the thread exit now (the env is closed)."""
-        with self._cond:
-            self._deadline, self._stopped = None, True
-            self._cond.notify()
-
-    def _run(self) -> None:
-        with self._cond:
-            while not self._stopped:
-                now = time.monotonic()
-                if self._deadline is None:
-                    self._wake_at = now + self.IDLE_EXIT_S
-                    if not self._cond.wait(self.IDLE_EXIT_S) and self._deadline is None:
-                        break
-                    continue
-                if self._deadline > now:
-                    self._wake_at = self._deadline
-                    self._cond.wait(self._deadline - now)
-                    continue
-                # Under the lock, so disarm() cannot miss that it fired.
-                if self._fired:
-                    self._deadline = None
-                    self._on_stuck()
-                else:
-                    self._deadline, self._fired = time.monotonic() + self.stuck_s, True
-                    self._on_fire()
-            self._thread, self._wake_at = None, 0.0
-
 
 # ---- one Playwright driver per thread, and the browsers envs share ---------------------------------
 

@@ -18,8 +18,8 @@ navigation) and whose observation is valid. After ActionTimeout or BrowserCrashe
 the browser, launched a new one and navigated back to the last URL (`info["relaunched"]`).
 `reset()` raises EnvError subclasses; `observe()` raises ActionTimeout/BrowserCrashed after it has
 recovered, so the next call works. Only a browser that cannot be relaunched at all raises from step().
-A call that even a killed browser does not end (the Playwright driver lost track of it) is ended by
-killing the driver as well; the envs of that thread then relaunch on a new one (see `driver.Watchdog`).
+The Chromium process itself (launch, sharing, the watchdog that kills it when a call hangs, teardown) is
+`chromium.Chromium`.
 
 Speed. A step is the action, one page read and one capture: the page read (js.READ_PAGE_JS) gets the title,
 a clicked <select>'s options, the visual viewport and a wrapping env's `page_probe` result in one
@@ -27,7 +27,8 @@ Runtime.evaluate, and the capture is one Page.captureScreenshot with the clip pa
 both on the env's own CDP session (page.screenshot and page.title cost ~4 more round trips per step); at
 device scale 1 the two go out together, one round trip (`_read_and_capture`).
 
-The action handlers live in `actions.py`, the JavaScript in `js.py`, the launch switches in `config.py`.
+The action handlers live in `actions.py` (they see this env as an `actions.Tab`), the page inspector in
+`inspect.py`, the JavaScript in `js.py`, the launch switches in `config.py`.
 """
 
 from __future__ import annotations
@@ -35,13 +36,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import os
-import shutil
-import signal
 import struct
-import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Self
@@ -52,27 +48,20 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from venuskit.actions.surfaces import get_surface
 from venuskit.actions.types import Action
 from venuskit.envs.base import ActionRefused, ActionTimeout, BrowserCrashed, EnvError, Observation, StepResult
-from venuskit.envs.browser import scratch
+from venuskit.envs.browser import inspect
 from venuskit.envs.browser.actions import HANDLERS, hold_s
-from venuskit.envs.browser.config import (
-    BASE_ARGS,
-    LAUNCH_SCHEMES,
-    LOW_MEMORY_ARGS,
-    LOW_MEMORY_FEATURES,
-    MOBILE_UA,
-    PLAYWRIGHT_FEATURES,
-    BrowserConfig,
-)
-from venuskit.envs.browser.driver import Driver, Launched, Watchdog, first_line, send_together
+from venuskit.envs.browser.chromium import Chromium
+from venuskit.envs.browser.config import LAUNCH_SCHEMES, MOBILE_UA, BrowserConfig
+from venuskit.envs.browser.driver import send_together
 from venuskit.envs.browser.js import SELECT_AT_JS, page_read_js
-from venuskit.envs.netguard import WEBRTC_ARGS, NetGuard, NetPolicy, proxy_args, url_allowed
-from venuskit.infra.proc import alive, kill_tree, proc_table, process_tree, pss_mb, rss_mb
+from venuskit.envs.netguard import NetGuard, NetPolicy, RequestGate, url_allowed
 
 _WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,file_systems"
 # page.screenshot waited for web fonts; the observation does too, but never longer than this (or half the
 # action timeout): a stalled font request then shows fallback text instead of hanging every step.
 FONTS_WAIT_S = 2.0
 CAPTURE_RETRY_S = 0.05  # between captures of a tab that has no frame yet
+REQUEST_GRACE_S = 0.15  # with a request gate: the least pause after an action (a submit reaches the route in ms)
 _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 
 
@@ -96,19 +85,13 @@ class BrowserEnv:
         self._read_js = page_read_js(page_probe)
         self.surface = "mobile" if self.config.mobile else "browser"
         self._policy = NetPolicy(self.config.allow_hosts, self.config.allow_file)
-        self._driver: Driver | None = None
-        self._browser: Any = None
+        self._chromium = Chromium(self.config, self._policy)
         self._context: Any = None
         self._origins: set[str] = set()  # origins this episode's main frame visited (reuse_context clears them)
         self._page: Any = None
         self._cdp: Any = None
+        self._request_gate: RequestGate | None = None  # screens every request the page sends (gate_requests)
         self._guard = NetGuard(self._policy)
-        self._tag = ""
-        self._shared: Launched | None = None  # the browser this env shares (BrowserConfig.share_browser)
-        self._root_pid: int | None = None
-        self._browser_pid: int | None = None
-        self._scratch: str | None = None
-        self._profile_dir: str | None = None
         self._start_url: str | None = None
         self._last_url: str | None = None
         self._last_select: Any = None
@@ -117,7 +100,6 @@ class BrowserEnv:
         self._loaded = False  # the page's 'load' was seen and nothing navigated since
         self._executed: dict[str, Any] | None = None
         self._dialogs: list[dict[str, str]] = []
-        self._watchdog = Watchdog(self._kill_browser, self._kill_driver)
         self._closed = False
 
     # -- public API --
@@ -132,7 +114,7 @@ class BrowserEnv:
     @property
     def browser_pid(self) -> int | None:
         """The Chromium browser process (for diagnostics and crash tests)."""
-        return self._browser_pid
+        return self._chromium.browser_pid
 
     def reset(self, task: dict[str, Any]) -> Observation:
         """Start an episode at task["start_url"] in a fresh browser context (or a cleaned one, with
@@ -140,15 +122,16 @@ class BrowserEnv:
         url = self._reset_url(task)
         self._require_open()
         try:
-            if not self._browser_alive():
+            if not self._chromium.alive():
                 self._launch()
-            self._guarded(self._open_context, self._nav_budget(), "reset")
+            self._chromium.guarded(self._open_context, self._nav_budget(), "reset")
             self._start_url = self._last_url = url
-            self._guarded(lambda: self._goto(url), self._nav_budget(), "reset")
+            self._chromium.guarded(lambda: self._goto(url), self._nav_budget(), "reset")
             # The start page is the first history entry: PressBack must reach neither the blank tab nor,
             # in a recycled context, the previous episode.
-            self._guarded(lambda: self._session().send("Page.resetNavigationHistory"), self._nav_budget(), "reset")
-            obs = self._guarded(self._observe, self._obs_budget(), "reset")
+            self._chromium.guarded(lambda: self.cdp("Page.resetNavigationHistory"), self._nav_budget(), "reset")
+            self._decide_held("reset", "the start page's load")
+            obs = self._chromium.guarded(self._observe, self._obs_budget(), "reset")
         except (ActionTimeout, BrowserCrashed):
             self._teardown(graceful=False)  # the next reset launches a fresh browser
             raise
@@ -158,19 +141,10 @@ class BrowserEnv:
     def step(self, action: Action) -> StepResult:
         """Run one action; see the module docstring for how errors are returned."""
         info: dict[str, Any] = {}
-        self._executed = self._clicked_at = None
-        if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
-            obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
-            return StepResult(observation=obs, info=info, error=_gone_error(action.name))
-        error = self._refusal(action) or self._attempt(
-            lambda: self._run(action, info), self._budget(action), action.name
-        )
-        if not _fatal(error):
-            error = self._attempt(self._settle, self._nav_budget(), action.name) or error
-        obs = None
-        if not _fatal(error):
+        obs, error = self._act(action, info)
+        if obs is None and not _fatal(error):
             try:
-                obs = self._guarded(lambda: self._observe(info), self._obs_budget(), action.name)
+                obs = self._chromium.guarded(lambda: self._observe(info), self._obs_budget(), action.name)
             except EnvError as e:
                 error = e
         if obs is None:
@@ -178,13 +152,40 @@ class BrowserEnv:
         self._add_feedback(info)
         return StepResult(observation=obs, executed=self._executed, info=info, error=error)
 
+    def act(self, action: Action) -> tuple[dict[str, Any] | None, dict[str, Any], EnvError | None]:
+        """`step` without its screenshot: (executed, info, error), errors as step returns them. For a wrapper
+        that reads the screen at other times than after each action (the Android stand-in device, whose
+        screencap is a command of its own); `observe()` then takes the screenshot."""
+        info: dict[str, Any] = {}
+        obs, error = self._act(action, info)
+        if obs is None and _fatal(error):
+            self._recover(info)
+        self._add_feedback(info)
+        return self._executed, info, error
+
+    def _act(self, action: Action, info: dict[str, Any]) -> tuple[Observation | None, EnvError | None]:
+        """Run the action and wait for the page to settle: (None, error), or (the observation of a relaunched
+        browser, error) when the page had gone before the action, which then did not run."""
+        self._executed = self._clicked_at = None
+        if not self._page_ready():  # Chromium died (or the tab closed itself) since the last step
+            obs = self._recover(info)  # the action was planned on a page that is gone: do not run it
+            return obs, _gone_error(action.name)
+        error = self._refusal(action) or self._chromium.attempt(
+            lambda: self._run(action, info), self._budget(action), action.name
+        )
+        if not _fatal(error):
+            error = self._chromium.attempt(self._settle, self._nav_budget(), action.name) or error
+        if not _fatal(error):
+            error = self._decide_held(action.name, f"{action.name} or a script of the page") or error
+        return None, error
+
     def observe(self) -> Observation:
         """A fresh screenshot observation. After a hang or crash it relaunches, then raises the error."""
         if not self._page_ready():
             self._recover({})
             raise _gone_error("observe")
         try:
-            return self._guarded(self._observe, self._obs_budget(), "observe")
+            return self._chromium.guarded(self._observe, self._obs_budget(), "observe")
         except (ActionTimeout, BrowserCrashed):
             self._recover({})
             raise
@@ -194,10 +195,7 @@ class BrowserEnv:
             return
         self._closed = True
         self._teardown()
-        self._watchdog.stop()
-        if self._driver is not None:
-            self._driver, driver = None, self._driver
-            driver.release()
+        self._chromium.close()
 
     def __enter__(self) -> Self:
         return self
@@ -207,43 +205,68 @@ class BrowserEnv:
 
     def memory_pids(self) -> list[int]:
         """This Python process, the Playwright driver and this env's Chromium process tree."""
-        table = proc_table()
-        pids, me, pid = [os.getpid()], os.getpid(), self._root_pid
-        if pid is None:
-            return pids
-        parent = table.get(pid, (0, []))[0]
-        while parent and parent != me and parent in table:  # the driver (and any wrapper) between us
-            pids.append(parent)
-            parent = table[parent][0]
-        return pids + process_tree(pid, table)
+        return self._chromium.memory_pids()
 
     def rss_mb(self) -> float:
         """Summed RSS of memory_pids(), in MB (overcounts pages shared between Chromium processes)."""
-        return rss_mb(self.memory_pids())
+        return self._chromium.rss_mb()
 
     def pss_mb(self) -> float:
         """Summed PSS of memory_pids(), in MB: what this env costs the machine."""
-        return pss_mb(self.memory_pids())
+        return self._chromium.pss_mb()
 
-    # -- the page inspector: read by the harness's safety gate and secrets mask, never by a policy --
+    # -- the harness's safety gate: what it reads of the page and of the requests the page sends --
 
-    def describe_point(self, point: tuple[float, float]) -> Any:
-        """The control under a normalised point, with the link or form it activates (`inspect.Target`)."""
-        from venuskit.envs.browser import inspect
+    def gate_requests(self, gate: RequestGate | None) -> None:
+        """Screen every request the page sends with `gate` (None: stop). A request it holds stays pending in the
+        browser until the end of the step that sent it (or of reset), when the gate decides; one it refuses is
+        never sent (netguard.py)."""
+        self._request_gate = self._guard.gate = gate
 
-        return inspect.describe_point(self, point)
 
-    def describe_focus(self) -> Any:
-        """What Enter would act on: the focused control and the form it submits (`inspect.Target`)."""
-        from venuskit.envs.browser import inspect
+    def describe_point(self, point: tuple[float, float]) -> inspect.Target | None:
+        """The control under a normalised point, with the link or form it activates."""
+        return self._inspect(lambda: inspect.describe_point(self.cdp, self.config, point), "inspect")
 
-        return inspect.describe_focus(self)
+    def describe_focus(self, key: str = "enter") -> inspect.Target | None:
+        """What `key` ("enter", "space", "select") would act on: the focused control and the form it submits."""
+        return self._inspect(lambda: inspect.describe_focus(self.cdp, key), "inspect")
+
+    def describe_accesskey(self, key: str) -> inspect.Target | None:
+        """The control Alt+`key` (its access key) would activate."""
+        return self._inspect(lambda: inspect.describe_accesskey(self.cdp, key), "inspect")
 
     def value_boxes(self, needles: list[str], size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
         """Screenshot-pixel boxes of every field and text run on the page that shows one of `needles`."""
-        from venuskit.envs.browser import inspect
+        return self._inspect(lambda: inspect.value_boxes(self.cdp, self.config, needles, size), "mask")
 
-        return inspect.value_boxes(self, needles, size)
+    def _inspect(self, fn: Callable[[], Any], what: str) -> Any:
+        self._page_ready()  # raises when no episode was started
+        return self._chromium.guarded(fn, self.config.action_timeout_s, what)
+
+    # -- what the action handlers use (actions.Tab) --
+
+    @property
+    def last_select(self) -> Any:
+        return self._last_select
+
+    def cdp(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self._session().send(method, params or {})
+
+    def sent(self, executed: dict[str, Any]) -> None:
+        self._executed = executed
+        if executed.get("op") in ("click", "tap"):
+            self._clicked_at = (executed["x"], executed["y"])  # the observation's page read reports a <select> there
+
+    def open(self, url: str, what: str) -> None:
+        self._check_url(url, what)
+        self.sent({"op": "goto", "url": url})
+        self._goto(url)
+
+    def open_start(self) -> None:
+        self.sent({"op": "goto", "url": self._start_url})
+        if self._start_url:
+            self._goto(self._start_url)
 
     # -- launch, contexts, recovery --
 
@@ -256,142 +279,16 @@ class BrowserEnv:
         self._require_open()
         if self._start_url is None:
             raise EnvError("The browser env has no episode yet; call reset(task) first.")
-        return self._page is not None and not self._page.is_closed() and self._browser_alive()
+        return self._page is not None and not self._page.is_closed() and self._chromium.alive()
 
     def _launch(self) -> None:
         self._teardown(graceful=False)  # only ever replaces a dead or hung browser
-        if self._driver is not None and not self._driver.alive():
-            self._driver, dead = None, self._driver
-            dead.release()
-        if self._driver is None:
-            self._driver = Driver.acquire()
-        exe = self.config.resolve_executable()
-        if not os.access(exe, os.X_OK):
-            raise EnvError(f"No Chromium at {exe}; install Debian's chromium (apt-get install chromium) or set "
-                           "BrowserConfig.executable_path.")  # fmt: skip
-        if self.config.share_browser and self._join_shared(exe):
-            return
-        self._tag = f"--venuskit-env={uuid.uuid4().hex[:16]}"  # finds our processes in /proc
-        # Playwright gives every launch a fresh temporary user-data dir; its artifacts go to our own
-        # scratch dir. Playwright removes both on a clean close, _teardown after a kill.
-        self._scratch = tempfile.mkdtemp(prefix="venuskit-browser-", dir=scratch.run_dir())
-        try:
-            self._browser = self._driver.playwright.chromium.launch(
-                executable_path=exe, headless=self.config.headless, args=self._chromium_args(),
-                downloads_path=self._scratch,
-                timeout=self.config.navigation_timeout_s * 1000,
-            )  # fmt: skip
-        except PlaywrightError as e:
-            self._remove_dirs()
-            raise EnvError(f"Chromium ({exe}) failed to start: {first_line(e)}") from e
-        self._find_pids()
-        if self.config.share_browser:
-            dirs = (self._scratch, self._profile_dir)
-            self._shared = Launched(self._browser, self._root_pid, self._browser_pid, dirs)
-            self._driver.shared[self._share_key(exe)] = self._shared
-
-    def _share_key(self, exe: str) -> tuple[str, ...]:
-        return (exe, str(self.config.headless), *self._chromium_args()[:-1])  # the args without the env's tag
-
-    def _join_shared(self, exe: str) -> bool:
-        """Use the browser another env of this thread launched with the same settings, if it still runs."""
-        assert self._driver is not None
-        key = self._share_key(exe)
-        entry = self._driver.shared.get(key)
-        if entry is None or not (entry.browser.is_connected() and alive(entry.browser_pid)):
-            self._driver.shared.pop(key, None)
-            return False
-        entry.users += 1
-        self._shared, self._browser = entry, entry.browser
-        self._root_pid, self._browser_pid = entry.root_pid, entry.browser_pid
-        return True
-
-    def _leave_shared(self, graceful: bool) -> bool:
-        """Let go of a shared browser: True if others still use it (then only this env's context is closed)."""
-        entry, self._shared = self._shared, None
-        if entry is None:
-            return False
-        entry.users -= 1
-        if graceful and entry.users > 0 and self._browser_alive():
-            if self._context is not None:
-                self._attempt(self._context.close, self.config.action_timeout_s, "close")
-            return True
-        for key, value in list(self._driver.shared.items() if self._driver else ()):
-            if value is entry:  # a browser that is killed or that nobody uses leaves the pool
-                del self._driver.shared[key]
-        self._scratch, self._profile_dir = entry.dirs
-        return False
-
-    def _chromium_args(self) -> list[str]:
-        """Our switches after Playwright's; every --enable-features merged into one (see PLAYWRIGHT_FEATURES)."""
-        low = self.config.low_memory
-        guard = [*proxy_args(self._policy), *WEBRTC_ARGS]
-        args = [*BASE_ARGS, *(LOW_MEMORY_ARGS if low else ()), *guard, *self.config.extra_args]
-        enable = "--enable-features="
-        features = [f for a in args if a.startswith(enable) for f in a[len(enable) :].split(",") if f]
-        features += LOW_MEMORY_FEATURES if low else ()
-        args = [a for a in args if not a.startswith(enable)]
-        if features:
-            args.append(enable + ",".join(dict.fromkeys([*PLAYWRIGHT_FEATURES, *features])))
-        return [*args, self._tag]
-
-    def _find_pids(self) -> None:
-        table = proc_table()
-        ours = [
-            p for p, (_, argv) in table.items() if self._tag in argv and not any(a.startswith("--type=") for a in argv)
-        ]
-        top = [p for p in ours if table[p][0] not in ours]
-        self._root_pid = top[0] if top else None
-        real = [p for p in ours if os.path.basename(table[p][1][0]).startswith("chrom")]
-        self._browser_pid = real[-1] if real else self._root_pid
-        argv = table[self._browser_pid][1] if self._browser_pid in table else []
-        profiles = [a.split("=", 1)[1] for a in argv if a.startswith("--user-data-dir=")]
-        self._profile_dir = profiles[0] if profiles else None
-        parent = table.get(self._root_pid, (0, []))[0] if self._root_pid else 0
-        if self._driver is not None and self._driver.pid is None and table.get(parent, (0,))[0] == os.getpid():
-            self._driver.pid = parent  # Playwright's node driver launched it
-
-    def _browser_alive(self) -> bool:
-        # A killed driver leaves is_connected() True, so the driver's own process is checked too.
-        driver_ok = self._driver is not None and self._driver.alive()
-        return driver_ok and self._browser is not None and self._browser.is_connected() and alive(self._browser_pid)
-
-    def _kill_browser(self) -> None:
-        """SIGKILL our Chromium tree. Safe from the watchdog thread: it touches only /proc and signals."""
-        if self._root_pid is not None:
-            kill_tree(self._root_pid)
-
-    def _kill_driver(self) -> None:
-        """SIGKILL the Playwright driver, whose calls then all fail at once: the last resort for a call that
-        Chromium's death did not end. Other envs of this thread lose their browser too and relaunch."""
-        pid = self._driver.pid if self._driver is not None else None
-        if pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+        self._chromium.launch()
 
     def _teardown(self, graceful: bool = True) -> None:
-        """Close and forget the browser: gracefully when asked and healthy (a watchdog kills it if
-        closing hangs), else by SIGKILL. Then remove its temporary directories. A shared browser that other
-        envs still use is left running, without this env's context."""
-        if self._leave_shared(graceful):
-            self._browser = self._context = self._page = self._cdp = self._last_select = None
-            self._root_pid = self._browser_pid = None
-            return
-        if graceful and self._browser is not None and self._browser_alive():
-            self._attempt(self._browser.close, self.config.action_timeout_s, "close")
-        self._kill_browser()
-        if self._browser is not None:
-            with contextlib.suppress(PlaywrightError):  # already gone, which is the point
-                self._browser.close()  # a no-op on a dead browser, but lets the driver let go of it
-        self._remove_dirs()
-        self._browser = self._context = self._page = self._cdp = self._last_select = None
-        self._root_pid = self._browser_pid = None
-
-    def _remove_dirs(self) -> None:
-        for path in (self._scratch, self._profile_dir):
-            if path and os.path.basename(path).startswith(("venuskit-browser-", "playwright_chromiumdev_profile-")):
-                shutil.rmtree(path, ignore_errors=True)
-        self._scratch = self._profile_dir = None
+        """Close the browser (or, when shared, this env's context) and forget the tab."""
+        self._chromium.teardown(graceful, self._context)
+        self._context = self._page = self._cdp = self._last_select = None
 
     def _context_options(self) -> dict[str, Any]:
         width, height = self.config.css_viewport()
@@ -405,7 +302,7 @@ class BrowserEnv:
             opts.update(is_mobile=True, has_touch=True)
         ua = self.config.user_agent
         if ua is None and self.config.mobile:
-            ua = MOBILE_UA.format(major=self._browser.version.split(".")[0])
+            ua = MOBILE_UA.format(major=self._chromium.browser.version.split(".")[0])
         if ua:
             opts["user_agent"] = ua
         return opts
@@ -417,9 +314,9 @@ class BrowserEnv:
             with contextlib.suppress(PlaywrightError):  # the old episode's tab may be dead or hung
                 self._context.close()
         self._page = self._cdp = self._last_select = None
-        self._guard = NetGuard(self._policy)
+        self._guard = NetGuard(self._policy, gate=self._request_gate)
         self._dialogs = []
-        ctx = self._browser.new_context(**self._context_options())
+        ctx = self._chromium.browser.new_context(**self._context_options())
         ctx.set_default_timeout(self.config.action_timeout_s * 1000)
         ctx.set_default_navigation_timeout(self.config.navigation_timeout_s * 1000)
         self._guard.install(ctx, webrtc=self.config.webrtc)
@@ -439,6 +336,8 @@ class BrowserEnv:
                 self._session().send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _WEB_STORAGE})
             self._context.clear_cookies()
             self._guard.drain()
+            self._guard.drain_gated()
+            self._guard.take_held()  # requests the last episode left pending stay so; they go with its documents
             self._dialogs, self._origins, self._last_select, self._loaded = [], set(), None, False
         except PlaywrightError:
             return False
@@ -504,57 +403,19 @@ class BrowserEnv:
     def _restore(self, url: str | None, info: dict[str, Any]) -> Observation | None:
         """A new browser at `url` (None: a blank tab) and its observation; None if it hung or died again."""
         self._launch()
-        self._guarded(self._open_context, self._nav_budget(), "relaunch")
-        error = self._attempt(lambda: self._goto(url), self._nav_budget(), "relaunch") if url else None
+        self._chromium.guarded(self._open_context, self._nav_budget(), "relaunch")
+        error = self._chromium.attempt(lambda: self._goto(url), self._nav_budget(), "relaunch") if url else None
         if error is not None:
             info["relaunch_error"] = str(error)  # e.g. the server has gone: the error page is observed
         if _fatal(error):
             return None
         try:
-            return self._guarded(self._observe, self._obs_budget(), "relaunch")
+            return self._chromium.guarded(self._observe, self._obs_budget(), "relaunch")
         except (ActionTimeout, BrowserCrashed) as e:
             info["relaunch_error"] = str(e)
             return None
 
-    # -- the watchdog and error classification --
-
-    def _guarded(self, fn: Callable[[], Any], budget_s: float, what: str) -> Any:
-        """Run `fn` with the watchdog armed: past `budget_s` it kills Chromium, which makes the blocked
-        Playwright call return (a hung renderer never answers an input event on its own)."""
-        self._watchdog.arm(budget_s)
-        try:
-            result = fn()
-        except PlaywrightError as e:
-            raise self._classify(e, self._watchdog.disarm(), what, budget_s) from e
-        finally:
-            fired = self._watchdog.disarm()
-        if fired:  # it finished just as the watchdog fired: the browser is dead all the same
-            raise ActionTimeout(f"{what} did not finish within {budget_s:g} s; the browser was restarted.")
-        return result
-
-    def _attempt(self, fn: Callable[[], Any], budget_s: float, what: str) -> EnvError | None:
-        try:
-            self._guarded(fn, budget_s, what)
-        except EnvError as e:
-            return e
-        return None
-
-    def _classify(self, e: PlaywrightError, fired: bool, what: str, budget_s: float) -> EnvError:
-        msg = first_line(e)
-        if fired or isinstance(e, PlaywrightTimeoutError):
-            return ActionTimeout(
-                f"{what} did not finish within {budget_s:g} s (a hung page, browser or server); "
-                "the browser was restarted."
-            )
-        if not self._browser_alive() or "Target crashed" in msg or "has been closed" in msg:
-            return BrowserCrashed(f"The browser died during {what} ({msg}); it was relaunched at the last URL.")
-        if "net::ERR_BLOCKED_BY_CLIENT" in msg or "net::ERR_PROXY" in msg or "net::ERR_TUNNEL" in msg:
-            return ActionRefused(
-                f"{what} tried to reach a host outside the allowlist; the network guard blocked it ({msg})."
-            )
-        if "Unknown key" in msg:
-            return ActionRefused(f"{what}: {msg}. Use names like ctrl, shift, alt, enter, esc, tab, a-z, f1-f12.")
-        return EnvError(f"{what} failed in the browser: {msg}")
+    # -- budgets --
 
     def _budget(self, action: Action) -> float:
         budget = self.config.action_timeout_s + hold_s(self.config, action)
@@ -598,7 +459,7 @@ class BrowserEnv:
             read = send_together(self._session(), [read_call])[0]
         read = self._page_value(read)
         if isinstance(shot, BaseException):
-            if not isinstance(shot, PlaywrightError) or not self._browser_alive() or "has been closed" in str(shot):
+            if not isinstance(shot, PlaywrightError) or not self._chromium.alive() or "has been closed" in str(shot):
                 raise shot
             shot = None  # it met a navigation half way (an error page replacing the tab): taken again below
         if read is None:  # a navigation replaced the document mid-call: ask the browser where the viewport is
@@ -637,7 +498,7 @@ class BrowserEnv:
         """The value of a Runtime.evaluate reply; None if the document went away mid-call or the call threw.
         Raises if the page or the browser is gone."""
         if isinstance(reply, PlaywrightError):
-            if not self._browser_alive() or "has been closed" in str(reply):
+            if not self._chromium.alive() or "has been closed" in str(reply):
                 raise reply
             return None
         if isinstance(reply, BaseException):
@@ -679,8 +540,11 @@ class BrowserEnv:
         return self._cdp
 
     def _settle(self) -> None:
-        if self.config.settle_s:
-            self.page.wait_for_timeout(self.config.settle_s * 1000)
+        # With a request gate, the pause is long enough for what the action made the page send to reach the
+        # route layer, so it is decided in this step, not the next (or never, after a Finished).
+        pause = max(self.config.settle_s, REQUEST_GRACE_S if self._request_gate is not None else 0.0)
+        if pause:
+            self.page.wait_for_timeout(pause * 1000)
         if not self._loaded:  # else nothing navigated since 'load' was seen: there is nothing to wait for
             self._wait_loaded()
 
@@ -696,11 +560,40 @@ class BrowserEnv:
         self._loaded = True  # a navigation event handled after this line sets it back
 
     def _add_feedback(self, info: dict[str, Any]) -> None:
-        blocked = self._guard.drain()
+        blocked, gated = self._guard.drain(), self._guard.drain_gated()
         if blocked:
             info["blocked"] = blocked
+        if gated:
+            info["gated_requests"] = gated
         if self._dialogs:
             info["dialogs"], self._dialogs = self._dialogs, []
+
+    def _decide_held(self, what: str, when: str) -> EnvError | None:
+        """The gate decides the requests it held during `what`: an approved one is sent now (and a page it loads
+        is waited for), a refused one never. Not under the watchdog: the approver may be a person."""
+        held = self._guard.take_held()
+        if not held or self._request_gate is None:
+            return None
+        try:
+            records = self._request_gate.decide_requests([(req, rec) for req, rec, _ in held], when)
+        except Exception as exc:  # noqa: BLE001 - a gate that cannot decide sends nothing
+            records = [{**rec, "decision": "block", "reason": f"the gate failed ({type(exc).__name__})"}
+                       for _, rec, _ in held]  # fmt: skip
+        for i, (_, rec, release) in enumerate(held):
+            record = records[i] if i < len(records) else {**rec, "decision": "block"}
+            self._guard.gated.append(record)
+            if record.get("decision") != "allow":
+                continue  # never sent: the page keeps waiting for an answer that does not come
+            error = self._chromium.attempt(lambda r=release: self._send(r), self._nav_budget(), what)
+            if error is not None:
+                return error
+        return None
+
+    def _send(self, release: Callable[[bool], str | None]) -> None:
+        """Send an approved held request; a navigation's page is then shown where it led."""
+        led_to = release(True)
+        if led_to is not None and url_allowed(led_to, self._policy):
+            self._goto(led_to)
 
     # -- URLs --
 
@@ -739,7 +632,7 @@ class BrowserEnv:
         return None
 
     def _run(self, action: Action, info: dict[str, Any]) -> None:
-        HANDLERS[action.name](self, action, info)
+        HANDLERS[action.name](self, action, info)  # self is the handler's Tab
 
 
 def _gone_error(what: str) -> BrowserCrashed:

@@ -11,14 +11,15 @@ gate reads the form's action for that reason, and a click into a frame is report
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from venuskit.actions import coords
 from venuskit.envs.base import EnvError
+from venuskit.envs.browser.config import BrowserConfig
 
-if TYPE_CHECKING:
-    from venuskit.envs.browser.env import BrowserEnv
+Cdp = Callable[[str, dict[str, Any]], Any]  # one command on the page's CDP session
 
 WORLD_NAME = "venuskit-inspect"
 MAX_FIELDS = 40  # form fields described per form; a form with more is described by its first 40
@@ -156,10 +157,12 @@ _AT_POINT_JS = (
 })"""
 )
 
-# Enter on a focused control: a text field submits its form through the form's default button (implicit
-# submission, HTML 4.10.21.2), a button or link is activated, a textarea takes a newline.
+# A key on the focused control. Enter: a text field submits its form through the form's default button (implicit
+# submission, HTML 4.10.21.2), a button or link is activated, a textarea takes a newline. Space: a button,
+# checkbox, radio or link is activated; where text is typed it is a space. "select": the focused <select> that an
+# option is chosen in; an inline change handler on it (onchange="form.submit()") submits its form.
 _FOCUS_JS = (
-    "(() => {"
+    "(([key]) => {"
     + _HELPERS
     + r"""
   const a = document.activeElement;
@@ -167,6 +170,15 @@ _FOCUS_JS = (
   if (a.tagName === 'IFRAME' || a.tagName === 'FRAME') return {tag: a.tagName.toLowerCase(), url: location.href,
                                                                 frame: true};
   const form = a.form || a.closest('form');
+  const typing = a.isContentEditable || a.tagName === 'TEXTAREA' || (a.tagName === 'INPUT' &&
+    !['submit', 'image', 'button', 'reset', 'checkbox', 'radio', 'file', 'color', 'range'].includes(kindOf(a)));
+  if (key === 'select') {
+    if (a.tagName !== 'SELECT') return null;
+    const info = describe(a, null);
+    info.submits = !!form && a.hasAttribute('onchange');
+    return info;
+  }
+  if (key === 'space') return (typing || a.tagName === 'SELECT') ? null : describe(a, isSubmit(a) ? a : null);
   if (a.tagName === 'INPUT' && form && !isSubmit(a)) {
     const def = Array.from(form.elements).find(isSubmit) || null;
     const info = describe(a, null);
@@ -175,6 +187,19 @@ _FOCUS_JS = (
     return info;
   }
   return describe(a, isSubmit(a) ? a : null);
+})"""
+)
+
+# Alt+key: the element whose access key it is (a label's access key goes to its control).
+_ACCESSKEY_JS = (
+    "(([key]) => {"
+    + _HELPERS
+    + r"""
+  const el = Array.from(document.querySelectorAll('[accesskey]')).find(
+    e => attr(e, 'accesskey').toLowerCase().split(/\s+/).includes(key));
+  if (!el) return null;
+  const ctl = (el.tagName === 'LABEL' && el.control) ? el.control : el;
+  return describe(ctl, isSubmit(ctl) ? ctl : null);
 })"""
 )
 
@@ -200,43 +225,44 @@ _BOXES_JS = r"""(([needles]) => {
 })"""
 
 
-def _evaluate(env: BrowserEnv, fn_js: str, args: list[Any]) -> Any:
+def _evaluate(cdp: Cdp, fn_js: str, args: list[Any]) -> Any:
     """`fn_js(args)` in a fresh isolated world of the main frame; raises EnvError if the page cannot answer."""
-    session = env._session()
-    frame_id = session.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
-    world = session.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD_NAME})
+    frame_id = cdp("Page.getFrameTree", {})["frameTree"]["frame"]["id"]
+    world = cdp("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": WORLD_NAME})
     params = {"expression": f"({fn_js})({json.dumps(args)})", "contextId": world["executionContextId"],
               "returnByValue": True}  # fmt: skip
-    reply = session.send("Runtime.evaluate", params)
+    reply = cdp("Runtime.evaluate", params)
     if "exceptionDetails" in reply:
         raise EnvError(f"The page inspector failed: {reply['exceptionDetails'].get('text', 'an exception')}.")
     return reply["result"].get("value")
 
 
-def _guarded(env: BrowserEnv, fn_js: str, args: list[Any], what: str) -> Any:
-    env._page_ready()  # raises when no episode was started
-    return env._guarded(lambda: _evaluate(env, fn_js, args), env.config.action_timeout_s, what)
-
-
-def describe_point(env: BrowserEnv, point: tuple[float, float]) -> Target | None:
+def describe_point(cdp: Cdp, config: BrowserConfig, point: tuple[float, float]) -> Target | None:
     """The control under a normalised point of the last screenshot (None: nothing there)."""
-    width, height = env.config.css_viewport()
+    width, height = config.css_viewport()
     x, y = coords.point_to_pixels(point, width, height)
-    raw = _guarded(env, _AT_POINT_JS, [x, y], "inspect")
+    raw = _evaluate(cdp, _AT_POINT_JS, [x, y])
     return None if raw is None else Target.from_json(raw)
 
 
-def describe_focus(env: BrowserEnv) -> Target | None:
-    """What Enter would act on: the focused control, with the form it submits (None: nothing focused)."""
-    raw = _guarded(env, _FOCUS_JS, [], "inspect")
+def describe_focus(cdp: Cdp, key: str = "enter") -> Target | None:
+    """What `key` ("enter", "space" or "select") would act on: the focused control, with the form it submits
+    (None: nothing focused, or a key that only types there)."""
+    raw = _evaluate(cdp, _FOCUS_JS, [key])
     return None if raw is None else Target.from_json(raw)
 
 
-def value_boxes(env: BrowserEnv, needles: list[str], size: tuple[int, int]) -> list[coords.Box]:
+def describe_accesskey(cdp: Cdp, key: str) -> Target | None:
+    """The control whose access key is `key` (None: no such control)."""
+    raw = _evaluate(cdp, _ACCESSKEY_JS, [key.lower()])
+    return None if raw is None else Target.from_json(raw)
+
+
+def value_boxes(cdp: Cdp, config: BrowserConfig, needles: list[str], size: tuple[int, int]) -> list[coords.Box]:
     """Screenshot-pixel boxes (for an image of `size`) of every field and text run that shows a needle."""
     needles = [n for n in needles if n]
     if not needles:
         return []
-    found = _guarded(env, _BOXES_JS, [needles], "mask") or []
-    dsf = env.config.scale()
+    found = _evaluate(cdp, _BOXES_JS, [needles]) or []
+    dsf = config.scale()
     return [coords.css_to_pixels(x, y, w, h, dsf, size, pad=2) for x, y, w, h in found]

@@ -21,12 +21,13 @@ _KEY_ALIASES = {
     "delete": "Delete", "del": "Delete", "insert": "Insert", "home": "Home", "end": "End", "pageup": "PageUp",
     "pgup": "PageUp", "pagedown": "PageDown", "pgdn": "PageDown", "up": "ArrowUp", "down": "ArrowDown",
     "left": "ArrowLeft", "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown",
-    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "capslock": "CapsLock",
+    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "capslock": "CapsLock", "numpadenter": "NumpadEnter",
 }  # fmt: skip
 
 
 def playwright_key(name: str) -> str:
-    """A model's key name ('ctrl', 'Enter', 'f5', 'C') -> Playwright's ('Control', 'Enter', 'F5', 'c')."""
+    """A model's key name ('ctrl', 'Enter', 'f5', 'C'; key actions hold `actions.keys.canonical` names) ->
+    Playwright's ('Control', 'Enter', 'F5', 'c')."""
     low = name.strip().lower()
     if low in _KEY_ALIASES:
         return _KEY_ALIASES[low]

@@ -3,7 +3,6 @@
     config.py    DesktopConfig
     env.py       DesktopEnv: reset from a snapshot, the step, the X server's read-back, crash recovery
     home.py      the home folder: skeleton, snapshot and settings restored per episode; the task dict checked
-    watchdog.py  the deadline that kills a hung X server
     handlers.py  one handler per computer-grammar action (XTest input)
     xclient.py   the X connection: XTest, pointer/keys/focus/windows as the server sees them, repaint events
     xserver.py   Xvfb (its screen memory-mapped), the session bus, openbox; process lifetimes

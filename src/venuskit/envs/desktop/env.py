@@ -48,13 +48,15 @@ from venuskit.envs.desktop.apps import AppSpec, get_app
 from venuskit.envs.desktop.config import DesktopConfig
 from venuskit.envs.desktop.home import restore_home, windows_of, write_skeleton
 from venuskit.envs.desktop.keys import keysym_name
-from venuskit.envs.desktop.watchdog import Deadline
 from venuskit.envs.desktop.xclient import BUTTON_MASKS, Window, XClient
 from venuskit.envs.desktop.xserver import XSession, encode_png, spawn, stop, sweep_stale_roots, temp_base
 from venuskit.infra import proc
+from venuskit.infra.proc import Watchdog
 
 QUIET_S = 0.005  # a repaint is finished when no more drawing is reported for this long
 RESET_QUIET_S = 0.1  # after starting apps: they paint in several passes (window, then contents, then fonts)
+# A browser paints a page some time after its title is set (layout, fonts, images), in a process X does not ping.
+LOADING_QUIET_S = 0.6
 INPUT_TIMEOUT_S = 2.0  # cap on waiting for the server to process an action's input
 _X_GONE = (error.ConnectionClosedError, BrokenPipeError, ConnectionResetError, OSError)
 
@@ -106,7 +108,7 @@ class DesktopEnv:
         self._apps: list[_App] = []
         self._task: dict[str, Any] | None = None
         self._skeleton: Path | None = None
-        self._watchdog = Deadline(self._kill_x)
+        self._watchdog = Watchdog(self._kill_x, name="venuskit-desktop-watchdog")  # a hung X server never answers
         self._closed = False
 
     # ---- public API ------------------------------------------------------------------------------------
@@ -181,11 +183,19 @@ class DesktopEnv:
         return self._guarded(self.x.windows, self.config.action_timeout_s, "windows")
 
     def facts(self) -> dict[str, Any]:
-        """What checks may read of the live desktop: windows (title, class, geometry, focus) and the pointer."""
+        """What checks may read of the live desktop: windows (title, class, geometry, focus, and whether the window
+        shows anything yet: a browser sets a page's title before it paints it) and the pointer."""
         wins = self.windows()
         focus = next((w.title for w in wins if w.focused), None)
-        return {"windows": [w.to_dict() for w in wins], "focus": focus, "pointer": list(self.cursor),
-                "screen": list(self.size)}  # fmt: skip
+        # only a browser's main window is judged by its pixels: an editor with a short file or an idle terminal is
+        # legitimately one flat colour below its first lines
+        loading = {a.window for a in self._apps if a.spec.busy}
+        frame = None
+        if any(w.id in loading for w in wins) and self.session and self.session.framebuffer:
+            frame = self.session.framebuffer.grab()
+        painted = {w.id: frame is None or w.id not in loading or self._painted(w, frame) for w in wins}
+        return {"windows": [{**w.to_dict(), "painted": painted[w.id]} for w in wins], "focus": focus,
+                "pointer": list(self.cursor), "screen": list(self.size)}  # fmt: skip
 
     def close(self) -> None:
         if self._closed:
@@ -326,6 +336,7 @@ class DesktopEnv:
         for w in windows:
             self._launch(get_app(w["app"]), tuple(w.get("args", ())), w.get("geometry"))
         self._await_windows(self._apps)
+        self._await_content(self._apps)
         for app in self._apps:
             self._place(app)
         if self._apps:
@@ -371,6 +382,31 @@ class DesktopEnv:
                 raise ActionTimeout(f"{names} showed no window within {self.config.launch_timeout_s:g} s (windows: "
                                     f"{[w.title for w in wins]}; log: {logs}).")  # fmt: skip
             time.sleep(0.01)
+
+    def _await_content(self, apps: list[_App]) -> None:
+        """Wait (bounded) until apps that load their first content after showing a window (the browser: a page
+        from the world server) no longer show a loading title. A page that never loads is left as it is: the
+        agent sees what a person would."""
+        end = time.monotonic() + self.config.launch_timeout_s
+        while time.monotonic() < end:
+            wins = {w.id: w for w in self.x.windows()}
+            waiting = [a for a in apps if a.spec.busy and a.window in wins]
+            if not any(wins[a.window].title.startswith(a.spec.busy) or not self._painted(wins[a.window])
+                       for a in waiting):  # fmt: skip
+                return
+            time.sleep(0.05)
+
+    def _painted(self, win: Window, frame: Any = None) -> bool:
+        """Whether the lower part of a window's area shows something (a page's title arrives before its first paint;
+        until then the area is one flat colour). `frame`: a screen already grabbed."""
+        if frame is None:
+            assert self.session is not None and self.session.framebuffer is not None
+            frame = self.session.framebuffer.grab()
+        x, y, w, h = win.client
+        if w < 4 or h < 4:
+            return True
+        area = frame[max(y + h // 3, 0) : y + h, max(x, 0) : x + w]
+        return area.size == 0 or int(area.max()) - int(area.min()) > 24
 
     def _place(self, app: _App) -> None:
         geometry = app.geometry or ("max" if len(self._apps) == 1 else None)
@@ -573,7 +609,9 @@ class DesktopEnv:
         """After starting apps: each has handled its start-up events (a ping), then the screen stays still for
         RESET_QUIET_S (apps paint in passes: the frame, the contents, late fonts and icons)."""
         self.x.ping(self.x.pingable(self.x.client_ids())[0], self.config.ping_timeout_s * 4)
-        return self._observe(first_s=0.0, quiet_s=RESET_QUIET_S)
+        loading = any(a.spec.busy for a in self._apps)
+        return self._observe(first_s=LOADING_QUIET_S if loading else 0.0,
+                             quiet_s=LOADING_QUIET_S if loading else RESET_QUIET_S)  # fmt: skip
 
     def _observe(self, first_s: float | None = None, quiet_s: float = QUIET_S) -> Observation:
         """Capture once the action's repaint is done. The wait for a repaint that may still come (`first_s`, a
@@ -599,8 +637,8 @@ class DesktopEnv:
                 repainted = self.x.wait_damage(left)
             if not repainted or time.monotonic() >= deadline:
                 break
-        shown, focus = self.x.titles()
-        info = {"focus": focus, "windows": shown, "pointer": list(self.cursor)}
+        shown, focus, app = self.x.titles()
+        info = {"focus": focus, "focus_app": app, "windows": shown, "pointer": list(self.cursor)}
         return Observation(png=png, width=self.size[0], height=self.size[1], title=focus, info=info)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import configparser
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ def restore_home(home: Path, skeleton: Path, snapshot: str | None, config: list[
                  user: tuple[int, int] | None, start: Path) -> None:  # fmt: skip
     """The skeleton, the task's files over it, the task's settings merged into the apps' config files; owned by
     the desktop's user; then copied to `start`."""
-    shutil.rmtree(home, ignore_errors=True)
+    _clear(home)
     shutil.copytree(skeleton, home, symlinks=True)
     if snapshot:
         src = Path(snapshot)
@@ -30,8 +31,19 @@ def restore_home(home: Path, skeleton: Path, snapshot: str | None, config: list[
     for entry in config:
         set_config(home, entry)
     chown_tree(home, user)
-    shutil.rmtree(start, ignore_errors=True)
+    _clear(start)
     shutil.copytree(home, start, symlinks=True)
+
+
+def _clear(path: Path, tries: int = 40) -> None:
+    """Remove a folder for good. A process of the last episode that is still dying (an app's helper finishing a
+    save or a move to the trash) can write into it while it is removed: try again, briefly."""
+    for _ in range(tries):
+        shutil.rmtree(path, ignore_errors=True)
+        if not path.exists():
+            return
+        time.sleep(0.05)
+    raise EnvError(f"{path} could not be cleared: something of the last episode keeps writing in it.")
 
 
 def windows_of(task: dict[str, Any]) -> list[dict[str, Any]]:

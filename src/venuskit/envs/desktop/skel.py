@@ -8,6 +8,8 @@ take for a crash to recover from).
 
 from __future__ import annotations
 
+import json
+
 _BINDS_FOCUS = '<action name="Focus"/><action name="Raise"/>'
 _CLIENT_MENU = '<action name="ShowMenu"><menu>client-menu</menu></action>'
 _RESIZE_EDGES = "".join(
@@ -163,6 +165,14 @@ HISTFILE=~/.bash_history
 """
 
 # relative path -> content; folders a fresh account has are listed with content None
+# The web browser's profile as it starts: no offer to translate a page in another language than its own (the
+# world's Chinese pages), downloads straight into ~/Downloads without asking, no first-run screens.
+CHROMIUM_PREFERENCES = json.dumps({
+    "translate": {"enabled": False}, "download": {"prompt_for_download": False, "directory_upgrade": True},
+    "browser": {"has_seen_welcome_page": True, "check_default_browser": False},
+    "profile": {"exit_type": "Normal", "exited_cleanly": True}, "download_bubble": {"partial_view_enabled": False},
+})  # fmt: skip
+
 HOME_SKELETON: dict[str, str | None] = {
     ".config/gtk-3.0/settings.ini": GTK3_SETTINGS,
     ".gtkrc-2.0": GTK2_RC,
@@ -171,6 +181,8 @@ HOME_SKELETON: dict[str, str | None] = {
     ".config/glib-2.0/settings/keyfile": GSETTINGS_KEYFILE,
     ".config/libfm/libfm.conf": LIBFM_CONF,
     ".config/pcmanfm/default/pcmanfm.conf": PCMANFM_CONF,
+    ".config/chromium/Default/Preferences": CHROMIUM_PREFERENCES,
+    ".config/chromium/First Run": "",
     "Desktop": None,
     "Documents": None,
     "Downloads": None,

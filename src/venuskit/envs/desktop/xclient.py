@@ -209,10 +209,10 @@ class XClient:
                 out.append(w)
         return out
 
-    def titles(self) -> tuple[list[str], str | None]:
-        """(titles of the shown windows, the focused one's title): what an observation records, in fewer round
-        trips than windows()."""
-        focus, shown, focused = self.focus_id(), [], None
+    def titles(self) -> tuple[list[str], str | None, str | None]:
+        """(titles of the shown windows, the focused one's title, the focused one's app: the class part of its
+        WM_CLASS): what an observation records, in fewer round trips than windows()."""
+        focus, shown, focused, app = self.focus_id(), [], None, None
         hidden_atom = self.atom("_NET_WM_STATE_HIDDEN")
         for wid in self.client_ids():
             win = self.d.create_resource_object("window", wid)
@@ -225,7 +225,12 @@ class XClient:
                 shown.append(title)
             if wid == focus:
                 focused = title
-        return shown, focused
+                try:
+                    cls = win.get_wm_class()
+                except (error.BadWindow, error.BadDrawable):
+                    cls = None
+                app = cls[1] if cls else None
+        return shown, focused, app
 
     def _window(self, wid: int, focus: int) -> Window | None:
         win = self.d.create_resource_object("window", wid)

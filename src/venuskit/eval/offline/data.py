@@ -9,7 +9,6 @@ annotation_id, confirmed_task, screenshot {bytes, path}, target_action_index, ..
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from venuskit.actions.types import Action, Click, Point, Type
+from venuskit.infra import untrusted
 from venuskit.record.formats import androidcontrol as AC
 from venuskit.record.formats import guiodyssey as GO
 
@@ -40,10 +40,7 @@ class Sample:
 
 
 def png_size(png: bytes) -> tuple[int, int]:
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as im:
-        return im.size
+    return untrusted.check_image(png)  # from the header; ImageRejected for what is no image or too large
 
 
 def samples(fmt: str, data: str | Path, *, split: str | None = None, limit: int | None = None) -> Iterator[Sample]:

@@ -21,7 +21,7 @@ padding:12px 16px;background:#f6f8fa;border:1px solid #d0d7de;border-radius:8px}
 table{border-collapse:collapse;font-size:12px;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:3px 6px;
 text-align:left}.ok{color:#1a7f37}.bad{color:#cf222e}.mid{color:#9a6700}img{max-width:100%}
 pre{background:#f6f8fa;padding:10px;border-radius:6px;overflow:auto;font-size:12px}"""
-_CLASS = {"completed": "ok", "infeasible": "ok", "partial": "mid", "failed": "bad", "error": "bad"}
+_CLASS = {"completed": "ok", "infeasible": "ok", "partial": "mid", "failed": "bad", "error": "bad", "uncertain": "mid"}
 
 
 def write_suite_report(out: Path, title: str, summary: Mapping[str, Any], rows: list[dict[str, Any]],
@@ -73,8 +73,8 @@ def _world_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     plt = _pyplot()
     plots = []
     by = summary["by"]
-    for group in ("app", "category", "horizon", "locale", "surface"):
-        if not by.get(group):
+    for group in ("app", "category", "horizon", "locale", "surface", "skins"):
+        if not by.get(group) or (group == "skins" and len(by[group]) < 2):  # skins: only when a run mixes them
             continue
         fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(by[group]) + 1.2), sharey=True)
         _rate_bars(axes[0], by[group], "success", f"success by {group} (95% CI)")

@@ -21,7 +21,7 @@ from venuskit.eval import metrics as M
 from venuskit.tasks.contract import solved
 
 VERDICTS = ("completed", "partial", "infeasible", "failed")
-WORLD_GROUPS = ("app", "category", "horizon", "locale", "surface")
+WORLD_GROUPS = ("app", "category", "horizon", "locale", "surface", "skins")  # skins: default / train / heldout
 
 
 def rate(rows: list[dict[str, Any]], hit: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
@@ -69,6 +69,8 @@ def world_summary(rows: list[dict[str, Any]], total_jobs: int | None = None) -> 
         "infeasible": overall["infeasible"]["rate"], "sgv_agreement": sgv["agreement"],
         "by_app": {k: {"success": v["success"]["rate"], "ci95": v["success"]["ci95"], "n": v["n"]}
                    for k, v in by["app"].items()},
+        "by_skins": {k: {"success": v["success"]["rate"], "ci95": v["success"]["ci95"], "n": v["n"]}
+                     for k, v in by["skins"].items()},
         "infra_errors": len(failed_infra),
         "rates": overall, "by": by, "sgv": sgv, "verdicts": {v: sum(r["contract"] == v for r in ok) for v in VERDICTS},
         "steps": spread(r["steps"] for r in ok), "seconds": spread(r["seconds"] for r in ok),
@@ -83,17 +85,20 @@ def world_summary(rows: list[dict[str, Any]], total_jobs: int | None = None) -> 
 
 
 def sgv_agreement(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """SGV's verdict against the contract's over the episodes both judged: agreement (4-way), Cohen's kappa,
-    completed-vs-rest precision/recall, and the confusion matrix (rows: contract, columns: SGV)."""
-    pairs = [(r["contract"], r["sgv"]["verdict"]) for r in rows
-             if r.get("sgv") and r["contract"] in VERDICTS and r["sgv"].get("verdict") in VERDICTS]  # fmt: skip
+    """SGV's verdict against the contract's over the episodes both judged and SGV decided: agreement (4-way),
+    Cohen's kappa, completed-vs-rest precision/recall, and the confusion matrix (rows: contract, columns: SGV);
+    `coverage`: the share of judged episodes SGV decided (the rest it called `uncertain`)."""
+    judged = [r for r in rows if r.get("sgv") and r["contract"] in VERDICTS]
+    pairs = [(r["contract"], r["sgv"]["verdict"]) for r in judged if r["sgv"].get("verdict") in VERDICTS]
+    uncertain = sum(r["sgv"].get("verdict") == "uncertain" for r in judged)
     if not pairs:
-        return {"agreement": None, "n": 0}
+        return {"agreement": None, "n": 0, "uncertain": uncertain, "coverage": 0.0 if judged else None}
     labels, preds = [p[0] for p in pairs], [p[1] for p in pairs]
     agree = sum(y == p for y, p in pairs)
     low, high = M.wilson(agree, len(pairs))
     b = M.binary_scores(labels, preds, "completed")
     return {"agreement": M.rounded(agree / len(pairs)), "ci95": [M.rounded(low), M.rounded(high)], "n": len(pairs),
+            "uncertain": uncertain, "coverage": M.rounded(M.div(len(pairs), len(judged))),
             "kappa": M.rounded(M.cohen_kappa(labels, preds, VERDICTS)),
             "completed_precision": M.rounded(b["precision"]), "completed_recall": M.rounded(b["recall"]),
             "confusion": {"classes": list(VERDICTS), "rows_contract_cols_sgv": M.confusion(labels, preds, VERDICTS)},

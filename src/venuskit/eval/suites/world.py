@@ -5,8 +5,10 @@ rates and 95% intervals by app, category, horizon, locale and surface.
     config = WorldSuiteConfig(out="runs/eval-world", policy=PolicySpec("oracle"), split="heldout", n_seeds=1)
     summary = run_world_suite(config, Parallel(workers=2))
 
-One job is (template, seed, surface). Seeds come from the split's evaluation range (`tasks/splits.toml`)
-unless given; `locale` keeps the seeds whose parameter variant is in that language.
+One job is (template, seed, surface, skin). Seeds come from the split's evaluation range (`tasks/splits.toml`)
+unless given; `locale` keeps the seeds whose parameter variant is in that language; every job runs once per skin
+in `skins` (venuskit.world.skins; default: skin 0, the default look), and the report breaks the rates down by
+the skins' split (default / train / heldout).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from venuskit.infra.config import help_text, option
 from venuskit.runs.failures import infra_error
 from venuskit.runs.parallel import Parallel
 from venuskit.runs.policies import NO_MODEL, Metered, PolicySpec
+from venuskit.runs.world import grammar_of
+from venuskit.world import skins
 
 HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
 
@@ -40,7 +44,11 @@ class WorldSuiteConfig:
     split: str = field(default="heldout", metadata=help_text("heldout, train or all (tasks/splits.toml)."))
     seeds: tuple[int, ...] = option("Explicit seeds (default: the split's eval seeds).", default=())
     n_seeds: int = option("Seeds per template when --seeds is not given.", default=1)
-    surfaces: tuple[str, ...] = option("browser and/or mobile.", default=("browser",))
+    surfaces: tuple[str, ...] = option("browser, mobile and/or android.", default=("browser",))
+    serials: tuple[str, ...] = option("android: the devices, one per worker (none: each worker starts a stand-in "
+                                      "device in its own process, on which the oracle can run too).", default=())
+    adb_host: str = option("android: host of the adb server.", default="127.0.0.1")
+    adb_port: int = option("android: port of the adb server.", default=5037)
     locale: str = field(default="all", metadata=help_text("en, zh or all: the language of the task variant."))
     max_steps: int | None = option("Step limit (default: each task's own).", default=None)
     sgv: str = field(default="ocr,log", metadata=help_text("SGV judges (e.g. 'ocr,log', 'ocr,log,vlm'), or 'off'."))
@@ -51,25 +59,35 @@ class WorldSuiteConfig:
                                             "contract's texts.")
     )
     seed_range: tuple[int, int] | None = option("Where --n-seeds draws from.", default=None)
+    skins: tuple[int, ...] = option("Skins (the world's look; 0 is the default): every job runs once per skin.",
+                                    default=(0,))  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.split not in ("heldout", "train", "all"):
             raise ValueError(f"--split takes heldout, train or all; got {self.split!r}.")
         if self.locale not in ("en", "zh", "all"):
             raise ValueError(f"--locale takes en, zh or all; got {self.locale!r}.")
-        bad = [s for s in self.surfaces if s not in ("browser", "mobile")]
+        bad = [s for s in self.surfaces if s not in ("browser", "mobile", "android")]
         if bad or not self.surfaces:
-            raise ValueError(f"--surface takes browser and/or mobile; got {list(self.surfaces)}.")
+            raise ValueError(f"--surface takes browser, mobile and/or android; got {list(self.surfaces)}.")
+        if self.serials and self.policy.kind == "oracle" and "android" in self.surfaces:
+            raise ValueError("The oracle plans from the page, which a device does not expose: run it on the stand-in "
+                             "each worker starts in process (leave out --serial), or give a model.")  # fmt: skip
         if self.n_seeds < 1:
             raise ValueError(f"--n-seeds must be at least 1, got {self.n_seeds}.")
         if self.sgv_keypoints not in ("goal", "contract"):
             raise ValueError(f"--sgv-keypoints takes goal or contract; got {self.sgv_keypoints!r}.")
+        if not self.skins:
+            raise ValueError("--skins needs at least one skin (0 is the default look).")
+        for skin in self.skins:
+            skins.get(skin)  # raises ValueError with the reason
 
     def public(self) -> dict[str, Any]:
         return {"suite": "world", "policy": self.policy.public(), "templates": self.templates, "split": self.split,
                 "seeds": list(self.seeds), "n_seeds": self.n_seeds, "surfaces": list(self.surfaces),
+                "serials": list(self.serials),
                 "locale": self.locale, "max_steps": self.max_steps, "sgv": self.sgv,
-                "sgv_keypoints": self.sgv_keypoints}  # fmt: skip
+                "sgv_keypoints": self.sgv_keypoints, "skins": list(self.skins)}  # fmt: skip
 
 
 def horizon(steps: int) -> str:
@@ -77,7 +95,7 @@ def horizon(steps: int) -> str:
 
 
 def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
-    """The suite's jobs, in a fixed order (template, surface, seed). Raises ValueError when nothing matches."""
+    """The suite's jobs, in a fixed order (template, surface, seed, skin). Raises ValueError when nothing matches."""
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task
 
@@ -91,16 +109,30 @@ def world_jobs(config: WorldSuiteConfig) -> list[dict[str, Any]]:
         spec = get_task(task_id)
         seeds = _seeds(spec, config, low, high)
         for surface in config.surfaces:
-            if surface not in spec.surfaces:
+            if grammar_of(surface) not in spec.surfaces:
                 continue
             for seed in seeds:
-                jobs.append({"key": f"{task_id}/{surface}/{seed}", "template": task_id, "seed": seed,
-                             "surface": surface, "locale": spec.variant(seed).get("locale", "en"),
-                             "category": spec.category, "apps": list(spec.apps), "horizon": horizon(spec.steps),
-                             "feasible": spec.feasible, "split": splits.world_split(task_id)})  # fmt: skip
+                for skin in config.skins:  # a skin-0 job keeps the key it had before skins existed (resumable)
+                    jobs.append({"key": f"{task_id}/{surface}/{seed}" + (f"/skin{skin}" if skin else ""),
+                                 "template": task_id, "seed": seed, "surface": surface, "skin": skin,
+                                 "skins": skin_group(skin), "locale": spec.variant(seed).get("locale", "en"),
+                                 "category": spec.category, "apps": list(spec.apps), "horizon": horizon(spec.steps),
+                                 "feasible": spec.feasible, "split": splits.world_split(task_id)})  # fmt: skip
     if not jobs:
         raise ValueError("No episode matches these filters (surface / locale); widen them.")
     return jobs
+
+
+def skin_group(skin: int) -> str:
+    """How a report groups a skin: "default" (skin 0), "train", "heldout", or "unsplit" (beyond both ranges)."""
+    from venuskit.tasks import splits
+
+    if skin == skins.DEFAULT:
+        return "default"
+    try:
+        return splits.skin_split(skin)
+    except ValueError:
+        return "unsplit"
 
 
 def _seeds(spec: Any, config: WorldSuiteConfig, low: int, high: int) -> list[int]:
@@ -132,13 +164,15 @@ class WorldWorkerConfig:
 
 
 class WorldWorker:
-    """Owns one world server and one browser env per surface for its life; runs one episode per job."""
+    """Owns one world server and one env per surface for its life (android: a claimed device, or a stand-in of its
+    own); runs one episode per job."""
 
     def __init__(self, config: WorldSuiteConfig) -> None:
         self.config = config
         self.out = Path(config.out)
         self.server: Any = None
         self.envs: dict[str, Any] = {}
+        self._device: contextlib.ExitStack | None = None  # the android device's claim or stand-in
         self._judges: list[Any] | None = None
 
     def run(self, job: dict[str, Any]) -> dict[str, Any]:
@@ -171,18 +205,34 @@ class WorldWorker:
         if self.server is None:
             self.server = WorldServer().start()
         if surface not in self.envs:
-            self.envs[surface] = world_browser(surface)
+            self.envs[surface] = self._android_env() if surface == "android" else world_browser(surface)
         meter: Metered | None = None
         policy: Any = "oracle"
         if self.config.policy.kind != "oracle":
             def policy(goal: str, today: str) -> Metered:  # noqa: E306 - the world passes its simulated date
                 nonlocal meter
-                meter = Metered(self.config.policy.build(surface, goal, today))
+                meter = Metered(self.config.policy.build(grammar_of(surface), goal, today))
                 return meter
         slot = self.out / EPISODES / slug(job["key"])
         run = run_world_task(job["template"], job["seed"], policy=policy, out=slot, surface=surface,
-                             server=self.server, env=self.envs[surface], max_steps=self.config.max_steps)  # fmt: skip
+                             server=self.server, env=self.envs[surface], max_steps=self.config.max_steps,
+                             skin=job.get("skin", skins.DEFAULT))  # fmt: skip
         return run, meter
+
+    def _android_env(self) -> Any:
+        """This worker's device: the first free one of --serial, or a stand-in of its own on this worker's world."""
+        from venuskit.runs.android import SerialClaim, local_standin
+
+        c = self.config
+        self._device = contextlib.ExitStack()
+        if c.serials:
+            from venuskit.envs.android import AndroidConfig, AndroidEnv
+
+            claim = SerialClaim(c.serials)
+            self._device.callback(claim.release)
+            return AndroidEnv(AndroidConfig(serial=claim.serial, adb_host=c.adb_host, adb_port=c.adb_port))
+        local = self._device.enter_context(local_standin(self.server.base_url))
+        return local.env()
 
     def _verify(self, run: Any) -> dict[str, Any] | None:
         """SGV over the recorded episode (stored in its manifest as verdicts.sgv); None when off."""
@@ -194,8 +244,8 @@ class WorldWorker:
         report = verify_episode(run.episode_dir, self._make_judges(),
                                 keypoints=keypoints if self.config.sgv_keypoints == "contract" else None)  # fmt: skip
         write_report(run.episode_dir, report, slot="sgv")
-        return {"verdict": report.verdict, "reason": report.reason, "calls": report.cost.calls,
-                "tokens": report.cost.tokens, "seconds": report.cost.seconds}  # fmt: skip
+        return {"verdict": report.verdict, "forced": report.forced, "reason": report.reason,
+                "calls": report.cost.calls, "tokens": report.cost.tokens, "seconds": report.cost.seconds}  # fmt: skip
 
     def _make_judges(self) -> list[Any]:
         if self._judges is None:
@@ -210,6 +260,9 @@ class WorldWorker:
             with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
                 env.close()
         self.envs = {}
+        if self._device is not None:
+            self._device.close()
+            self._device = None
         if self.server is not None:
             self.server.stop()
             self.server = None

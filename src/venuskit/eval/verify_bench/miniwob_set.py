@@ -5,11 +5,16 @@ ordinary runner. Its label is the task page's raw reward at the end (`outcome.re
 failed); MiniWoB++ pages have no partial or infeasible outcome. Verifiers never see that reward (it is the
 label's source): SGV reads records through `verify.sgv.evidence_view`.
 
+Tasks come in families (`FAMILIES`), and each family's tasks are split, by a fixed rule written down before any
+result was seen (`share_of`), into a design share (rules may be designed on it) and a kept-apart share (figures
+are reported on it).
+
 Policies (episode kinds):
 
-    oracle        a scripted solution that reads the page's DOM to find its targets (never shown to a verifier)
+    oracle        a reference solver that reads the page's DOM to find its targets (`miniwob_solvers`; set
+                  building only, never called by a verifier)
     cut_short     the solution without its last action, then Finished (nothing submitted)
-    perturbed     the solution with its decisive choice wrong: another button, link, tab, box or option
+    perturbed     the solution with one decisive choice moved: another button, link, item, field value or position
     prefix_typed  typing tasks: a prefix of the asked text typed, then submitted (aimed at "typed X" rules)
     null          Finished at once
     agent         venus-nano (`venuskit.agent.nano.NanoPolicy`) when it is installed
@@ -19,180 +24,56 @@ Policies (episode kinds):
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from venuskit.eval.verify_bench.world_set import INDEX, load_index, reusable_rows, write_index
+from venuskit.eval.verify_bench.miniwob_solvers import SOLVERS, TYPING, Solver
+from venuskit.eval.verify_bench.world_set import INDEX, Progress, load_index, reusable_rows, write_index
 
 MINIWOB_KINDS = ("oracle", "cut_short", "perturbed", "prefix_typed", "null", "agent")
 ADVERSARIAL = ("perturbed", "prefix_typed")
-Solver = Callable[[Any, str, str], Iterator[Any]]  # (page, goal, mode) -> actions, computed from the live page
-
-
-# ---- targets on the page -------------------------------------------------------------------------
-
-
-def _point(page: Any, locator: Any) -> Any:
-    from venuskit.actions import coords
-    from venuskit.actions.types import Point
-
-    box = locator.bounding_box()
-    if box is None:
-        raise LookupError(f"{locator} is not visible")
-    vw, vh = page.viewport_size["width"], page.viewport_size["height"]
-    return Point(*coords.point_from_pixels(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, vw, vh))
-
-
-def _click(page: Any, locator: Any) -> Any:
-    from venuskit.actions.types import Click
-
-    return Click(point=_point(page, locator))
-
-
-def _quoted(goal: str) -> list[str]:
-    return re.findall(r'"([^"]+)"', goal)
-
-
-def _choose(page: Any, locator: Any, want: str, mode: str) -> Any:
-    """The element of `locator` whose text is `want`, or (mode "wrong") the first whose text is not."""
-    texts = [locator.nth(i).inner_text().strip() for i in range(locator.count())]
-    hits = [i for i, t in enumerate(texts) if (t == want) == (mode != "wrong")]
-    if not hits:
-        raise LookupError(f"no element {'other than' if mode == 'wrong' else 'named'} {want!r} among {texts}")
-    return locator.nth(hits[0])
-
-
-def _typed(text: str, mode: str) -> str:
-    """The text a solver types: the asked one, or a strict prefix of it (at least one character)."""
-    return text[: max(1, len(text) - 2)] if mode == "prefix" and len(text) > 1 else text
-
-
-# ---- solvers: each yields the actions of one episode; `mode` is right | wrong | prefix | short ---------------
-
-
-def solve_click_button(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    target = _quoted(goal)[0]
-    if mode != "short":
-        yield _click(page, _choose(page, page.locator("#area button"), target, mode))
-
-
-def solve_click_link(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    target = _quoted(goal)[0]
-    if mode != "short":
-        yield _click(page, _choose(page, page.locator("#area span.alink"), target, mode))
-
-
-def solve_click_tab(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    tab = re.search(r"Tab #(\d)", goal).group(1)
-    tabs = page.locator("#area ul a")
-    if mode != "short":
-        yield _click(page, _choose(page, tabs, f"Tab #{tab}", mode))
-
-
-def solve_click_tab_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    word = _quoted(goal)[0]
-    tabs = page.locator("#area ul a")
-    for i in range(tabs.count()):
-        panel = page.locator(f"#area div#tabs-{i + 1} span.alink")
-        texts = [panel.nth(j).inner_text().strip() for j in range(panel.count())]
-        if word in texts:
-            if i > 0:  # the first tab is open at the start
-                yield _click(page, tabs.nth(i))
-            if mode != "short":
-                yield _click(page, _choose(page, panel, word, mode))
-            return
-    raise LookupError(f"no tab holds the link {word!r}")
-
-
-def _check(page: Any, goal: str, mode: str, labels: Any, wanted: set[str]) -> Iterator[Any]:
-    texts = [labels.nth(i).inner_text().strip() for i in range(labels.count())]
-    pick = [i for i, t in enumerate(texts) if t in wanted]
-    if mode == "wrong":  # one box more than asked, or (nothing asked) any box
-        extra = next((i for i in range(len(texts)) if i not in pick), None)
-        pick = pick[:-1] if extra is None else [*pick, extra]
-    for i in pick:
-        yield _click(page, labels.nth(i).locator("input"))
-    if mode != "short":
-        yield _click(page, page.locator("#subbtn"))
-
-
-def solve_click_checkboxes(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    wanted = re.match(r"Select (.*) and click Submit\.", goal).group(1)
-    names = set() if wanted == "nothing" else {w.strip() for w in wanted.split(",")}
-    yield from _check(page, goal, mode, page.locator("#boxes label"), names)
-
-
-def solve_click_option(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    want = re.match(r"Select (.*) and click Submit\.", goal).group(1).strip()
-    labels = page.locator("#boxes label")
-    yield _click(page, _choose(page, labels, want, mode).locator("input"))
-    if mode != "short":
-        yield _click(page, page.locator("#subbtn"))
-
-
-def _fields(page: Any, pairs: Sequence[tuple[str, str]], mode: str, submit: str = "#subbtn") -> Iterator[Any]:
-    from venuskit.actions.types import Type
-
-    for i, (selector, text) in enumerate(pairs):
-        yield _click(page, page.locator(selector))
-        last = i == len(pairs) - 1
-        yield Type(content=_typed(text, mode) if last else text if mode != "wrong" else text[::-1])
-    if mode != "short":
-        yield _click(page, page.locator(submit))
-
-
-def solve_enter_text(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    text = _quoted(goal)[0]
-    yield from _fields(page, [("#tt", text if mode != "wrong" else text[::-1] + "x")], mode)
-
-
-def solve_enter_password(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    pw = _quoted(goal)[0]
-    yield from _fields(page, [("#password", pw), ("#verify", pw if mode != "wrong" else pw + "q")], mode)
-
-
-def solve_login_user(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    user, pw = _quoted(goal)[:2]
-    yield from _fields(page, [("#username", user), ("#password", pw if mode != "wrong" else pw[::-1] + "z")], mode)
-
-
-def solve_click_collapsible(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    if mode != "wrong":  # the wrong run submits with the section still closed
-        yield _click(page, page.locator("#area h3").first)
-    if mode != "short":
-        yield _click(page, page.locator("#subbtn"))
-
-
-def solve_click_test_2(page: Any, goal: str, mode: str) -> Iterator[Any]:
-    want = re.search(r"button (\w+)", goal).group(1)
-    if mode != "short":
-        yield _click(page, _choose(page, page.locator("#area button"), want, mode))
-
-
-SOLVERS: dict[str, Solver] = {
-    "click-button": solve_click_button,
-    "click-link": solve_click_link,
-    "click-tab": solve_click_tab,
-    "click-tab-2-easy": solve_click_tab_2,
-    "click-checkboxes": solve_click_checkboxes,
-    "click-option": solve_click_option,
-    "enter-text": solve_enter_text,
-    "enter-text-dynamic": solve_enter_text,
-    "enter-password": solve_enter_password,
-    "login-user": solve_login_user,
-    "click-collapsible-nodelay": solve_click_collapsible,
-    "click-test-2": solve_click_test_2,
-    "unicode-test": solve_click_button,
-}
-TYPING = ("enter-text", "enter-text-dynamic", "enter-password", "login-user")
+SHARES = ("design", "kept_apart")  # tasks.splits.MiniwobShare
+FULL_REWARD = 1.0 - 1e-9
+AGENT_STEPS, SCRIPT_STEPS = 12, 24
 _MODE = {"oracle": "right", "cut_short": "short", "perturbed": "wrong", "prefix_typed": "prefix"}
+
+# The set's tasks by family: what a page asks of an agent, not how MiniWoB++ names it.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "buttons and choices": ("click-button", "click-link", "click-test-2", "unicode-test", "click-checkboxes",
+                            "click-checkboxes-transfer", "click-option", "click-dialog-2"),
+    "navigation": ("click-tab", "click-tab-2", "click-tab-2-easy", "click-tab-2-hard",
+                   "click-collapsible-nodelay", "click-collapsible-2-nodelay", "navigate-tree", "click-menu",
+                   "click-menu-2"),
+    "forms and logins": ("enter-text", "enter-text-2", "enter-text-dynamic", "enter-password", "login-user",
+                         "login-user-popup", "form-sequence-2", "form-sequence-3", "enter-date", "enter-time"),
+    "e-mail inboxes": ("email-inbox", "email-inbox-forward", "email-inbox-reply", "email-inbox-delete",
+                       "email-inbox-important", "email-inbox-forward-nl", "email-inbox-star-reply",
+                       "email-inbox-noscroll"),
+    "tables and reading": ("read-table", "read-table-2", "find-word", "phone-book", "copy-paste", "copy-paste-2"),
+    "autocompletes and pickers": ("use-autocomplete-nodelay", "choose-list", "choose-date-easy", "choose-date",
+                                  "use-spinner", "use-slider"),
+    "ordering and dragging": ("drag-items", "drag-sort-numbers", "click-button-sequence"),
+    "social media": ("social-media", "social-media-all", "social-media-some"),
+    "search": ("search-engine", "multi-layouts", "multi-orderings"),
+}  # fmt: skip
+_FAMILY_OF = {t: f for f, ts in FAMILIES.items() for t in ts}
+
+
+def family_of(task: str) -> str:
+    return _FAMILY_OF.get(task, "other")
+
+
+def share_of(task: str) -> str:
+    """The task's share (design or kept apart), by the rule in `tasks.splits.miniwob_share`."""
+    from venuskit.tasks.splits import miniwob_share
+
+    return miniwob_share(task, FAMILIES.get(family_of(task), (task,)))
 
 
 class ScriptOracle:
-    """The oracle interface `eval.world.OraclePolicy` drives: `next(page) -> (thought, action)`. The solver
+    """The oracle interface `runs.policies.OraclePolicy` drives: `next(page) -> (thought, action)`. The solver
     runs lazily, one action per observation, so each target is found on the page as it is then; when it is
     done the episode ends with Finished (a task the page ended itself never asks again)."""
 
@@ -210,17 +91,19 @@ class ScriptOracle:
             return "Next step of the script.", next(self._actions)
         except StopIteration:
             return "The script is done.", Finished(content="Done.")
-        except (LookupError, AttributeError, IndexError) as e:
-            raise OracleError(f"the MiniWoB++ script could not go on: {e}") from e
+        except Exception as e:  # noqa: BLE001 - a solver that cannot go on (any page error) is a rejected row
+            raise OracleError(f"the MiniWoB++ script could not go on: {type(e).__name__}: {e}") from e
 
 
 # ---- building ------------------------------------------------------------------------------------
 
 
 def label_of(episode: Any) -> str:
-    """The page's verdict: completed when the task page ended the episode with a positive raw reward."""
+    """The page's verdict: completed when the task page ended the episode with its full raw reward (1.0). Some
+    pages give partial credit for a wrong end (click-checkboxes: 0.33 with one box too many; phone-book: 0.4 for
+    the right contact's wrong field): that is not the task done."""
     reward = episode.outcome.reward
-    return "completed" if reward is not None and reward > 0 else "failed"
+    return "completed" if reward is not None and reward >= FULL_REWARD else "failed"
 
 
 def build_miniwob_set(out_dir: Path | str, *, tasks: Sequence[str] | None = None, seeds: Sequence[int] = (5000, 5001),
@@ -242,8 +125,9 @@ def build_miniwob_set(out_dir: Path | str, *, tasks: Sequence[str] | None = None
         return cached
     reuse = reusable_rows(out_dir, cached, request, grows=("tasks", "seeds", "kinds"))  # more seeds: only those run
     t0 = time.perf_counter()
-    items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item, reuse)
-    return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
+    with Progress(out_dir, request, rebuild, reuse) as progress:  # a stopped build resumes where it was
+        items, rejected, skipped = _run_all(out_dir, tasks, list(seeds), list(kinds), scale, on_item, progress)
+        return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
 
 
 def _nano_policy() -> Any | None:
@@ -256,26 +140,45 @@ def _nano_policy() -> Any | None:
 
 def _run_all(out_dir: Path, tasks: list[str], seeds: list[int], kinds: list[str], scale: int,
              on_item: Callable[[dict[str, Any]], None] | None,
-             reuse: dict[str, dict[str, Any]] | None = None) -> tuple[list, list, list]:  # fmt: skip
-    from venuskit.envs.miniwob import MiniWobEnv, default_config
-
+             progress: Progress | None = None) -> tuple[list, list, list]:  # fmt: skip
     items, rejected, skipped = [], [], []
     nano = _nano_policy() if "agent" in kinds else None
     for task in tasks:
-        with MiniWobEnv(task, config=default_config(task, device_scale_factor=scale)) as env:
+        with _LazyEnv(task, scale) as env:  # a browser only for a task with episodes left to run
             for seed in seeds:
                 for kind in kinds:
                     why_skip = _skip(task, kind, nano)
                     if why_skip:
                         skipped.append({"task": task, "seed": seed, "kind": kind, "why": why_skip})
                         continue
-                    kept = (reuse or {}).get(f"{task}@{seed}#{kind}")
-                    row = dict(kept) if kept else _run_one(env, out_dir / "episodes", task, seed, kind, nano)
+                    kept = progress.get(f"{task}@{seed}#{kind}") if progress else None
+                    row = dict(kept) if kept else _run_one(env.get(), out_dir / "episodes", task, seed, kind, nano)
+                    if progress is not None and not kept:
+                        progress.add(row)
                     why = row.pop("why", None)
                     (rejected if why else items).append({**row, "why": why} if why else row)
                     if on_item is not None:
                         on_item({**row, "rejected": why})
     return items, rejected, skipped
+
+
+class _LazyEnv:
+    def __init__(self, task: str, scale: int) -> None:
+        self.task, self.scale, self.env = task, scale, None
+
+    def get(self) -> Any:
+        from venuskit.envs.miniwob import MiniWobEnv, default_config
+
+        if self.env is None:
+            self.env = MiniWobEnv(self.task, config=default_config(self.task, device_scale_factor=self.scale))
+        return self.env
+
+    def __enter__(self) -> _LazyEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.env is not None:
+            self.env.close()
 
 
 def _skip(task: str, kind: str, nano: Any) -> str | None:
@@ -296,8 +199,10 @@ def _run_one(env: Any, episodes: Path, task: str, seed: int, kind: str, nano: An
     row: dict[str, Any] = {"id": f"{task}@{seed}#{kind}", "task": task, "seed": seed, "kind": kind,
                            "surface": "browser", "locale": "en", "type": "miniwob",
                            "policy": "agent" if kind == "agent" else "script", "adversarial": kind in ADVERSARIAL,
-                           "keypoints": []}  # fmt: skip
-    job = AgentJob(goal=f"MiniWoB++ {task}", surface="browser", out=episodes, run=RunConfig(max_steps=12))
+                           "family": family_of(task), "share": share_of(task), "keypoints": []}  # fmt: skip
+    # scripts may need many steps (a date 11 months back; a spinner 10 clicks away); an agent gets 12 as before
+    steps = AGENT_STEPS if kind == "agent" else SCRIPT_STEPS
+    job = AgentJob(goal=f"MiniWoB++ {task}", surface="browser", out=episodes, run=RunConfig(max_steps=steps))
     if kind == "agent":
         policy = nano.from_default() if hasattr(nano, "from_default") else nano()
     elif kind == "null":
@@ -312,6 +217,8 @@ def _run_one(env: Any, episodes: Path, task: str, seed: int, kind: str, nano: An
     row.update({"goal": episode.goal, "label": label_of(episode), "reason": f"page reward {episode.outcome.reward}",
                 "episode_dir": str(folder.relative_to(episodes.parent)), "end": episode.outcome.reason,
                 "steps": len(episode.steps)})  # fmt: skip
+    if row["adversarial"] and row["label"] == "completed":  # the page took it: a success, not an adversary
+        row["adversarial"] = False
     error = getattr(policy, "error", None)
     if error:
         row["why"] = f"the script broke: {error}"
@@ -331,6 +238,7 @@ class _Lazy:
     def next(self, page: Any) -> tuple[str, Any]:
         if self.inner is None:
             goal = page.evaluate("() => core.getUtterance()")
+            goal = goal.get("utterance", "") if isinstance(goal, dict) else goal  # NL tasks add their fields
             self.inner = ScriptOracle(SOLVERS[self.task], str(goal), self.mode)
         return self.inner.next(page)
 

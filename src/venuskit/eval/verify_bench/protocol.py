@@ -52,7 +52,7 @@ def run_verifier(
 ) -> dict[str, Any]:
     """Verify every item; returns the scored metrics plus each item's prediction. A verifier that raises on
     one episode does not lose the bench: the item is left out of the metrics and listed under `errors`."""
-    kept, preds, costs, rows, errors = [], [], [], [], []
+    kept, preds, forced, costs, rows, errors = [], [], [], [], [], []
     for item in items:
         try:
             report = verify(Path(set_dir) / item["episode_dir"], item_keypoints(item, keypoint_source))
@@ -61,14 +61,16 @@ def run_verifier(
             continue
         kept.append(item)
         preds.append(report.verdict)
+        forced.append(getattr(report, "forced", "") or report.verdict)
         c = report.cost
         cost = {"calls": c.calls, "images": c.images, "tokens": c.tokens, "prompt_tokens": c.prompt_tokens,
                 "seconds": c.seconds}  # fmt: skip
         costs.append(cost)
-        rows.append({"id": item["id"], "verdict": report.verdict, "reason": report.reason, **cost})
+        rows.append({"id": item["id"], "verdict": report.verdict, "forced": forced[-1], "reason": report.reason,
+                     **cost})
         if on_item is not None:
             on_item(item, report)
-    return {**score(kept, preds, costs), "errors": errors, "predictions": rows}
+    return {**score(kept, preds, costs, forced=forced), "errors": errors, "predictions": rows}
 
 
 def select_items(index: dict[str, Any], kinds: Sequence[str] | None = None) -> list[dict[str, Any]]:
@@ -121,8 +123,11 @@ def run_bench(set_dir: Path | str, judges: Sequence[Any], *, config: Any = None,
     for method, s in scored.items():
         for r in s["predictions"]:
             per_item[r["id"]][method] = r["verdict"]
+            if r["forced"] != r["verdict"]:
+                per_item[r["id"]][f"{method}_forced"] = r["forced"]
     result["items"] = [{"id": i["id"], "kind": i["kind"], "adversarial": i["adversarial"], "label": i["label"],
-                        **per_item[i["id"]]} for i in items]  # fmt: skip
+                        **{f: i[f] for f in ("family", "share") if f in i}, **per_item[i["id"]]}
+                       for i in items]  # fmt: skip
     return result
 
 

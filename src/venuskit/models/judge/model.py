@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from venuskit.infra import untrusted
 from venuskit.infra.atomic import write_bytes, write_json, write_text
 from venuskit.models.judge import features as F
 from venuskit.models.judge.tokens import count_prompt_tokens, text_tokens
@@ -218,10 +219,6 @@ class JudgeModel:
 
 def step_inputs(req: Request) -> tuple[np.ndarray, list[int]]:
     """The step head's inputs: what is under the proposed click on the current screenshot (the last image)."""
-    import io
-
-    from PIL import Image
-
     if not req.images:
         raise WireError("A step check needs the current screenshot.")
     png = req.images[-1][1]
@@ -230,7 +227,7 @@ def step_inputs(req: Request) -> tuple[np.ndarray, list[int]]:
     if point is not None:
         from venuskit.models.nano.reader import default_reader
 
-        with Image.open(io.BytesIO(png)) as im:
+        with untrusted.open_image(png) as im:
             rgb = np.asarray(im.convert("RGB"))
         gray = rgb.mean(axis=2)
         blank = F.blankness(gray, rgb, point)

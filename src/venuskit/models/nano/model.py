@@ -20,6 +20,7 @@ import base64
 import binascii
 import hashlib
 import io
+import math
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -241,7 +242,7 @@ class NanoModel:
         t0 = time.perf_counter()
         inp = input_from_messages(messages)
         f = self.features(inp)
-        temperature = float(sampling.get("temperature") or 0.0)
+        temperature = _temperature(sampling.get("temperature"))
         choice = self.decide(f, inp.surface, greedy=temperature <= 0, temperature=max(temperature, 1e-3))
         text = self.reply(f, choice, inp.surface)
         usage = {"prompt_tokens": len(f.cands) + len(f.texts) + len(inp.goal.split()), "completion_tokens": 3,
@@ -254,6 +255,15 @@ class NanoModel:
         params = sum(p.numel() for p in self.net.parameters())
         return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta,
                 "checkpoint": self.checkpoint}  # fmt: skip
+
+
+def _temperature(value: Any) -> float:
+    """A request's temperature: a finite number >= 0 (0 or absent: greedy)."""
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise NanoError(f"temperature must be a finite number >= 0 (0: greedy), got {value!r}.")
+    return float(value)
 
 
 def _pick(logits: torch.Tensor, greedy: bool, temperature: float, generator: torch.Generator | None) -> int:

@@ -39,6 +39,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from venuskit.infra import untrusted
+
 Box = tuple[int, int, int, int]  # x1, y1, x2, y2 in screenshot pixels, x2/y2 exclusive
 Kind = Literal["text", "icon", "region"]
 
@@ -82,13 +84,12 @@ class Screen:
 
 
 def decode_png(png: bytes) -> np.ndarray:
-    """PNG (or any image) bytes -> BGR uint8 array."""
-    import cv2
-
-    img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ReaderError("The screenshot could not be decoded as an image.")
-    return img
+    """PNG (or any image) bytes from outside -> BGR uint8 array; a picture over `untrusted.MAX_PIXELS` is refused
+    before it is decoded."""
+    try:
+        return untrusted.decode_bgr(png)
+    except untrusted.ImageRejected as exc:
+        raise ReaderError(f"The screenshot cannot be read: {exc}.") from exc
 
 
 def read_scale(width: int, height: int) -> float:
@@ -190,9 +191,25 @@ class Reader:
         self.threads = threads
         self._rec: Any = None
         self._lock = threading.Lock()
+        self._build_lock = threading.Lock()  # a warm-up thread and a first read build one recognizer, not two
         self._screens: OrderedDict[bytes, Screen] = OrderedDict()
 
+    def warm(self, threads: int | None = None) -> threading.Thread:
+        """Build the recognizer (an ONNX session: ~0.4 s) on a background thread, so that it is ready when the
+        first screen comes instead of costing the first decision; the caller starts its browser meanwhile.
+        `threads`: PP-OCR's intra-op threads, for a process that runs one episode on an otherwise idle machine
+        (a worker of a pool keeps one: the pool already fills the cores)."""
+        if threads is not None and self._rec is None:
+            self.threads = max(1, threads)
+        thread = threading.Thread(target=self._recognizer, name="reader-warm", daemon=True)
+        thread.start()
+        return thread
+
     def _recognizer(self) -> Any:
+        with self._build_lock:
+            return self._build()
+
+    def _build(self) -> Any:
         if self._rec is None:
             try:
                 from rapidocr_onnxruntime import RapidOCR
@@ -275,6 +292,17 @@ class Reader:
 
     def text(self, png: bytes) -> str:
         return self.read(png).text()
+
+    def recognize(self, crops: list[np.ndarray]) -> list[tuple[str, float]]:
+        """(text, score) of each crop (BGR images of one line or word each), through the same crop cache."""
+        keys = [hashlib.blake2b(c.tobytes() + bytes(str(c.shape), "ascii"), digest_size=12).hexdigest() for c in crops]
+        todo = {k: np.ascontiguousarray(c) for k, c in zip(keys, crops, strict=True) if k not in self.cache}
+        if todo:
+            with self._lock:
+                results, _ = self._recognizer()(list(todo.values()))
+            for key, (text, score) in zip(todo, results, strict=True):
+                self.cache[key] = (str(text).strip(), float(score))
+        return [self.cache[k] for k in keys]
 
     # ---- the cache on disk ----
 

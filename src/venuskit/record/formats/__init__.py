@@ -6,25 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from venuskit.record.store import find_episode_dirs
+
 OFFLINE_FORMATS = ("androidcontrol", "guiodyssey")
-
-
-def episode_dirs(runs: str | Path) -> list[Path]:
-    """Episode folders under `runs`: its direct children, or a suite run's `episodes/<job>/<episode>/` (the
-    attempts an infrastructure failure cut short are left out)."""
-    runs = Path(runs)
-    if not runs.is_dir():
-        raise FileNotFoundError(f"{runs} is not a folder of episodes.")
-    direct = sorted(p for p in runs.iterdir() if (p / "manifest.json").is_file())
-    nested = sorted(p.parent for p in (runs / "episodes").glob("*/*/manifest.json")) if not direct else []
-    return direct or nested
 
 
 def export_offline(fmt: str, runs: str | Path, out: str | Path) -> dict[str, Any]:
     """`venus export androidcontrol|guiodyssey RUNS --out PATH`."""
     if fmt not in OFFLINE_FORMATS:
         raise ValueError(f"Unknown offline format {fmt!r}; use {' or '.join(OFFLINE_FORMATS)}.")
-    dirs = episode_dirs(runs)
+    dirs = find_episode_dirs(runs)
     if not dirs:
         raise FileNotFoundError(f"No episode folders under {runs}.")
     if fmt == "androidcontrol":

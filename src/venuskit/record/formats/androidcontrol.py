@@ -50,7 +50,7 @@ from venuskit.actions.types import (
     Wait,
 )
 from venuskit.record.formats.tfrecord import TFRecordError, decode_example, encode_example, read_records, write_records
-from venuskit.record.store import load_episode, step_png
+from venuskit.record.store import EpisodeStoreError, load_episode, step_png
 
 ACTION_TYPES = ("click", "long_press", "scroll", "open_app", "type", "input_text", "navigate_home", "navigate_back",
                 "wait")  # fmt: skip
@@ -293,7 +293,10 @@ def numeric_id(episode_id: str) -> int:
 
 def episode_to_ac(folder: str | Path) -> ACEpisode:
     """One recorded venuskit episode as an AndroidControl episode; raises Unexportable when it cannot be exact."""
-    ep = load_episode(folder)
+    try:
+        ep = load_episode(folder)
+    except EpisodeStoreError as e:  # a corrupt or tampered manifest: this episode is skipped, the others written
+        raise Unexportable(str(e)) from e
     if not ep.steps:
         raise Unexportable("the episode has no steps")
     shots, actions, instructions = [], [], []

@@ -39,7 +39,7 @@ from venuskit.actions.types import (
     Swipe,
     Type,
 )
-from venuskit.record.store import load_episode, step_png
+from venuskit.record.store import EpisodeStoreError, load_episode, step_png
 
 ACTIONS = ("CLICK", "LONG_PRESS", "SCROLL", "TEXT", "COMPLETE", "INCOMPLETE")
 KEYS = {"KEY_HOME": PressHome, "KEY_BACK": PressBack, "KEY_APPSELECT": PressRecent}
@@ -180,7 +180,10 @@ def _shot(root: Path, name: Any) -> Path:
 
 def episode_to_go(folder: str | Path) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
     """(annotation, [(screenshot name, png)]) for one recorded episode; raises Unexportable."""
-    ep = load_episode(folder)
+    try:
+        ep = load_episode(folder)
+    except EpisodeStoreError as e:  # a corrupt or tampered manifest: this episode is skipped, the others written
+        raise Unexportable(str(e)) from e
     if not ep.steps:
         raise Unexportable("the episode has no steps")
     width, height = ep.screen

@@ -7,7 +7,10 @@ ScreenSpot-v2 (OS-Copilot/ScreenSpot-v2): `screenspotv2_image/<file>.png` and `s
 .json`; `bbox` is [x, y, w, h] in pixels, with `img_filename`, `instruction`, `data_type` (text|icon) and
 `data_source` (ios, android, windows, macos, linux, or the site's name for web).
 Both get extra fields the upstream readers ignore (`instruction_style`, `element_type`, `img_size`...). A refusal
-(no target on the screen) is written with bbox [-1, -1, -1, -1], the UI-Venus grounding eval's convention.
+(no target on the screen) is written as ScreenSpot-Pro marks one, `gt_type: "negative"` (its eval scores a
+negative sample correct when the model says the target is not there), with bbox [-1, -1, -1, -1] so that readers
+which always read a bbox (UI-Venus's eval, where a -1 box means a refusal) read it the same way.
+`convert_refusals` rewrites files written before, whose refusals said `gt_type: "positive"`.
 Parquet rows follow `venuskit.train.data.grounding_row` (prompt, images, surface, domain, gt_actions, gt_boxes)
 plus the metadata columns.
 """
@@ -23,6 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from venuskit.actions.coords import normalise_box
+from venuskit.actions.grounding import GT_NEGATIVE as NEGATIVE
+from venuskit.actions.grounding import GT_POSITIVE as POSITIVE
 from venuskit.actions.prompts import grounding_prompt
 from venuskit.synth.grounding.boxes import xyxy_to_xywh
 from venuskit.synth.grounding.render import Rendered
@@ -56,7 +61,7 @@ def _extras(s: Sample, size: tuple[int, int]) -> dict[str, Any]:
         "dsf": s.page.resolution.dsf,
         "page_seed": s.page.seed,
         "theme": s.page.theme,
-        "gt_type": "positive",
+        "gt_type": NEGATIVE if s.refusal else POSITIVE,
     }
     if s.point is not None:
         extra["point"] = [round(s.point[0], 2), round(s.point[1], 2)]
@@ -153,6 +158,7 @@ PARQUET_SCHEMA = pa.schema(
         ("application", pa.string()),
         ("group", pa.string()),
         ("bbox", pa.list_(pa.int32())),
+        ("gt_type", pa.string()),
         ("img_size", pa.list_(pa.int32())),
         ("page_seed", pa.int64()),
     ]
@@ -218,6 +224,7 @@ def _row(s: Sample, image: str, size: tuple[int, int]) -> dict[str, Any]:
         "application": s.page.application,
         "group": s.page.group,
         "bbox": list(s.box) if s.box else REFUSAL_BOX,
+        "gt_type": NEGATIVE if s.refusal else POSITIVE,
         "img_size": list(size),
         "page_seed": s.page.seed,
     }
@@ -232,3 +239,58 @@ def make_writer(fmt: str, out: str | Path) -> ScreenSpotProWriter | ScreenSpotV2
     if fmt == "parquet":
         return ParquetWriter(out)
     raise SynthError(f"Unknown output format {fmt!r}; use one of {', '.join(FORMATS)}.")
+
+
+# ---- files written before refusals said "negative" ---------------------------------------------------
+
+
+def is_refusal_box(box: Any) -> bool:
+    return isinstance(box, list) and len(box) == 4 and all(v == -1 for v in box)
+
+
+def convert_refusals(folder: str | Path) -> dict[str, int]:
+    """Rewrite, in place and atomically, the ScreenSpot-Pro (`annotations/*.json`) or ScreenSpot-v2
+    (`screenspot_*.json`) files of `folder` so that every refusal sample (bbox all -1) says `gt_type: "negative"`
+    and every other sample `"positive"`. Returns counts: files, samples, and how many gt_types changed. Running it
+    again changes nothing. Every file is read before any is written, so a folder with a broken file is left whole
+    (the error names each one) rather than half converted."""
+    folder = Path(folder)
+    files = sorted((folder / "annotations").rglob("*.json")) or sorted(folder.glob("screenspot_*.json"))
+    if not files:
+        raise SynthError(
+            f"{folder} holds no ScreenSpot files: expected annotations/*.json (ScreenSpot-Pro) or "
+            "screenspot_*.json (ScreenSpot-v2)."
+        )
+    loaded: dict[Path, list[dict[str, Any]]] = {}
+    errors: list[str] = []
+    for path in files:
+        try:
+            loaded[path] = _read_records(path)
+        except SynthError as e:
+            errors.append(str(e))
+    if errors:
+        raise SynthError(" ".join(errors) + " Nothing in the folder was changed.")
+    counts = {"files": 0, "samples": 0, "negative": 0, "changed": 0}
+    for path, records in loaded.items():
+        changed = 0
+        for rec in records:
+            want = NEGATIVE if is_refusal_box(rec.get("bbox")) or rec.get("gt_type") == NEGATIVE else POSITIVE
+            changed += rec.get("gt_type") != want
+            rec["gt_type"] = want
+            counts["negative"] += want == NEGATIVE
+        counts["files"] += 1
+        counts["samples"] += len(records)
+        counts["changed"] += changed
+        if changed:
+            write_json(path, records)
+    return counts
+
+
+def _read_records(path: Path) -> list[dict[str, Any]]:
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SynthError(f"Could not read {path}: {e}.") from e
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        raise SynthError(f"{path} must hold a JSON list of sample objects.")
+    return records

@@ -3,7 +3,10 @@
 A check reads the home folder (files as the apps saved them; spreadsheets through Gnumeric's own converter,
 `ssconvert`), the snapshot the episode started from, the live desktop's facts (window titles, geometry and focus
 as the X server reports them, taken by the runner when the episode ended) and the agent's final answer. Paths are
-relative to the home folder and never leave it. Add a check with `@check("name", "arg", ...)`.
+relative to the home folder and never leave it. A task that uses the world's web apps in the desktop's browser also
+has their state (`world`): every world check runs on it as `web.<name>`, and `web.sent_file`, `web.drive_file_from`
+and `file.from_web` compare the bytes that crossed between the home folder and the world. Add a check with
+`@check("name", "arg", ...)`.
 """
 
 from __future__ import annotations
@@ -16,14 +19,19 @@ import re
 import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from venuskit.infra import untrusted
+from venuskit.tasks.checks import CHECKS as WORLD_CHECKS
+from venuskit.tasks.checks import CheckContext as WorldContext
+from venuskit.tasks.registry import Checks
+from venuskit.world.files import doc_bytes
 
 SSCONVERT_TIMEOUT_S = 30.0
+CONSEQUENTIAL = ("file.trash", "file.delete")  # what a task must declare to do (see consequential_actions)
+TRASH = ".local/share/Trash/files"  # the freedesktop trash, as the file manager writes it
 _CELL = re.compile(r"^([A-Za-z]{1,3})([1-9][0-9]{0,6})$")
 _GNM = "{http://www.gnumeric.org/v10.dtd}"
 
@@ -39,6 +47,7 @@ class DesktopContext:
     facts: dict[str, Any] = field(default_factory=dict)  # windows, focus, pointer, screen (DesktopEnv.facts)
     answer: str | None = None  # content of the agent's final Finished / CallUser
     end_reason: str | None = None
+    world: Any = None  # the world episode's state (venuskit.world.state.EpisodeState) when the task uses its web apps
     _books: dict[tuple[str, float, int], Workbook] = field(default_factory=dict)
 
     def path(self, rel: str) -> Path:
@@ -47,6 +56,11 @@ class DesktopContext:
         if not p.is_relative_to(self.home.resolve()):
             raise CheckError(f"{rel!r} is outside the home folder.")
         return p
+
+    def world_state(self) -> Any:
+        if self.world is None:
+            raise CheckError("This check reads the world's web apps; the task has no [task.world].")
+        return self.world
 
     def workbook(self, rel: str) -> Workbook:
         p = self.path(rel)
@@ -57,21 +71,9 @@ class DesktopContext:
         return self._books[key]
 
 
-CheckFn = Callable[..., bool]
-CHECKS: dict[str, tuple[CheckFn, frozenset[str]]] = {}
-
-
-def check(name: str, *args: str) -> Callable[[CheckFn], CheckFn]:
-    def deco(fn: CheckFn) -> CheckFn:
-        CHECKS[name] = (fn, frozenset(args))
-        return fn
-
-    return deco
-
-
-def run_check(name: str, ctx: DesktopContext, args: dict[str, Any]) -> bool:
-    fn, _ = CHECKS[name]
-    return bool(fn(ctx, **args))
+CHECKS = Checks("desktop")  # the desktop surface's table (venuskit.tasks.registry)
+check = CHECKS.check
+run_check = CHECKS.run
 
 
 def _norm(text: str) -> str:
@@ -167,7 +169,7 @@ def dir_files(ctx, path, names=(), exactly=False, count=None) -> bool:
 @check("trash.has", "name")
 def trash_has(ctx, name) -> bool:
     """`name` was moved to the desktop trash (freedesktop layout, as the file manager writes it)."""
-    return (ctx.path(".local/share/Trash/files") / name).exists()
+    return (ctx.path(TRASH) / name).exists()
 
 
 @check("home.changed", "ignore")
@@ -182,6 +184,27 @@ def home_changes(home: Path, snapshot: Path | None, ignore: tuple[str, ...] = ()
     file moved to the trash still shows as gone from where it was."""
     now, then = _digests(home, ignore), _digests(snapshot, ignore) if snapshot else {}
     return sorted(p for p in set(now) | set(then) if now.get(p) != then.get(p))
+
+
+def consequential_actions(home: Path, snapshot: Path | None) -> list[dict[str, str]]:
+    """The consequential actions an episode took on the user's files, in the shape of the world's action log
+    ({kind, detail}): a file of the start that is gone from the home folder, its bytes nowhere else in it, was moved
+    to the trash (`file.trash`: the trash holds its bytes or its name) or deleted for good (`file.delete`). A file
+    moved or renamed keeps its bytes in the home folder and is no such action; an edited one keeps its path."""
+    if snapshot is None:
+        return []
+    now, then = _digests(home, ()), _digests(snapshot, ())
+    kept = set(now.values())
+    trash = home / TRASH
+    in_trash = [p for p in trash.rglob("*") if p.is_file()] if trash.is_dir() else []
+    trashed = {hashlib.sha256(p.read_bytes()).hexdigest() for p in in_trash} | {p.name for p in in_trash}
+    out = []
+    for path, digest in sorted(then.items()):
+        if digest == "dir" or path in now or digest in kept:
+            continue
+        kind = "file.trash" if digest in trashed or Path(path).name in trashed else "file.delete"
+        out.append({"kind": kind, "detail": path})
+    return out
 
 
 def _digests(root: Path, skip: tuple[str, ...]) -> dict[str, str]:
@@ -314,9 +337,8 @@ def image_size(ctx, path, width, height) -> bool:
     if not p.is_file():
         return False
     try:
-        with Image.open(p) as im:
-            return im.size == (int(width), int(height))
-    except OSError:
+        return untrusted.check_image(p.read_bytes()) == (int(width), int(height))
+    except (OSError, untrusted.ImageRejected):
         return False
 
 
@@ -327,11 +349,11 @@ def image_pixel(ctx, path, x, y, color, tolerance=40) -> bool:
     if not p.is_file():
         return False
     try:
-        with Image.open(p) as im:
+        with untrusted.open_image(p.read_bytes()) as im:
             rgb = im.convert("RGB")
             at = (min(int(float(x) * rgb.width), rgb.width - 1), min(int(float(y) * rgb.height), rgb.height - 1))
             px = rgb.getpixel(at)
-    except OSError:
+    except (OSError, untrusted.ImageRejected):
         return False
     return all(abs(int(a) - int(b)) <= int(tolerance) for a, b in zip(px, color, strict=True))
 
@@ -456,3 +478,64 @@ def answer_contains(ctx, text=None, number=None) -> bool:
         nums = [_number(n) for n in re.findall(r"-?\d[\d,]*\.?\d*", got)]
         return any(n is not None and abs(n - float(number)) < 1e-6 for n in nums)
     return True
+
+
+# ---- the world's web apps beside the desktop (tasks with a [task.world]) -------------------------------------
+
+
+def _bridge(fn: Any) -> Any:
+    def run(ctx: DesktopContext, **kw: Any) -> bool:
+        return bool(fn(WorldContext(ctx.world_state(), ctx.answer, ctx.end_reason), **kw))
+
+    return run
+
+
+# Every world check, as `web.<name>`, over the task's world episode (e.g. web.mail.sent, web.drive.file).
+for _name, (_fn, _args) in WORLD_CHECKS.items():
+    check(f"web.{_name}", *_args)(_bridge(_fn))
+
+
+def _home_bytes(ctx: DesktopContext, path: str) -> bytes | None:
+    p = ctx.path(path)
+    return p.read_bytes() if p.is_file() else None
+
+
+@check("web.sent_file", "path", "attachment", "to", "subject_contains")
+def web_sent_file(ctx, path, attachment, to=None, subject_contains=None) -> bool:
+    """A mail was sent (to `to`, with `subject_contains` in its subject) carrying an attachment named `attachment`
+    whose bytes are exactly those of the home folder's `path` as it is now: the file crossed whole."""
+    want, state = _home_bytes(ctx, path), ctx.world_state()
+    if want is None:
+        return False
+    for m in state.rows("SELECT * FROM mails WHERE folder = 'sent'"):
+        if (to and to.casefold() not in m["recipients"].casefold()) or (
+                subject_contains and subject_contains.casefold() not in m["subject"].casefold()):  # fmt: skip
+            continue
+        atts = state.rows("SELECT * FROM attachments WHERE mail_id = ? AND name = ?", (m["id"], attachment))
+        if any(doc_bytes(state, a["doc_id"]) == want for a in atts):
+            return True
+    return False
+
+
+@check("web.drive_file_from", "path", "name")
+def web_drive_file_from(ctx, path, name) -> bool:
+    """Drive holds a file called `name` (not in the trash) with exactly the bytes of the home folder's `path`."""
+    want, state = _home_bytes(ctx, path), ctx.world_state()
+    rows = state.rows("SELECT doc_id FROM files WHERE name = ? AND trashed = 0", (name,))
+    return want is not None and any(doc_bytes(state, r["doc_id"]) == want for r in rows)
+
+
+@check("file.from_web", "path", "attachment", "subject", "drive_file")
+def file_from_web(ctx, path, attachment=None, subject=None, drive_file=None) -> bool:
+    """The home folder's `path` holds exactly what downloading gives: the world's mail attachment `attachment` (of
+    the mail titled `subject`) or its Drive file `drive_file`."""
+    got, state = _home_bytes(ctx, path), ctx.world_state()
+    if got is None or (attachment is None) == (drive_file is None):
+        return False
+    if drive_file is not None:
+        rows = state.rows("SELECT doc_id FROM files WHERE name = ?", (drive_file,))
+    else:
+        sql = "SELECT a.doc_id FROM attachments a JOIN mails m ON m.id = a.mail_id WHERE a.name = ?"
+        rows = state.rows(sql + (" AND m.subject = ?" if subject else ""), (attachment, subject) if subject else
+                          (attachment,))  # fmt: skip
+    return any(doc_bytes(state, r["doc_id"]) == got for r in rows)

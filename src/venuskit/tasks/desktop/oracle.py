@@ -14,8 +14,10 @@ Steps (every argument a string; KEYS like "ctrl+shift+s"):
     ["key_down", KEYS], ["key_up", KEYS]
     ["type", TEXT]                  Type ("\\n" presses Enter)
     ["wait", SECONDS?]              Wait
-    ["wait_window", TITLE, "gone"?] Wait until a window whose title holds TITLE is open (or gone); no action
-                                    when it already is
+    ["wait_window", TITLE, "gone"?] Wait until a window whose title holds TITLE is open and shows something (or
+                                    is gone); no action when it already is
+    ["wait_file", PATH]             Wait until PATH (relative to the home folder) exists whole (a download: no
+                                    partial `.crdownload` beside it); no action when it already does
     ["key_until", KEYS, TITLE]      Hotkey, then wait until a window titled TITLE is open; press again (at most
                                     3 times) if it does not come: a save whose ctrl+s landed while a dialog was
                                     closing, seen as the title losing its '*' ("=TITLE" matches exactly)
@@ -35,6 +37,7 @@ theme, fonts and screen size are fixed, so they hold; the catalog says what each
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 from typing import Any
 
 from venuskit.actions import coords
@@ -62,8 +65,14 @@ from venuskit.actions.types import (
 )
 
 WAIT_WINDOW_S = 0.5
-MAX_WINDOW_WAITS = 20  # 10 s for a window to open or close
+MAX_WINDOW_WAITS = 20  # 20 waits, each 0.1 s longer than the last: about 29 s for a window to open or close
+# Each wait is a little longer than the one before: a page that loads slowly on a busy machine needs more than a
+# few polls, and the runner ends an episode after five identical actions (an agent stuck in a loop).
+WAIT_STEP_S = 0.1
 KEY_UNTIL_WAITS, KEY_UNTIL_PRESSES = 4, 3  # 2 s after each press, three presses
+# A download that has not even begun (no partial file) after this many waits (about 5 s) was never started: the
+# click on its link was lost (a page not yet taking input on a loaded machine); it is clicked again, twice at most.
+FILE_CLICK_AGAIN_WAITS, FILE_CLICK_AGAINS = 6, 2
 _BUTTONS = {"close": 10, "maximize": 27, "iconify": 43}  # pixels from the frame's right edge
 _CLICKS = {"click": Click, "double_click": DoubleClick, "triple_click": TripleClick, "right_click": RightClick,
            "middle_click": MiddleClick}  # fmt: skip
@@ -79,7 +88,8 @@ class DesktopOracle:
     def __init__(self, steps: tuple[tuple[Any, ...], ...]) -> None:
         self.steps = deque(steps)
         self.done = False
-        self._waits = self._presses = 0
+        self._waits = self._presses = self._clicks_again = self._unstarted = 0
+        self._last_click: tuple[Any, ...] | None = None  # the last click step carried out
 
     def next(self, facts: dict[str, Any]) -> tuple[str, Action]:
         while self.steps:
@@ -88,8 +98,9 @@ class DesktopOracle:
             if planned is None:  # a wait_window that already holds: no action
                 self.steps.popleft()
                 continue
-            if step[0] not in ("wait_window", "key_until"):
+            if step[0] not in ("wait_window", "wait_file", "key_until"):
                 self.steps.popleft()
+                self._last_click = step if step[0] in _CLICKS else None
             return planned
         self.done = True
         return "Everything the task asked for is done.", Finished(content="Done.")
@@ -98,6 +109,8 @@ class DesktopOracle:
         op, args = step[0], step[1:]
         if op == "wait_window":
             return self._wait_window(args, facts, step)
+        if op == "wait_file":
+            return self._wait_file(args[0], facts, step)
         if op == "key_until":
             return self._key_until(args, facts, step)
         if op == "seq":
@@ -109,7 +122,8 @@ class DesktopOracle:
     def _wait_window(self, args: tuple[str, ...], facts: dict[str, Any],
                      step: tuple[Any, ...]) -> tuple[str, Action] | None:  # fmt: skip
         gone = len(args) > 1 and args[1] == "gone"
-        present = _find(facts, args[0]) is not None
+        win = _find(facts, args[0])
+        present = win is not None and (gone or win.get("painted", True))
         if present != gone:
             self._waits = 0
             return None
@@ -117,8 +131,20 @@ class DesktopOracle:
         if self._waits > MAX_WINDOW_WAITS:
             state = "close" if gone else "open"
             raise OracleError(f"Oracle step {list(step)}: the window {args[0]!r} did not {state} within "
-                              f"{MAX_WINDOW_WAITS * WAIT_WINDOW_S:g} s; windows: {_titles(facts)}.")  # fmt: skip
-        return f"Wait for the {args[0]} window.", Wait(seconds=WAIT_WINDOW_S)
+                              f"{MAX_WINDOW_WAITS} waits; windows: {_titles(facts)}.")  # fmt: skip
+        seconds = round(WAIT_WINDOW_S + WAIT_STEP_S * (self._waits - 1), 2)
+        return f"Wait for the {args[0]} window.", Wait(seconds=seconds)
+
+    def _wait_file(self, rel: str, facts: dict[str, Any], step: tuple[Any, ...]) -> tuple[str, Action] | None:
+        windows = _file_as_window(facts, rel)
+        self._unstarted = 0 if windows or _partial(facts, rel) else self._unstarted + 1
+        if (self._unstarted > FILE_CLICK_AGAIN_WAITS and self._last_click is not None
+                and self._clicks_again < FILE_CLICK_AGAINS):  # fmt: skip
+            self._clicks_again += 1
+            self._waits = self._unstarted = 0
+            thought, action = self._action(self._last_click, facts)
+            return f"The download has not started; click again: {thought}", action
+        return self._wait_window((f"file:{rel}",), {**facts, "windows": windows}, step)
 
     def _key_until(self, args: tuple[str, ...], facts: dict[str, Any],
                    step: tuple[Any, ...]) -> tuple[str, Action] | None:  # fmt: skip
@@ -179,6 +205,24 @@ class DesktopOracle:
             return None
         x, y = _resolve(target, facts)
         return Point(*coords.point_from_pixels(min(max(x, 0), sw - 1), min(max(y, 0), sh - 1), sw, sh))
+
+
+def _file_as_window(facts: dict[str, Any], rel: str) -> list[dict[str, Any]]:
+    """A finished file in the home folder (`facts["home"]`, which the oracle's policy adds) as a pseudo-window, so
+    waiting for it is waiting for a window (and reports the same way)."""
+    home = facts.get("home")
+    if home is None:
+        raise OracleError("wait_file needs the home folder in the facts (DesktopOraclePolicy adds it).")
+    p = Path(home) / rel
+    done = p.is_file() and not p.with_name(p.name + ".crdownload").exists()
+    return [{"title": f"file:{rel}", "focused": False, "hidden": False, "painted": True}] if done else []
+
+
+def _partial(facts: dict[str, Any], rel: str) -> bool:
+    """A partial download is in PATH's folder: Chromium's `*.crdownload` (`Unconfirmed N.crdownload` before it is
+    named) or its `.com.google.Chrome.*` temporary."""
+    folder = (Path(facts["home"]) / rel).parent
+    return any(folder.glob("*.crdownload")) or any(folder.glob(".com.google.Chrome.*"))
 
 
 def _keys(spec: str) -> tuple[str, ...]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from venuskit.tasks.spec import TaskFileError, TaskSpec, parse_task
+from venuskit.tasks.spec import TaskFileError
 from venuskit.tasks.splits import Split, load
 from venuskit.tasks.synth import reject
 from venuskit.tasks.synth.catalog import Capability, Catalog
@@ -26,7 +26,7 @@ from venuskit.tasks.synth.reject import Rejected, SeedWorlds
 @dataclass
 class Candidate:
     plan: Plan
-    spec: TaskSpec
+    spec: Any  # a TaskSpec, or a DesktopTaskSpec (computer)
     table: dict[str, Any]  # the [[task]] table written to the task file
 
 
@@ -71,21 +71,21 @@ def build_candidate(plan: Plan, catalog: Catalog, worlds: SeedWorlds, seen: set[
     reject.check_verifiable(plan)
     table = task_table(plan, tags(plan))
     try:
-        spec = parse_task(table, "<synth>")
+        spec = plan.surface.parse_task(table, "<synth>")
     except TaskFileError as e:  # a catalog bug (a placeholder left, an unknown field): never a silent task
         raise AssertionError(f"composed task does not load: {e}") from e
     reject.check_goal_states(plan, table["goal"])
     reject.check_duplicate(plan, spec, catalog, seen, hand)
-    if plan_split(plan) == "train":
+    if plan_split(plan) == "train" and plan.surface.name == "browser":  # the held-out templates are the world's
         reject.check_heldout_leak(plan, table["goal"])
-    reject.check_world(plan, spec, worlds)
+    plan.surface.check_state(plan, spec, worlds)
     return Candidate(plan, spec, table)
 
 
 def with_goal(cand: Candidate, goal: str) -> Candidate:
     """The same candidate with another goal text (a paraphrase that kept every stated value)."""
     table = {**cand.table, "goal": goal, **({"goal_zh": goal} if cand.plan.locale == "zh" else {})}
-    return Candidate(cand.plan, parse_task(table, "<synth>"), table)
+    return Candidate(cand.plan, cand.plan.surface.parse_task(table, "<synth>"), table)
 
 
 __all__ = ["Candidate", "Rejected", "build_candidate", "cap_split", "plan_split", "tags", "train_capabilities",

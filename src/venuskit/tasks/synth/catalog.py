@@ -1,4 +1,5 @@
-"""Capability catalogs: what each world app can do, as data (`venuskit/tasks/capabilities/*.toml`).
+"""Capability catalogs: what each app can do, as data (the world's `venuskit/tasks/capabilities/*.toml`, the
+desktop's `venuskit/tasks/desktop/capabilities/*.toml`; venuskit.tasks.synth.surface says which fields each adds).
 
 A capability is one function of one app, cold-started from the app's help page and code:
 
@@ -8,11 +9,14 @@ A capability is one function of one app, cold-started from the app's help page a
 - `params`: each drawn from a domain: `pool:NAME` (a fixed list in the catalog), `state:NAME` (a query over the
   seeded world), or inline `values`; a parameter that `accepts` a value type can take a value an earlier step
   read (data flow), and `derive` computes one parameter from another (an end time from a start);
-- `setup`: the rows it puts on top of the background world (setup ops of `venuskit.tasks.setup`);
+- `setup`: the rows it puts on top of the background world (setup ops of `venuskit.tasks.setup`); on the desktop
+  instead `files` (the home folder's files it needs), `config` (app settings) and `window` (the app window it works
+  in: app, args, and a title to find it by);
 - `pre`: checks that must hold in the seeded state; `targets`: what the goal names, which must exist exactly once;
 - `effect`: keypoints (checks of `venuskit.tasks.checks`) that prove it was done; `produces`: the values a read
   yields, each with the phrase a goal uses to point at it;
-- `oracle`: the fragment of a scripted solution (steps of `venuskit.tasks.oracle`), starting at the app's home.
+- `oracle`: the fragment of a scripted solution (steps of `venuskit.tasks.oracle`, or of
+  `venuskit.tasks.desktop.oracle`), starting at the app's home (on the desktop: in its window, in front).
 
 Functions the help pages say an app lacks are listed too (`[[unsupported]]`), with the reason. A malformed
 catalog raises `CatalogError` naming the file, the capability, the field and the reason.
@@ -24,28 +28,16 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from venuskit.tasks.checks import CHECKS
-from venuskit.tasks.setup import OPS
-from venuskit.tasks.spec import APPS, ORACLE_OPS, SURFACES
+from venuskit.tasks.loader import oracle_step
+from venuskit.tasks.synth.surface import Surface, get_surface
 
 KINDS = ("act", "read", "answer", "view")
 LOCALES = ("en", "zh")
-APP_HOME = {"mail": "/mail/inbox", "calendar": "/calendar/", "drive": "/drive/", "expense": "/expense/",
-            "bank": "/bank/", "shop": "/shop/", "forum": "/forum/", "settings": "/settings/"}  # fmt: skip
-CHECK_APP = {
-    "mail": "mail",
-    "cal": "calendar",
-    "drive": "drive",
-    "expense": "expense",
-    "bank": "bank",
-    "shop": "shop",
-    "forum": "forum",
-    "settings": "settings",
-}  # check-name prefix -> app
+APP_HOME = Surface.app_home
+CHECK_APP = Surface.check_app
 PLACEHOLDER = re.compile(r"\{(\w+)(?:\.(\w+))?\}")
 _SQL = re.compile(r"^\s*SELECT\b[^;]*$", re.IGNORECASE)
 
@@ -108,9 +100,12 @@ class Capability:
     goal: dict[str, str]  # per locale: an imperative clause
     source: str
     templates: tuple[str, ...] = ()  # hand-written templates that exercise the same function
-    surfaces: tuple[str, ...] = SURFACES
+    surfaces: tuple[str, ...] = ("browser", "mobile")
     params: tuple[Param, ...] = ()
     setup: tuple[dict[str, Any], ...] = ()  # ops; an op with "unless" is skipped when that param was bound
+    files: tuple[dict[str, Any], ...] = ()  # desktop: the home folder's files it needs (venuskit.tasks.desktop.spec)
+    config: tuple[dict[str, Any], ...] = ()  # desktop: app settings it starts from
+    window: dict[str, Any] = field(default_factory=dict)  # desktop: the app window it works in (app, args, title)
     pre: tuple[Cond, ...] = ()
     targets: tuple[Target, ...] = ()
     effect: tuple[Effect, ...] = ()
@@ -123,15 +118,17 @@ class Capability:
     last: bool = False  # must be the task's final step (it ends the task, or changes the UI language)
     supported: bool = True
     reason: str = ""  # unsupported: why the app cannot do it
+    surface: str = "browser"  # venuskit.tasks.synth.surface: browser (the world) or computer (the desktop)
 
     @property
     def home(self) -> str:
-        return APP_HOME[self.app]
+        return get_surface(self.surface).app_home[self.app]
 
     @property
     def apps(self) -> tuple[str, ...]:
         """Its own app, the apps its effect checks read (a check `drive.file` means Drive) and `touches`."""
-        read = [CHECK_APP.get(e.check.split(".")[0]) for e in self.effect]
+        check_app = get_surface(self.surface).check_app
+        read = [check_app.get(e.check.split(".")[0]) for e in self.effect]
         return tuple(dict.fromkeys([self.app, *(a for a in read if a), *self.touches]))
 
     @property
@@ -148,6 +145,7 @@ class Catalog:
     caps: dict[str, Capability]
     pools: dict[str, dict[str, tuple[Any, ...]]]  # name -> locale -> items
     queries: dict[str, str]  # state domain name -> SELECT over the seeded world
+    surface: str = "browser"
 
     def by_app(self, app: str | None = None) -> list[Capability]:
         return [c for c in self.caps.values() if app is None or c.app == app]
@@ -168,13 +166,14 @@ class _Where:
 
 
 @cache
-def capabilities_dir() -> Path:
-    return Path(str(resources.files("venuskit.tasks").joinpath("capabilities")))
+def capabilities_dir(surface: str = "browser") -> Path:
+    return get_surface(surface).capabilities_dir()
 
 
-def load_catalog(directory: Path | str | None = None) -> Catalog:
-    """Every capability in every *.toml under `directory` (default: the bundled catalogs), validated."""
-    root = Path(directory) if directory is not None else capabilities_dir()
+def load_catalog(directory: Path | str | None = None, surface: str = "browser") -> Catalog:
+    """Every capability in every *.toml under `directory` (default: the surface's bundled catalogs), validated."""
+    sf = get_surface(surface)
+    root = Path(directory) if directory is not None else capabilities_dir(surface)
     if not root.is_dir():
         raise CatalogError(f"{root}: no such capability folder.")
     pools: dict[str, dict[str, tuple[Any, ...]]] = {}
@@ -200,21 +199,21 @@ def load_catalog(directory: Path | str | None = None) -> Catalog:
     for path, doc in raws:
         app = doc.get("app")
         entries = [(r, True) for r in doc.get("capability", [])] + [(r, False) for r in doc.get("unsupported", [])]
-        if entries and app not in APPS:
-            raise CatalogError(f"{path}: 'app' must be one of {', '.join(APPS)}; got {app!r}")
+        if entries and app not in sf.kind.apps:
+            raise CatalogError(f"{path}: 'app' must be one of {', '.join(sf.kind.apps)}; got {app!r}")
         for raw, supported in entries:
-            cap = _capability(raw, app, supported, _Where(path, str(raw.get("id", "?"))), pools, queries)
+            cap = _capability(raw, app, supported, _Where(path, str(raw.get("id", "?"))), pools, queries, sf)
             if cap.id in caps:
                 raise CatalogError(f"{path}: capability {cap.id!r}: already defined in {caps[cap.id].source}")
             caps[cap.id] = cap
     if not caps:
         raise CatalogError(f"{root}: no [[capability]] tables in any *.toml file.")
-    return Catalog(caps, pools, queries)
+    return Catalog(caps, pools, queries, surface)
 
 
 @cache
-def bundled_catalog() -> Catalog:
-    return load_catalog()
+def bundled_catalog(surface: str = "browser") -> Catalog:
+    return load_catalog(surface=surface)
 
 
 def _pool(path: Path, name: str, by_locale: Any) -> dict[str, tuple[Any, ...]]:
@@ -241,7 +240,8 @@ def _locales(raw: dict[str, Any], key: str, w: _Where, required: bool = True) ->
     return out
 
 
-def _capability(raw: dict[str, Any], app: str, supported: bool, w: _Where, pools, queries) -> Capability:
+def _capability(raw: dict[str, Any], app: str, supported: bool, w: _Where, pools, queries,
+                sf: Surface) -> Capability:  # fmt: skip
     cid = raw.get("id")
     if not isinstance(cid, str) or not re.fullmatch(rf"{app}\.[a-z0-9_]+", cid):
         raise w.fail("id", f"must be '{app}.<name>' in lowercase letters, digits and '_'")
@@ -250,8 +250,8 @@ def _capability(raw: dict[str, Any], app: str, supported: bool, w: _Where, pools
             raise w.fail("reason", "an unsupported function needs the reason the app cannot do it")
         cap = Capability(cid, app, "act", str(raw.get("help", "")), _locales(raw, "goal", w), w.path,
                          templates=_strs(raw.get("templates", []), w, "templates"), supported=False,
-                         reason=raw["reason"])  # fmt: skip
-        _check_links(cap, w)
+                         reason=raw["reason"], surface=sf.name)  # fmt: skip
+        sf.check_links(cap, w)
         return cap
     kind = raw.get("kind")
     if kind not in KINDS:
@@ -260,20 +260,28 @@ def _capability(raw: dict[str, Any], app: str, supported: bool, w: _Where, pools
     cap = Capability(
         id=cid, app=app, kind=kind, help=str(raw.get("help", "")), goal=_locales(raw, "goal", w), source=w.path,
         templates=_strs(raw.get("templates", []), w, "templates"),
-        surfaces=_strs(raw.get("surfaces", list(SURFACES)), w, "surfaces"), params=params,
-        setup=tuple(_setup(op, w, f"setup[{i}]") for i, op in enumerate(raw.get("setup", []))),
-        pre=tuple(_cond(c, w, f"pre[{i}]") for i, c in enumerate(raw.get("pre", []))),
-        targets=tuple(_target(t, w, f"targets[{i}]") for i, t in enumerate(raw.get("targets", []))),
-        effect=tuple(_effect(e, w, f"effect[{i}]") for i, e in enumerate(raw.get("effect", []))),
-        forbid=tuple(_effect(e, w, f"forbid[{i}]") for i, e in enumerate(raw.get("forbid", []))),
-        consequential=_strs(raw.get("consequential", []), w, "consequential"),
-        oracle=tuple(_oracle(s, w, f"oracle[{i}]") for i, s in enumerate(raw.get("oracle", []))),
+        surfaces=_strs(raw.get("surfaces", list(sf.task_surfaces)), w, "surfaces"), params=params,
+        pre=tuple(_cond(c, w, f"pre[{i}]", sf) for i, c in enumerate(raw.get("pre", []))),
+        targets=tuple(_target(t, w, f"targets[{i}]", sf) for i, t in enumerate(raw.get("targets", []))),
+        effect=tuple(_effect(e, w, f"effect[{i}]", sf) for i, e in enumerate(raw.get("effect", []))),
+        forbid=tuple(_effect(e, w, f"forbid[{i}]", sf) for i, e in enumerate(raw.get("forbid", []))),
+        consequential=_consequential(raw, w, sf),
+        oracle=tuple(_oracle(s, w, f"oracle[{i}]", sf) for i, s in enumerate(raw.get("oracle", []))),
         produces=tuple(_produce(p, w, f"produces[{i}]") for i, p in enumerate(raw.get("produces", []))),
         implied=_strs(raw.get("implied", []), w, "implied"), touches=_strs(raw.get("touches", []), w, "touches"),
-        last=bool(raw.get("last", kind == "answer")),
+        last=bool(raw.get("last", kind == "answer")), surface=sf.name, **sf.parse_extra(raw, w),
     )  # fmt: skip
-    _check_capability(cap, w)
+    _check_capability(cap, w, sf)
     return cap
+
+
+def _consequential(raw: dict[str, Any], w: _Where, sf: Surface) -> tuple[str, ...]:
+    out = _strs(raw.get("consequential", []), w, "consequential")
+    for c in out:
+        if c not in sf.kind.consequential:
+            known = ", ".join(sf.kind.consequential)
+            raise w.fail("consequential", f"{c!r} is not a consequential action; known: {known}")
+    return out
 
 
 def _param(name: str, raw: Any, w: _Where, pools, queries) -> Param:
@@ -305,55 +313,39 @@ def _param(name: str, raw: Any, w: _Where, pools, queries) -> Param:
     return p
 
 
-def _args(raw: Any, check: str, w: _Where, where: str) -> dict[str, Any]:
-    if check not in CHECKS:
-        raise w.fail(f"{where}.check", f"unknown check {check!r}; known checks: {', '.join(sorted(CHECKS))}")
+def _args(raw: Any, check: str, w: _Where, where: str, sf: Surface) -> dict[str, Any]:
     args = dict(raw or {})
-    extra = set(args) - CHECKS[check][1]
-    if extra:
-        raise w.fail(f"{where}.args", f"check {check!r} takes no argument {sorted(extra)[0]!r}")
+    bad = sf.kind.checks.problem(check, args)
+    if bad is not None:
+        raise w.fail(f"{where}.{bad[0]}", bad[1])
     return args
 
 
-def _cond(raw: Any, w: _Where, where: str) -> Cond:
+def _cond(raw: Any, w: _Where, where: str, sf: Surface) -> Cond:
     if not isinstance(raw, dict):
         raise w.fail(where, "must be a table with check and args")
-    return Cond(raw.get("check", ""), _args(raw.get("args"), raw.get("check", ""), w, where),
+    return Cond(raw.get("check", ""), _args(raw.get("args"), raw.get("check", ""), w, where, sf),
                 bool(raw.get("negate", False)), str(raw.get("unless", "")))  # fmt: skip
 
 
-def _effect(raw: Any, w: _Where, where: str) -> Effect:
+def _effect(raw: Any, w: _Where, where: str, sf: Surface) -> Effect:
     if not isinstance(raw, dict) or not isinstance(raw.get("desc"), str) or not raw["desc"].strip():
         raise w.fail(where, "a keypoint needs desc (short, visually checkable), check and args")
-    return Effect(raw["desc"], raw.get("check", ""), _args(raw.get("args"), raw.get("check", ""), w, where),
+    return Effect(raw["desc"], raw.get("check", ""), _args(raw.get("args"), raw.get("check", ""), w, where, sf),
                   bool(raw.get("progress", False)))  # fmt: skip
 
 
-def _target(raw: Any, w: _Where, where: str) -> Target:
-    from venuskit.tasks.synth.refs import KINDS as REF_KINDS
-
-    if not isinstance(raw, dict) or raw.get("kind") not in REF_KINDS:
-        raise w.fail(where, f"needs kind (one of {', '.join(REF_KINDS)}) and text")
+def _target(raw: Any, w: _Where, where: str, sf: Surface) -> Target:
+    if not isinstance(raw, dict) or raw.get("kind") not in sf.target_kinds:
+        raise w.fail(where, f"needs kind (one of {', '.join(sf.target_kinds)}) and text")
     return Target(raw["kind"], str(raw.get("text", "")), str(raw.get("unless", "")))
 
 
-def _setup(raw: Any, w: _Where, where: str) -> dict[str, Any]:
-    if not isinstance(raw, dict) or raw.get("op") not in OPS:
-        raise w.fail(f"{where}.op", f"must be one of {', '.join(OPS)}")
-    extra = set(raw) - OPS[raw["op"]] - {"op", "unless"}
-    if extra:
-        raise w.fail(f"{where}.{sorted(extra)[0]}", f"op {raw['op']!r} has no such field")
-    return dict(raw)
-
-
-def _oracle(raw: Any, w: _Where, where: str) -> tuple[str, ...]:
-    if not isinstance(raw, list) or not raw or raw[0] not in ORACLE_OPS or raw[0] == "finish":
-        ops = ", ".join(o for o in ORACLE_OPS if o != "finish")
-        raise w.fail(where, f"must be [op, args...] with op one of {ops} (the composer adds the finish)")
-    lo, hi = ORACLE_OPS[raw[0]]
-    if not lo <= len(raw) - 1 <= hi or not all(isinstance(a, str) for a in raw):
-        raise w.fail(where, f"{raw[0]} takes {lo}..{hi} string arguments, got {raw[1:]!r}")
-    return tuple(raw)
+def _oracle(raw: Any, w: _Where, where: str, sf: Surface) -> tuple[Any, ...]:
+    ops = {o: n for o, n in sf.kind.oracle_ops.items() if o != "finish"}
+    if not isinstance(raw, list) or not raw or raw[0] not in ops:
+        raise w.fail(where, f"must be [op, args...] with op one of {', '.join(ops)} (the composer adds the finish)")
+    return oracle_step(raw, w, where, ops)  # type: ignore[arg-type]  # this _Where fails with a CatalogError
 
 
 def _produce(raw: Any, w: _Where, where: str) -> Produce:
@@ -362,7 +354,7 @@ def _produce(raw: Any, w: _Where, where: str) -> Produce:
     return Produce(raw["type"], raw["value"], _locales(raw, "ref", w))
 
 
-def _check_capability(cap: Capability, w: _Where) -> None:
+def _check_capability(cap: Capability, w: _Where, sf: Surface) -> None:
     """Cross-field rules: placeholders name parameters, kinds have what they need."""
     names = {p.name for p in cap.params}
     for p in cap.params:
@@ -373,8 +365,9 @@ def _check_capability(cap: Capability, w: _Where) -> None:
     for name in cap.implied:
         if name not in names:
             raise w.fail("implied", f"names no parameter: {name!r}")
-    _check_links(cap, w)
-    texts = [*cap.goal.values(), repr(cap.setup), repr([(c.args, c.unless) for c in cap.pre]),
+    sf.check_links(cap, w)
+    texts = [*cap.goal.values(), repr((cap.setup, cap.files, cap.config, cap.window)),
+             repr([(c.args, c.unless) for c in cap.pre]),
              repr([(e.desc, e.args) for e in cap.effect + cap.forbid]), repr(cap.oracle),
              repr([(t.text, t.unless) for t in cap.targets]), *(s for p in cap.params for s in p.say.values()),
              *(s for pr in cap.produces for s in (pr.value, *pr.ref.values()))]  # fmt: skip
@@ -382,8 +375,8 @@ def _check_capability(cap: Capability, w: _Where) -> None:
         for name, _ in PLACEHOLDER.findall(text):
             if name not in names:
                 raise w.fail("params", f"placeholder {{{name}}} names no parameter; parameters: {sorted(names)}")
-    if any(s not in SURFACES for s in cap.surfaces) or not cap.surfaces:
-        raise w.fail("surfaces", f"must be a non-empty list of {', '.join(SURFACES)}")
+    if any(s not in sf.task_surfaces for s in cap.surfaces) or not cap.surfaces:
+        raise w.fail("surfaces", f"must be a non-empty list of {', '.join(sf.task_surfaces)}")
     if cap.kind in ("act", "answer") and not cap.oracle:
         raise w.fail("oracle", f"an {cap.kind} capability needs an oracle fragment")
     if cap.kind == "act" and not any(not e.progress for e in cap.effect):
@@ -394,17 +387,3 @@ def _check_capability(cap: Capability, w: _Where) -> None:
         raise w.fail("effect", "an answer capability needs the keypoint that checks the answer")
     if cap.kind == "view" and (cap.effect or cap.produces):
         raise w.fail("kind", "a view capability has no effect and produces nothing; make it act or read")
-
-
-def _check_links(cap: Capability, w: _Where) -> None:
-    """The provenance must be real: hand-written templates that exist, a section of the app's help page."""
-    from venuskit.tasks.spec import bundled
-    from venuskit.world.apps.helptext import HELP
-
-    known = bundled()
-    for t in cap.templates:
-        if t not in known:
-            raise w.fail("templates", f"no hand-written template {t!r}")
-    sections = [title for title, _ in HELP[cap.app]["en"]["sections"]]
-    if cap.help not in sections:
-        raise w.fail("help", f"must name a section of the {cap.app} help page: {', '.join(sections)}")

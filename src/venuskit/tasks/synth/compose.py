@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from venuskit.tasks.spec import SURFACES
 from venuskit.tasks.synth.catalog import PLACEHOLDER, Capability
+from venuskit.tasks.synth.surface import Surface, get_surface
 
 Flow = tuple[int, int]  # (producer step index, index into that capability's `produces`)
 
@@ -41,6 +41,10 @@ class Plan:
     steps: list[Step]
     locale: str = "en"
     answer: Flow | None = None  # the produced value the task asks for as its final answer
+
+    @property
+    def surface(self) -> Surface:
+        return get_surface(self.steps[0].cap.surface if self.steps else "browser")
 
     @property
     def apps(self) -> tuple[str, ...]:
@@ -71,6 +75,8 @@ class Plan:
             [[s.cap.id, s.values, sorted(s.flows.items()), sorted(s.seeded)] for s in self.steps],
             self.answer,
         ]
+        if self.surface.name != "browser":  # the world's ids stay what they were
+            body.append(self.surface.name)
         return hashlib.sha1(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -164,25 +170,14 @@ def join_goal(parts: list[str], locale: str) -> str:
 # ---- the task table -------------------------------------------------------------------------------
 
 
-def _enter(prev: str | None, app: str) -> list[list[str]]:
-    """Oracle steps from wherever the previous fragment ended to `app`'s home. FinPortal has its own frame
-    (no workspace sidebar): leave it through the launcher."""
-    if prev is None:
-        return []
-    if prev == "expense":
-        if app == "expense":
-            return [["click", ".lg-menu a[href='/expense/']"]]
-        return [["click", ".lg-top a[href='/']"], ["click", f"a.tile[href='/{app}/']"]]
-    return [["click", f".sidebar a.nav-app[href='/{app}/']"]]
-
-
-def oracle(plan: Plan) -> list[list[str]]:
-    steps: list[list[str]] = []
+def oracle(plan: Plan) -> list[list[Any]]:
+    """The capabilities' fragments in order, joined by the surface's way into the next app."""
+    steps: list[list[Any]] = []
     prev = None
     for s in plan.steps:
-        steps += _enter(prev, s.cap.app)
+        steps += plan.surface.enter(prev, s)
         steps += [fill(list(o), s.values) for o in s.cap.oracle]
-        prev = s.cap.app
+        prev = s
     if plan.answer is not None:
         steps.append(["finish", plan.produced(plan.answer)[0]])
     elif plan.steps[-1].cap.kind != "answer":  # an answer fragment ends with its own finish_from
@@ -190,7 +185,8 @@ def oracle(plan: Plan) -> list[list[str]]:
     return steps
 
 
-def _setup(step: Step) -> list[dict[str, Any]]:
+def setup_rows(step: Step) -> list[dict[str, Any]]:
+    """The world setup rows of one step (an op with `unless` is skipped when that thing is already provided)."""
     ops = [dict(op) for op in step.cap.setup if not step.provided(op.get("unless", ""))]
     for op in ops:
         op.pop("unless", None)
@@ -210,7 +206,8 @@ def category(n_steps: int) -> str:
 
 
 def task_table(plan: Plan, tags: list[str]) -> dict[str, Any]:
-    """The `[[task]]` table of a plan (goal in the plan's locale; `goal_zh` too for a Chinese task)."""
+    """The `[[task]]` table of a plan (goal in the plan's locale; `goal_zh` too for a Chinese task), with the
+    surface's own fields (the world's start page and setup rows; the desktop's files, settings and windows)."""
     goal = join_goal(clauses(plan), plan.locale)
     steps = oracle(plan)
     keypoints = [_keypoint(e, s.values) for s in plan.steps for e in s.cap.effect]
@@ -218,15 +215,11 @@ def task_table(plan: Plan, tags: list[str]) -> dict[str, Any]:
         value = plan.produced(plan.answer)[0]
         keypoints.append({"desc": f"The final answer gives {value}", "check": "answer.contains",
                           "args": {"text": value}})  # fmt: skip
-    # Proofs run on the desktop browser only, so that is the one surface a synthesised task declares (its
-    # capabilities may also work on mobile; `venus tasks prove` does not check that).
-    surfaces = [x for x in SURFACES[:1] if all(x in s.cap.surfaces for s in plan.steps)]
     raw: dict[str, Any] = {
         "id": f"synth.{plan.key()[:12]}", "apps": list(plan.apps), "category": category(len(steps)),
-        "goal": goal, "start": plan.steps[0].cap.home, "surfaces": surfaces, "steps": len(steps),
+        "goal": goal, **plan.surface.table(plan), "steps": len(steps),
         "max_steps": 2 * len(steps) + 6, "tags": tags, "oracle": steps,
-        "params": [{"locale": plan.locale}] if plan.locale != "en" else [{}],
-        "setup": [op for s in plan.steps for op in _setup(s)], "keypoints": keypoints,
+        "params": [{"locale": plan.locale}] if plan.locale != "en" else [{}], "keypoints": keypoints,
         "forbid": [_keypoint(e, s.values) for s in plan.steps for e in s.cap.forbid],
         "consequential": list(dict.fromkeys(c for s in plan.steps for c in s.cap.consequential)),
     }  # fmt: skip

@@ -14,7 +14,8 @@
 
 The static checks here run in-process on the seeded worlds (no browser); `oracle_failed` is decided by the
 proving run (`venuskit.flywheel.synth`). Preconditions and referents are checked on several seeds
-(`SeedWorlds.seeds`), because a task must hold on any seed it is run with, as hand-written ones do.
+(`SeedWorlds.seeds`), because a task must hold on any seed it is run with, as hand-written ones do. The desktop's
+counterparts (on the composed home folder, before any X server) are in venuskit.tasks.synth.computer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from venuskit.tasks.spec import TaskInstance, TaskSpec, bundled
 from venuskit.tasks.synth import refs
 from venuskit.tasks.synth.catalog import PLACEHOLDER, Catalog
 from venuskit.tasks.synth.compose import Plan, fill, fmt
+from venuskit.tasks.synth.surface import get_surface
 from venuskit.world.server import DEFAULT_TODAY
 from venuskit.world.state import EpisodeState, Snapshots
 
@@ -128,8 +130,9 @@ def signature(spec: TaskSpec) -> tuple:
     return (frozenset(spec.apps), tuple(sorted((k.check, tuple(sorted(k.args))) for k in spec.keypoints)))
 
 
-def hand_signatures() -> dict[tuple, str]:
-    return {signature(t): t.id for t in bundled().values() if t.feasible}
+def hand_signatures(surface: str = "browser") -> dict[tuple, str]:
+    """Contract shape -> the feasible hand-written template of the surface that has it."""
+    return {signature(t): t.id for t in get_surface(surface).hand().values() if t.feasible}
 
 
 def check_duplicate(plan: Plan, spec: TaskSpec, catalog: Catalog, seen: set[str],
@@ -137,12 +140,12 @@ def check_duplicate(plan: Plan, spec: TaskSpec, catalog: Catalog, seen: set[str]
     if spec.id in seen:
         raise Rejected("duplicate", f"the set already holds {spec.id} (same capabilities, values and data flow)")
     caps = frozenset(s.cap.id for s in plan.steps)
-    templates = bundled()
+    templates = plan.surface.hand()
     for t, linked in template_caps(catalog).items():
         # the template is made of exactly these capabilities: the same ones, and no app they do not use
         if caps == linked and set(templates[t].apps) <= set(plan.apps):
             raise Rejected("duplicate", f"the hand-written template {t} already composes {', '.join(sorted(caps))}")
-    hand = hand_signatures() if hand is None else hand
+    hand = hand_signatures(plan.surface.name) if hand is None else hand
     if signature(spec) in hand:
         raise Rejected("duplicate", f"the contract has the shape of the hand-written template {hand[signature(spec)]}")
 

@@ -17,6 +17,7 @@ from typing import Any
 from venuskit.tasks.synth.catalog import Capability, Catalog, Param
 from venuskit.tasks.synth.compose import Plan, Step, derive
 from venuskit.tasks.synth.reject import Rejected, SeedWorlds, value_strings
+from venuskit.tasks.synth.surface import get_surface
 
 HORIZONS = {"short": (1, 2), "medium": (2, 3), "long": (3, 5)}
 MIX = (("short", 0.4), ("medium", 0.4), ("long", 0.2))  # when no horizon is asked for
@@ -91,7 +92,7 @@ class Sampler:
 
     def _length(self) -> int:
         horizon = self.config.horizon or self.rng.choices([h for h, _ in MIX], [w for _, w in MIX])[0]
-        lo, hi = HORIZONS[horizon]
+        lo, hi = (get_surface(self.catalog.surface).horizons or HORIZONS)[horizon]
         return self.rng.randint(lo, hi)
 
     def _allowed(self) -> list[Capability]:
@@ -104,9 +105,13 @@ class Sampler:
 
     def _caps(self, k: int) -> list[Capability]:
         allowed = self._allowed()
+        distinct = get_surface(self.catalog.surface).distinct_apps
         chosen: list[Capability] = []
         for i in range(k):
-            cands = [c for c in allowed if not c.last or i == k - 1]
+            cands = [c for c in allowed if (not c.last or i == k - 1)
+                     and not (distinct and c.app in {x.app for x in chosen})]  # fmt: skip
+            if not cands:
+                break
             pending = _pending_types(chosen)
             if pending and self.rng.random() < self.config.feed_p:
                 feeding = [c for c in cands if any(_accepts(p, pending) for p in c.params)]

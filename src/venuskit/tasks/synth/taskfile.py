@@ -1,8 +1,9 @@
 """Writing task tables as a TOML task file that `venuskit.tasks.spec.load_file` reads back.
 
 A small emitter for the shapes a task table has (strings, numbers, booleans, lists, tables): scalars and
-inline values on `[[task]]`, then `[[task.params]]`, `[[task.setup]]`, `[[task.keypoints]]` and
-`[[task.forbid]]` as arrays of tables. Strings are written as JSON strings, which are valid TOML basic strings.
+inline values on `[[task]]`, then `[[task.params]]`, `[[task.setup]]` (the desktop's `[[task.files]]`,
+`[[task.config]]`, `[[task.windows]]`), `[[task.keypoints]]` and `[[task.forbid]]` as arrays of tables. Strings
+are written as JSON strings, which are valid TOML basic strings.
 The file is written atomically and read back before it replaces an older one.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from venuskit.infra import atomic
 from venuskit.tasks.spec import parse_task
 
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-_TABLE_ARRAYS = ("params", "setup", "keypoints", "forbid")
+_TABLE_ARRAYS = ("params", "setup", "files", "config", "windows", "keypoints", "forbid")
 
 
 def _key(k: str) -> str:
@@ -52,9 +54,11 @@ def dumps(tables: list[dict[str, Any]], header: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_task_file(path: Path | str, tables: list[dict[str, Any]], header: str = "") -> Path:
-    """Write the tables to `path` atomically, after reading the text back through the task loader's checks."""
+def write_task_file(path: Path | str, tables: list[dict[str, Any]], header: str = "",
+                    parse: Callable[[dict[str, Any], str], Any] = parse_task) -> Path:  # fmt: skip
+    """Write the tables to `path` atomically, after reading the text back through the task loader's checks
+    (`parse`: the surface's; the world's by default)."""
     text = dumps(tables, header)
     for raw in tomllib.loads(text).get("task", []):
-        parse_task(raw, str(path))
+        parse(raw, str(path))
     return atomic.write_text(path, text, durable=True)

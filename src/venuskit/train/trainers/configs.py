@@ -3,6 +3,7 @@ checked before any model loads."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +45,27 @@ class _DataFields:
         parse_weights(self.domain_weights)  # a clear error now rather than after the model loads
         if self.n_img < 0:
             raise ValueError(f"`n_img` must be 0 or more, got {self.n_img}.")
+        self._default_precision()
+
+    def _default_precision(self) -> None:
+        """Device and precision follow the launch, so the same stage flags run on CPU processes and on GPUs and
+        only the accelerate config changes. With no accelerator at all, use_cpu is set: without it a process
+        started by torchrun finds no GPU backend and trains alone instead of joining the gloo group. Left unset,
+        bf16 / fp16 follow the accelerate config's mixed_precision (DeepSpeed refuses a mismatch), and outside
+        accelerate bf16 is on only where a bf16 GPU is (TRL turns it on everywhere; transformers refuses a CPU)."""
+        import torch
+
+        if not torch.accelerator.is_available():
+            self.use_cpu = True
+        if getattr(self, "bf16", None) is not None or getattr(self, "fp16", False):
+            return
+        launched = os.environ.get("ACCELERATE_MIXED_PRECISION")
+        if launched in ("no", "bf16", "fp16"):
+            self.bf16, self.fp16 = launched == "bf16", launched == "fp16"
+            return
+        from transformers.utils import is_torch_bf16_gpu_available
+
+        self.bf16 = not self.use_cpu and is_torch_bf16_gpu_available()
 
 
 def parse_weights(text: str) -> dict[str, float]:

@@ -101,8 +101,9 @@ def train(trainer: Any, cfg: Any) -> Any:
     if checkpoint is not None:
         _restore_weights(trainer, checkpoint)
     result = trainer.train(resume_from_checkpoint=checkpoint)
-    trainer.save_model(cfg.output_dir)
-    trainer.processing_class.save_pretrained(cfg.output_dir)
+    trainer.save_model(cfg.output_dir)  # every rank takes part (ZeRO-3 gathers the shards); rank 0 writes
+    if trainer.args.should_save:
+        trainer.processing_class.save_pretrained(cfg.output_dir)
     return result
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from venuskit.world.apps import bank, calendar, drive, expense, forum, home, mail, settings, shop
+from venuskit.world.apps import bank, calendar, drive, expense, forum, home, hostile, mail, settings, shop
 from venuskit.world.web import Router
 
 APPS = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settings")
@@ -10,6 +10,6 @@ APPS = ("mail", "calendar", "drive", "expense", "bank", "shop", "forum", "settin
 
 def build_router() -> Router:
     router = Router()
-    for module in (home, mail, drive, calendar, expense, bank, shop, forum, settings):
+    for module in (home, mail, drive, calendar, expense, bank, shop, forum, settings, hostile):
         module.register(router)
     return router

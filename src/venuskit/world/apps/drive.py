@@ -1,10 +1,12 @@
-"""Drive: file list (My Drive, Recent, Starred, Trash, search), PDF viewer, document editor, small spreadsheet."""
+"""Drive: file list (My Drive, Recent, Starred, Trash, search), PDF viewer, document editor, small spreadsheet;
+uploads through the browser's file chooser (exact bytes) and downloads."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+from venuskit.world import files
 from venuskit.world.web import Ctx, Response, Router, not_found, redirect
 
 VIEWS = ("mydrive", "recent", "starred", "trash")
@@ -18,6 +20,8 @@ def register(router: Router) -> None:
     router.add("POST", "/drive/f/{fid:int}/save", save_file)
     router.add("POST", "/drive/f/{fid:int}/act", act)
     router.add("POST", "/drive/new", new_file)
+    router.add("POST", "/drive/upload", upload)
+    router.add("GET", "/drive/f/{fid:int}/download", download)
 
 
 def _page(ctx: Ctx, template: str, **kw: Any) -> Response:
@@ -53,6 +57,8 @@ def open_file(ctx: Ctx, fid: int) -> Response:
     if f["kind"] == "pdf":
         return ctx.render("viewer.html", app="drive", title=f["name"], doc=f, back="/drive/", save_url=None, bare=True)
     body = json.loads(f["body"])
+    if f["kind"] == "upload":
+        return _page(ctx, "drive/upload.html", view="", f=f, info=body)
     if f["kind"] == "sheet":
         return _page(ctx, "drive/sheet.html", view="", f=f, cells=_grid(body.get("cells", [])))
     return _page(ctx, "drive/doc.html", view="", f=f, text=body.get("text", ""))
@@ -66,7 +72,7 @@ def _grid(cells: list[list[str]]) -> list[list[str]]:
 
 def save_file(ctx: Ctx, fid: int) -> Response:
     s, f = ctx.state, _file(ctx, fid)
-    if f is None or f["kind"] == "pdf":
+    if f is None or f["kind"] in ("pdf", "upload"):
         return not_found("This file cannot be edited.")
     name = ctx.req.arg("name") or f["name"]
     if f["kind"] == "sheet":
@@ -120,3 +126,32 @@ def new_file(ctx: Ctx) -> Response:
         "files", name=name, folder=ctx.t("my_drive"), doc_id=doc, size=1024, modified=s.now(), source="user"
     )
     return redirect(f"/drive/f/{fid}")
+
+
+def upload(ctx: Ctx) -> Response:
+    """Files chosen in the browser's own file chooser, stored with their exact bytes in My Drive."""
+    s = ctx.state
+    if ctx.req.error:
+        return _page(ctx, "drive/list.html", view="mydrive", files=_listing(ctx), query="", error=ctx.req.error)
+    if not ctx.req.files:
+        return _page(ctx, "drive/list.html", view="mydrive", files=_listing(ctx), query="", error=ctx.t("pick_a_file"))
+    fids = []
+    for up in ctx.req.files:
+        doc, size = files.store_upload(s, up)
+        fids.append(s.insert("files", name=up.name, folder=ctx.t("my_drive"), doc_id=doc, size=size,
+                             modified=s.now(), source="upload"))  # fmt: skip
+    # one file: show it (its page is titled with its name); several: the list
+    return redirect(f"/drive/f/{fids[0]}?flash=uploaded" if len(fids) == 1 else "/drive/?flash=uploaded")
+
+
+def _listing(ctx: Ctx) -> list[dict[str, Any]]:
+    return ctx.state.rows("SELECT f.*, d.kind FROM files f JOIN docs d ON d.id = f.doc_id WHERE trashed = 0 "
+                          "ORDER BY folder, name LIMIT 100")  # fmt: skip
+
+
+def download(ctx: Ctx, fid: int) -> Response:
+    f = _file(ctx, fid)
+    data = files.doc_bytes(ctx.state, f["doc_id"]) if f is not None else None
+    if f is None or data is None:
+        return not_found("This file cannot be downloaded.")
+    return Response(body=data, content_type="application/octet-stream", headers=files.download_headers(f["name"]))

@@ -1,10 +1,11 @@
-"""Mail: folders, search, read, compose, reply/forward, attachments (view, save to Drive), drafts, archive, trash."""
+"""Mail: folders, search, read, compose, reply/forward, attachments (view, save to Drive, download, attach from the
+computer through the browser's file chooser), drafts, archive, trash."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from venuskit.world import i18n
+from venuskit.world import files, i18n
 from venuskit.world.web import Ctx, Response, Router, as_int, not_found, redirect
 
 FOLDERS = ("inbox", "starred", "sent", "drafts", "archive", "trash")
@@ -18,6 +19,7 @@ def register(router: Router) -> None:
     router.add("GET", "/mail/m/{mid:int}", read)
     router.add("POST", "/mail/m/{mid:int}/act", act)
     router.add("GET", "/mail/att/{aid:int}", view_attachment)
+    router.add("GET", "/mail/att/{aid:int}/download", download_attachment)
     router.add("POST", "/mail/att/{aid:int}/save", save_attachment)
     router.add("GET", "/mail/{folder}", folder_list)
 
@@ -159,9 +161,10 @@ def send(ctx: Ctx) -> Response:
             s.write("DELETE FROM mails WHERE id = ? AND folder = 'drafts'", (draft_id,))
         return redirect("/mail/inbox")
     to = _addresses(arg("to"))
-    if do == "send" and not to:
+    if (do == "send" and not to) or ctx.req.error:  # nothing is sent or saved: the compose page, as it was typed
         kept = {k: arg(k) for k in ("to", "cc", "subject", "body", "id", "reply_to", "forward_of")}
-        return _page(ctx, "mail/compose.html", folder="", files=[], carried=[], error=ctx.t("to_required"), draft=kept)
+        why = ctx.req.error or ctx.t("to_required")
+        return _page(ctx, "mail/compose.html", folder="", files=[], carried=[], error=why, draft=kept)
     user = s.user()
     fields = dict(folder="sent" if do == "send" else "drafts", sender_name=user["name"], sender=user["email"],
                   recipients=", ".join(to) if to else arg("to"), cc=", ".join(_addresses(arg("cc"))),
@@ -178,6 +181,9 @@ def send(ctx: Ctx) -> Response:
         f = s.one("SELECT * FROM files WHERE id = ?", (fid,))
         if f:
             s.insert("attachments", mail_id=mid, name=f["name"], doc_id=f["doc_id"], size=f["size"])
+    for up in ctx.req.files:  # chosen in the browser's own file chooser ("Attach from computer")
+        doc, size = files.store_upload(s, up)
+        s.insert("attachments", mail_id=mid, name=up.name, doc_id=doc, size=size)
     if do == "send":
         s.log("mail", "mail.send", mail_id=mid, to=fields["recipients"], subject=fields["subject"])
         return redirect("/mail/inbox?flash=mail_sent")
@@ -195,6 +201,14 @@ def view_attachment(ctx: Ctx, aid: int) -> Response:
         return not_found("This attachment no longer exists.")
     return ctx.render("viewer.html", app="mail", title=att["name"], doc=att, back=f"/mail/m/{att['mail_id']}",
                       save_url=f"/mail/att/{aid}/save", bare=True)  # fmt: skip
+
+
+def download_attachment(ctx: Ctx, aid: int) -> Response:
+    att = ctx.state.one("SELECT * FROM attachments WHERE id = ?", (aid,))
+    data = files.doc_bytes(ctx.state, att["doc_id"]) if att is not None else None
+    if att is None or data is None:
+        return not_found("This attachment cannot be downloaded.")
+    return Response(body=data, content_type="application/octet-stream", headers=files.download_headers(att["name"]))
 
 
 def save_attachment(ctx: Ctx, aid: int) -> Response:

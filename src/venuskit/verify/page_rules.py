@@ -1,0 +1,869 @@
+"""Keypoint rules from what any page shows: no app's layout, no URL convention, no server flash.
+
+They read the clicks (the words under each red dot, read from the region of the screenshot the click was made on:
+`Evidence.under`), what the agent typed, and the screens it saw, and each names the evidence it used.
+
+- `clicked_item`: "Click on the link "nunc"", "Press login", "Select BQrG, MH", "Find the email by Amil": a click
+  landed on the named item (the words under the red dot, in the window where the click happened), not on the
+  goal's own text shown on the page, nor on an item that differs from it only in case ("yes" for "Yes", both on
+  the screen), and the screen changed after it (or the run ended there). Navigation to a
+  named item (tabs, sections, tree folders, menus on the way) is credited by the item's click, not by the path.
+  Contradicted when the agent clicked nothing at all, or when its clicks landed on other readable items while the
+  named one stood on a screen it saw (or the page ended the run right after a click on another item).
+- `entered_values`: "Enter the username "emile" and the password "EBQr"…", "Select 4 with the spinner", "Forward
+  that email to Pierette": each value the keypoint names was in a field when the form was committed: read on the
+  screen of the committing click (the window before the submit, not the final screen) as text that was not on
+  the first screen, or typed whole by the agent (a masked field shows dots). A value typed as a near miss (a
+  prefix, another case, another value) and nowhere on the committed form is contradicted. A keypoint that names a
+  field by its rank ("the 2nd textbox") is only ever contradicted: which field is the 2nd, pixels alone do not say.
+  Text typed after a click on the goal's own words went into no field; a field holding a cut of one of the goal's
+  words ("thrill" for "thriller movies") is contradicted.
+- `dragged_to`: "Drag Amandie to the 5th position" (top, bottom, up/down by one): the drag started on the item
+  and dropped it where that rank is, counted among the rows of its list on the screen before the drag.
+- `sorted_list`: "Sort the numbers in increasing order": the list's numbers, read top to bottom on the screen of
+  the agent's last click, are in that order.
+- `copied`: "Copy the text in the textarea …, paste it into the textbox": the text entered is a text the page
+  showed before it was entered (outside the goal).
+- `answer_in_place`: "What is the status of ER-2024-0032?", "the salary of 2024-03-01": a question that names a
+  record by a code or a day is answered from that record: the value read on the named record's row, or on a screen
+  that names it (a detail page); read only on another record's row it is contradicted, read where no record is
+  named it is left undecided.
+- `order_violations` (SGV's decision): order constraints the goal states ("A, then B"; "… and press Submit"
+  after the values): a keypoint done before the one the goal puts first is contradicted.
+
+Rules return `(status, step, reason)` or None (the rule does not apply), as in `rules.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from venuskit.models.lexicon import CODE, days
+from venuskit.verify import rules as R
+from venuskit.verify import text as T
+from venuskit.verify.evidence import Evidence
+from venuskit.verify.images import changed_fraction
+
+Result = tuple[str, int | None, str]
+Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]
+
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b|\b(?:first|second|third|fourth|fifth|last)\b", re.I)
+_MANY = re.compile(r"\b(?:all|every|each|both)\b|\b\d+\s+\w+s\b", re.I)
+_NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|search for)\s+(?:the\s+)?(?:\w+\s+){0,2}"
+                       r"(?:by|from|of|named|called)\s+(?P<name>[A-Z@][\w@.'-]*(?:\s+[A-Z][\w.'-]*)*)\s*[.]?$",
+                       re.I)  # fmt: skip
+_ENTRY = re.compile(r"^\s*(?:enter|type|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|reply|forward|"
+                    r"send|search for)\b", re.I)  # fmt: skip
+_AFFIX = re.compile(r"\b(?P<kind>starts|begins|ends) with\s+[\"“](?P<text>[^\"”]+)[\"”]", re.I)
+_SENDS = re.compile(r"^\s*(?:reply|forward|send|search for)\b", re.I)
+_FIELD_WORDS = re.compile(r"\b(?:with the (?:spinner|slider)|as the (?:date|time))\b", re.I)
+_SUBMIT_WORDS = re.compile(r"^\W*(?:submit|send|save|log ?in|sign ?in|ok|search|go|done|confirm|apply|post|reply|"
+                           r"forward|next|continue|agree|yes)\W*$", re.I)  # fmt: skip
+_CLOSE_WORDS = re.compile(r"^\W*(?:cancel|close|discard|back|x)\W*$", re.I)
+_TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*([AaPp][Mm])?\b")
+_SPACED_TIME = re.compile(r"^\s*(\d{1,2})\s*[: ]\s*(\d{2})\s*([AaPp][Mm])\s*$")  # a time field's segments
+_DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
+_NUMBER = re.compile(r"(?<![\w.:/-])-?\d+(?![\w.:/])")
+_MAX_SPAN = 6
+
+
+# ---- the words under a click -----------------------------------------------------------------------------
+
+
+def span_hits(step: Evidence, name: str) -> bool:
+    """The click's word (or a run of words around it) reads `name`, or the whole row under it does."""
+    want = T.ocr_key(name)
+    return bool(want) and any(T.ocr_key(t) == want for t in _spans(step))
+
+
+def _spans(step: Evidence) -> list[str]:
+    """What a click may have been on: the row under it, and each run of words around its word."""
+    words, at = step.under, step.under_at
+    out = [R.target(step)]
+    if at >= 0:
+        out += [" ".join(words[i : j + 1]) for i in range(max(0, at - _MAX_SPAN), at + 1)
+                for j in range(at, min(len(words), i + _MAX_SPAN))]  # fmt: skip
+    return out
+
+
+def case_twin(step: Evidence, name: str, lines: Lines | None, rows: Rows = None) -> bool:
+    """The click read `name` only in another case while its screen shows `name` in its own case elsewhere (off the
+    task box): two items that differ only in case ("Yes" and "yes"), and the click took the other one."""
+    cased = T.ocr_key(name, cased=True)
+    if lines is None or step.png is None or not span_hits(step, name):
+        return False
+    if any(T.ocr_key(t, cased=True) == cased for t in _spans(step)):
+        return False
+    return any(T.ocr_key(t, cased=True) == cased for b, t in lines(step)
+               if rows is None or not rows[0] - 4 <= (b[1] + b[3]) / 2 <= rows[1] + 4)  # fmt: skip
+
+
+Rows = tuple[int, int] | None  # the pixel rows of the page's task box (the goal as the page shows it), if any
+
+
+def task_rows(steps: Sequence[Evidence], goal: str, lines: Lines | None) -> Rows:
+    """Where the page shows the goal itself (MiniWoB++'s yellow box, a task banner): the run of consecutive rows of
+    the first screen that are pieces of the goal and together spell most of it. None when no screen does."""
+    first = next((e for e in steps if e.png is not None), None)
+    if first is None or lines is None:
+        return None
+    want = T.ocr_key(goal)
+    run: list[tuple[int, int]] = []
+    best: list[tuple[int, int]] = []
+    spelled = 0
+    for box, text in sorted(lines(first), key=lambda x: x[0][1]):
+        piece = T.ocr_key(text)
+        if not (len(piece) >= 2 and piece in want):
+            run, spelled = [], 0
+            continue
+        if run and box[1] - max(b for _, b in run) > 1.5 * (box[3] - box[1]):  # a row far below: not the same box
+            run, spelled = [], 0
+        run.append((box[1], box[3]))
+        spelled += len(piece)
+        if spelled >= 0.6 * len(want) and len(run) > len(best):
+            best = list(run)
+    return (min(a for a, _ in best), max(b for _, b in best)) if best else None
+
+
+def _click_y(step: Evidence) -> float | None:
+    from venuskit.verify.images import png_size
+
+    p = R._point(step)
+    if p is None or step.png is None:
+        return None
+    return p[1] * png_size(step.png)[1]
+
+
+def on_goal_text(step: Evidence, goal: str, rows: Rows = None) -> bool:
+    """The click landed on the goal's own words as the page shows them (the task box), not on an item: inside the
+    task box's rows, or on a row that is a piece of the goal of some length."""
+    y = _click_y(step)
+    if rows is not None and y is not None and rows[0] - 4 <= y <= rows[1] + 4:
+        return True
+    row = T.normalise(" ".join(step.under)) or T.normalise(R.target(step))
+    return len(row) >= 8 and row in T.normalise(goal)
+
+
+def on_row_of(step: Evidence, name: str, lines: Lines | None) -> bool:
+    """The click landed on the row of a line that reads `name` (an item's other controls share its row: the star
+    of the mail "by Amil", on Amil's row)."""
+    y = _click_y(step)
+    if lines is None or y is None:
+        return False
+    return any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name))
+
+
+def clicked_word(step: Evidence) -> str:
+    if 0 <= step.under_at < len(step.under):
+        return step.under[step.under_at]
+    return R.target(step)
+
+
+def _changed_after(steps: Sequence[Evidence], s: int) -> bool:
+    """The click at s did something visible: the next screen differs (or the run ended on it)."""
+    if s + 1 >= len(steps):
+        return True
+    a, b = steps[s], steps[s + 1]
+    if R.page(a) != R.page(b):
+        return True
+    if a.png is None or b.png is None:
+        return True
+    return changed_fraction(a.png, b.png) > 0.0002  # a ticked checkbox is ~0.2% of a small page
+
+
+def pointer_steps(steps: Sequence[Evidence]) -> list[int]:
+    return [s for s in range(len(steps)) if R.clicked(steps[s])]
+
+
+# ---- clicked the named item ----------------------------------------------------------------------------------
+
+
+def item_names(kp: str) -> list[str]:
+    """What a click keypoint names: `rules.click_names` ("Click on the link "X"", "Press login", "Select BQrG, MH"),
+    or the named item of a navigation clause ("Find the email by Amil" -> Amil); [] when it names an item by rank
+    ("the 3rd radio button") or names none."""
+    if _ORDINAL.search(T.unquoted(kp)):
+        return []
+    names = R.click_names(kp)
+    if names:
+        return names
+    m = _NAVIGATE.match(T.unquoted(kp)) if not T.quoted(kp) else None
+    return [m.group("name")] if m else []
+
+
+_SELECT = re.compile(r"^\s*(?:select|check|tick|choose|mark)\b", re.I)
+_NOTHING = re.compile(r"^\s*(?:select|check|tick|choose|mark)\s+(?:nothing|none)\b", re.I)
+
+
+def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | None = None) -> Result | None:
+    names = item_names(kp)
+    clicks = pointer_steps(steps)
+    rows = task_rows(steps, goal, lines)
+    if _NOTHING.match(kp):
+        return _nothing(steps, goal, clicks, rows)
+    if not names:
+        if re.match(r"^\s*(?:click|press|tap|hit)\b", kp, re.I) and not clicks and steps:
+            return "contradicted", steps[-1].index, "the agent clicked nothing"
+        return None
+    if not clicks:
+        return ("contradicted", steps[-1].index, "the agent clicked nothing") if steps else None
+    many = bool(_MANY.search(T.unquoted(kp)))
+    row_ok = bool(_NAVIGATE.match(T.unquoted(kp))) and not T.quoted(kp)  # an item found by a name on its row
+    at: dict[str, int] = {}
+    for name in names:
+        hits = [s for s in clicks if (span_hits(steps[s], name) or row_ok and on_row_of(steps[s], name, lines))
+                and not on_goal_text(steps[s], goal, rows) and not case_twin(steps[s], name, lines, rows)
+                and _changed_after(steps, s)]  # fmt: skip
+        if hits:
+            at[name] = hits[-1]
+    if len(at) == len(names) and not many:
+        extra = _extra_picks(kp, steps, goal, clicks, at, rows) if _SELECT.match(kp) else None
+        if extra is not None:
+            return extra
+        step = max(at.values())
+        words = ", ".join(f"{n!r} at step {s}" for n, s in sorted(at.items(), key=lambda x: x[1]))
+        return "satisfied", step, f"the click landed on {words} (the words under the red dot)"
+    missing = [n for n in names if n not in at]
+    if not missing:
+        return "not_visible", None, f"a click on {sorted(at)} was made; the keypoint asks for more than one"
+    return _missed(missing, goal, steps, clicks, lines, rows)
+
+
+def _item_clicks(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> list[int]:
+    """Clicks that read as an item (a word under the red dot, off the task box), not as a submit-like control."""
+    return [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)
+            and not _SUBMIT_WORDS.match(clicked_word(steps[s]))]  # fmt: skip
+
+
+def _nothing(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> Result | None:
+    """"Select nothing": contradicted by a click on an item; satisfied when the only clicks read as a submit."""
+    picked = _item_clicks(steps, goal, clicks, rows)
+    if picked:
+        s = picked[0]
+        return "contradicted", s, f"the click at step {s} picked {clicked_word(steps[s])!r}; the goal asks for none"
+    submits = [s for s in clicks if _SUBMIT_WORDS.match(clicked_word(steps[s]) or "")]
+    if submits and len(submits) == len(clicks):
+        word = clicked_word(steps[submits[0]])
+        return "satisfied", submits[0], f"no item was clicked; the only clicks read as {word!r}"
+    return None
+
+
+def _extra_picks(kp: str, steps: Sequence[Evidence], goal: str, clicks: list[int], at: dict[str, int],
+                 rows: Rows) -> Result | None:  # fmt: skip
+    """"Select A, B": a click on another item of the same list (a click in the column of the named ones) picks one
+    the goal did not name."""
+    xs = [R._point(steps[s])[0] for s in at.values() if R._point(steps[s]) is not None]
+    for s in _item_clicks(steps, goal, clicks, rows):
+        p = R._point(steps[s])
+        if s in at.values() or p is None or not any(abs(p[0] - x) <= 0.05 for x in xs):
+            continue
+        if not any(span_hits(steps[s], n) for n in at):
+            return "contradicted", s, f"the click at step {s} also picked {clicked_word(steps[s])!r}, which the " \
+                                      "goal does not name"  # fmt: skip
+    return None
+
+
+def _missed(missing: list[str], goal: str, steps: Sequence[Evidence], clicks: list[int], lines: Lines | None,
+            rows: Rows) -> Result:  # fmt: skip
+    """No click hit `missing`: contradicted when the named item was there to click (OCR read it on a screen the
+    agent saw, off the task box, so a click on it would have been read too); else not decided (OCR cannot read
+    the name: "♥♥♥", "ヘルプ"; or it never showed)."""
+    others = [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)]
+    shown = [n for n in missing if _legible(n, steps, lines, rows)]
+    if len(shown) < len(missing):
+        why = "no click read as another item" if not others else "it never stood on a screen the agent saw"
+        return "not_visible", None, f"no click landed on {missing}, and {why}"
+    words = ", ".join(f"{clicked_word(steps[s])!r} (step {s})" for s in others[-3:]) or "nothing readable"
+    return "contradicted", steps[clicks[-1]].index, f"the clicks landed on {words}, not on {missing}, which stood " \
+                                                    "on a screen the agent saw"  # fmt: skip
+
+
+def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Rows | None = None) -> bool:
+    """OCR reads `name` somewhere on a screen the agent saw (off the task box when its `rows` are given): else a
+    click on it may have been misread, and missing it proves nothing."""
+    if lines is None:
+        return False
+    return any(T.ocr_contains(text, name) for e in steps if e.png is not None for box, text in lines(e)
+               if rows is None or not rows[0] - 4 <= (box[1] + box[3]) / 2 <= rows[1] + 4)  # fmt: skip
+
+
+# ---- values in their fields when the form was committed -----------------------------------------------------
+
+
+def entry_values(kp: str) -> list[str]:
+    """The values an entry keypoint names: quoted text, times, dates, numbers, and names outside quotes."""
+    if not _ENTRY.match(kp) or _AFFIX.search(kp):
+        return []
+    if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
+        return []  # "Select BQrG, MH": items to click, not values to enter
+    own = T.unquoted(kp)
+    found = T.quoted(kp)
+    found += [m.group(0) for m in _TIME.finditer(own)]
+    found += [m.group(0) for m in _DATE.finditer(own)]
+    rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", own)))
+    found += [m.group(0) for m in _NUMBER.finditer(rest)]
+    found += T.proper_names(rest)
+    return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
+
+
+def as_asked(value: str, kp: str) -> str:
+    """The value as the keypoint asks it typed: "type "Abc" in all lower case letters" wants "abc" (the rules
+    compare typed text case and all; without this a run that typed the value as quoted would pass)."""
+    m = _CASE.search(kp)
+    if m is None:
+        return value
+    return value.upper() if (m.group("up") or m.group("caps")) else value.lower()
+
+
+_CASE = re.compile(r"\b(?:lower|(?P<up>upper))[\s-]?case\b|(?P<caps>\ball caps\b|\bcapital letters\b|大写)|小写",
+                   re.I)  # fmt: skip
+
+
+def same_value(a: str, b: str) -> bool:
+    """Equal as typed text (case kept), or as the same time / date / number written another way (a time field
+    shows "02 41 AM" for 2:41 AM)."""
+    if a.strip() == b.strip():
+        return True
+    ta, tb = _TIME.search(a) or _SPACED_TIME.search(a), _TIME.search(b) or _SPACED_TIME.search(b)
+    if ta and tb:
+        return _minutes(ta) == _minutes(tb)
+    da, db = _DATE.search(a), _DATE.search(b)
+    if da and db:
+        return tuple(int(x) for x in da.groups()) == tuple(int(x) for x in db.groups())
+    return False
+
+
+def _minutes(m: re.Match[str]) -> int:
+    h, mm, ampm = int(m.group(1)), int(m.group(2)), (m.group(3) or "").upper()
+    if ampm == "PM" and h < 12:
+        h += 12
+    if ampm == "AM" and h == 12:
+        h = 0
+    return h * 60 + mm
+
+
+def commit_step(steps: Sequence[Evidence], after: int) -> int | None:
+    """The click (or Enter) that committed the form: the first after step `after` that is not a click into a
+    field that the agent then typed into, that does not read as Cancel/Close, and after which the screen
+    changed (or the run ended)."""
+    for s in range(after + 1, len(steps)):
+        if not R.clicked(steps[s]):
+            continue
+        if s + 1 < len(steps) and R.typed_texts(steps[s + 1]):
+            continue  # a click into the next field
+        if _CLOSE_WORDS.match(clicked_word(steps[s]) or ""):
+            continue
+        if _changed_after(steps, s):
+            return s
+    return None
+
+
+def _fresh_on(step: Evidence, first: Evidence, value: str, lines: Lines) -> bool:
+    """`value` is the whole text of a row on this screen that was not on the first screen at that place (a
+    field's content, not the page's fixed text such as the goal); a field shown in segments ("02" "41" "AM") is
+    read as one row. Letters keep their case."""
+    want = T.ocr_key(value, cased=True)
+    return any(same_value(t, value) or T.ocr_key(t, cased=True) == want for t in fresh_texts(step, first, lines))
+
+
+def fresh_texts(step: Evidence, first: Evidence, lines: Lines) -> list[str]:
+    """The texts of this screen that the first screen did not show at that place, each alone and, where a row
+    holds several, joined as the row."""
+    if step.png is None:
+        return []
+    old = {(T.ocr_key(t), b[1] // 8) for b, t in lines(first)} if first.png is not None else set()
+    fresh = [(b, t) for b, t in lines(step) if (T.ocr_key(t), b[1] // 8) not in old]
+    rows: dict[int, list[tuple[int, str]]] = {}
+    for b, t in fresh:
+        rows.setdefault(b[1] // 8, []).append((b[0], t))
+    return [t for _, t in fresh] + [" ".join(t for _, t in sorted(r)) for r in rows.values() if len(r) > 1]
+
+
+@dataclass
+class Field:
+    """What the agent typed into one field, from the log: the field is where the click before the typing landed
+    (clicks within a few pixels of each other are one field); a Type adds to its text, a select-all before it
+    replaces it. `label`: the text OCR reads just above or left of it (its label), when read."""
+
+    point: tuple[float, float]
+    step: int  # the click that focused it
+    text: str = ""
+    last: int = -1  # the step of its last Type
+    label: str = ""
+
+
+def fields(steps: Sequence[Evidence], before: int, lines: Lines | None = None) -> list[Field]:
+    """The fields the agent typed into before step `before`, each with its text as the log builds it."""
+    found: list[Field] = []
+    current: Field | None = None
+    select_all = False
+    for s in range(min(before, len(steps))):
+        step = steps[s]
+        p = R._point(step)
+        if p is not None and R.clicked(step):
+            current = next((f for f in found if abs(f.point[1] - p[1]) < 0.02 and abs(f.point[0] - p[0]) < 0.3),
+                           None) or Field(p, s)  # fmt: skip
+            select_all = False
+        for a in R.kids(step.act) if step.error is None else ():
+            if a.name == "Hotkey" and {k.casefold() for k in a.keys} >= {"a"} and len(a.keys) == 2:
+                select_all = True
+            elif a.name == "Type":
+                if current is None:
+                    current = Field((0.0, 0.0), s)
+                if current not in found:
+                    found.append(current)
+                body = a.content.rstrip("\n")
+                current.text = body if select_all else current.text + body
+                current.last, select_all = s, False
+    if lines is not None:
+        for f in found:
+            f.label = _label(steps[f.step], f.point, lines)
+    return found
+
+
+def _label(step: Evidence, point: tuple[float, float], lines: Lines) -> str:
+    """The row just above the point (within two rows, overlapping it sideways) or just left of it on its row."""
+    if step.png is None:
+        return ""
+    from venuskit.verify.images import png_size
+
+    w, h = png_size(step.png)
+    x, y = point[0] * w, point[1] * h
+    best, dist = "", 1e9
+    for (x1, y1, x2, y2), text in lines(step):
+        row = y2 - y1
+        above = y2 <= y + 2 and y - y2 <= 3 * row + 20 and x1 - 40 <= x
+        left = y1 - 6 <= y <= y2 + 6 and x2 <= x
+        d = (y - y2) if above else (x - x2) if left else 1e9
+        if d < dist:
+            best, dist = text, d
+    return best
+
+
+_PAIR = re.compile(r"\b(?:the\s+)?(?P<noun>[a-z][\w ]{1,24}?)\s+[\"“](?P<value>[^\"”]+)[\"”]", re.I)
+
+
+def _pairs(kp: str) -> dict[str, str]:
+    """value -> the noun the keypoint names it by ('the username "emile"' -> emile: username)."""
+    out = {}
+    for m in _PAIR.finditer(kp):
+        noun = m.group("noun").split()[-1]
+        if noun.casefold() not in ("text", "enter", "type", "and", "with", "number", "value"):
+            out[m.group("value")] = noun
+    return out
+
+
+def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
+    values = entry_values(kp)
+    if not values or not steps:
+        return None
+    rows = task_rows(steps, goal, lines) if goal else None
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])]
+    by_rank = bool(_ORDINAL.search(T.unquoted(kp)))
+    last_typed = max((s for s, _ in typed), default=-1)
+    commit = commit_step(steps, last_typed) if typed else _last_commit(steps)
+    if commit is None:
+        if typed and _SENDS.match(kp):
+            return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
+        return None
+    filled = fields(steps, commit, lines)
+    # typing after a click on the goal's own words (the task box) went into no field
+    filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
+    held = {v: [f for f in filled if same_value(f.text.strip(), v)] for v in values}
+    on_form = {v: lines is not None and _fresh_on(steps[commit], steps[0], v, lines) for v in values}
+    misplaced = _misplaced(kp, filled, held)
+    if misplaced:
+        return "contradicted", commit, misplaced
+    # keystrokes into a time or date widget do not read as its value ("0241A" for 2:41 AM): no "other" text there
+    widget = any(_TIME.search(v) or _DATE.search(v) for v in values)
+    others = [f for f in filled if f.text.strip() and not widget
+              and not any(same_value(f.text.strip(), v) for v in values)]  # fmt: skip
+    wrong = [v for v in values if not held[v] and not on_form[v] and (others or _SENDS.match(kp) and typed)]
+    if wrong:
+        got = others[-1].text if others else typed[-1][1]
+        if same_value(got, wrong[0]):
+            return "contradicted", commit, f"{got!r} was typed after a click on the goal's own words, into no field"
+        return "contradicted", commit, f"the form was committed at step {commit} with {got!r} typed, not {wrong[0]!r}"
+    cut = _cut_word(kp, others)
+    if cut:
+        return "contradicted", commit, cut
+    shown = _widget_shows(values, steps[commit], steps[0], lines) if widget else None
+    if shown:
+        return "contradicted", commit, f"the form committed at step {commit} showed {shown!r}, not {values}"
+    if _MANY.search(T.unquoted(kp)) and others:  # "into both text fields": every field gets the value
+        return "contradicted", commit, f"a field held {others[-1].text!r}; the keypoint asks for {values} in each"
+    if by_rank:
+        return None  # which field is "the 2nd" the pixels do not say; only a wrong value is decided
+    if all(held[v] or on_form[v] for v in values):
+        how = [f"{v!r} {'on the form' if on_form[v] else f'in the field typed at step {held[v][-1].last}'}"
+               for v in values]  # fmt: skip
+        word = clicked_word(steps[commit])
+        by = f" on {word!r}" if word else ""
+        return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
+    return None
+
+
+def _widget_shows(values: list[str], step: Evidence, first: Evidence, lines: Lines | None) -> str | None:
+    """A time or date widget showing another time or date on the committed form (the value set wrong)."""
+    if lines is None:
+        return None
+    for t in fresh_texts(step, first, lines):
+        parsed = _TIME.search(t) or _SPACED_TIME.search(t) or _DATE.search(t)
+        if parsed and not any(same_value(t, v) for v in values):
+            return t
+    return None
+
+
+def _misplaced(kp: str, filled: list[Field], held: dict[str, list[Field]]) -> str | None:
+    """A value the keypoint names by its field ('the username "emile"') typed into a field whose label names
+    another of the keypoint's fields, or that field holding something else."""
+    pairs = _pairs(kp)
+    nouns = {n.casefold() for n in pairs.values()}
+    for value, noun in pairs.items():
+        mine = [f for f in filled if f.label and T.ocr_contains(f.label, noun)]
+        for f in held.get(value, []):
+            theirs = [n for n in nouns if n != noun.casefold() and f.label and T.ocr_contains(f.label, n)]
+            if theirs and not T.ocr_contains(f.label, noun):
+                return f"{value!r} was typed into the field labelled {f.label!r}, not the {noun} field"
+        for f in mine:
+            if f.text.strip() and not same_value(f.text.strip(), value):
+                return f"the field labelled {f.label!r} held {f.text!r}, not {value!r}"
+    return None
+
+
+def affix_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Enter an item that starts with "Par"": on the committed form, a fresh text that starts (ends) with it and
+    is more than it, and that the page itself offered before it was committed (a suggestion, a list item)."""
+    found = list(_AFFIX.finditer(kp))
+    if not found or not _ENTRY.match(kp) or lines is None or not steps:
+        return None
+    commit = _last_commit(steps) or commit_step(steps, max((s for s in range(len(steps)) if R.typed_texts(steps[s])),
+                                                           default=-1))  # fmt: skip
+    if commit is None or steps[commit].png is None:
+        return None
+    old = {(T.normalise(t), b[1] // 8) for b, t in lines(steps[0])}
+    fresh = [t.strip() for b, t in lines(steps[commit]) if (T.normalise(t), b[1] // 8) not in old]
+    fits = [t for t in fresh if all(_fits(t, m) for m in found)]
+    if not fits:
+        return "contradicted", commit, f"no entry on the form committed at step {commit} fits {kp!r} ({fresh[:4]})"
+    offered = [t for t in fits if any(T.normalise(x) == T.normalise(t) for e in steps[:commit] if e.png is not None
+                                      for b, x in lines(e) if (T.normalise(x), b[1] // 8) not in old)]  # fmt: skip
+    if not offered:
+        return None
+    return "satisfied", commit, f"{offered[0]!r} on the form committed at step {commit}, offered by the page before"
+
+
+def affix_of(kp: str) -> bool:
+    """The keypoint quotes how an entry starts or ends ("an item that starts with "Par""), not the entry."""
+    return bool(_AFFIX.search(kp))
+
+
+def _fits(text: str, m: re.Match[str]) -> bool:
+    want, got = m.group("text").casefold(), text.casefold()
+    ok = got.endswith(want) if m.group("kind").casefold() == "ends" else got.startswith(want)
+    return ok and len(got) > len(want)
+
+
+def _cut_word(kp: str, others: list[Field]) -> str | None:
+    """A field holds a near miss of one of the keypoint's own words ("thrill" for "thriller movies"): that value was
+    asked for, and it is not what went in."""
+    words = re.findall(r"[^\W\d_]{3,}", T.unquoted(kp))
+    for f in others:
+        text = f.text.strip()
+        miss = next((w for w in words if len(text) >= 3 and near_miss(text, w) and w.casefold().startswith(
+            text.casefold())), None)  # fmt: skip
+        if miss:
+            return f"the field typed at step {f.last} holds {text!r}, a cut of the goal's {miss!r}"
+    return None
+
+
+def near_miss(typed: str, wanted: str) -> bool:
+    """A typed text that stands for the wanted one but is not it: a prefix, an extension, or the same letters in
+    another case."""
+    a, b = typed.casefold(), wanted.casefold()
+    return a != b and (b.startswith(a) or a.startswith(b)) or (a == b and typed != wanted)
+
+
+def _last_commit(steps: Sequence[Evidence]) -> int | None:
+    """Without typing (a spinner, a date picker): the agent's last click that reads as a submit-like control."""
+    for s in range(len(steps) - 1, -1, -1):
+        if R.clicked(steps[s]) and _SUBMIT_WORDS.match(clicked_word(steps[s]) or ""):
+            return s
+    return None
+
+
+# ---- order constraints the goal states ------------------------------------------------------------------------
+
+
+def then_pairs(goal: str, keypoints: Sequence[str]) -> list[tuple[int, int, int]]:
+    """(i, j, slack): keypoint j must come after keypoint i. The goal joins them with "then" (two clicks in a
+    stated order: no slack), or j is a closing submit ("… and press Submit", "then hit Submit") after every other
+    keypoint (slack 1: a value confirmed on the screen the submit led to is not after it)."""
+    plain = " ".join(goal.split())
+    last = len(keypoints) - 1
+    closing = last >= 1 and any(_SUBMIT_WORDS.match(n) for n in R.click_names(keypoints[last]))
+    pairs = [(i, last, 1) for i in range(last)] if closing else []
+    for j in range(1, len(keypoints)):
+        head = _head(keypoints[j])
+        if head and not (closing and j == last) and re.search(rf"\bthen\s+{re.escape(head)}", plain, re.I):
+            pairs.append((j - 1, j, 0))
+    return pairs
+
+
+def _head(kp: str) -> str:
+    words = kp.split()[:2]
+    return " ".join(words).rstrip(",.").casefold()
+
+
+def order_violations(goal: str, texts: Sequence[str], steps: Sequence[int | None]) -> dict[int, str]:
+    """Keypoints done before the one the goal puts first: {j: why}, from each keypoint's evidence step."""
+    out = {}
+    for i, j, slack in then_pairs(goal, texts):
+        si, sj = steps[i], steps[j]
+        if si is not None and sj is not None and sj + slack < si:
+            out[j] = f"done at step {sj}, before {texts[i]!r} (step {si}); the goal puts it after"
+    return out
+
+
+# ---- lists: dragging an item to a rank, sorting ---------------------------------------------------------------
+
+_DRAG = re.compile(r"^\s*drag\s+(?P<name>.+?)\s+(?P<where>to the top|to the bottom|up by one position|"
+                   r"down by one position|to the (?P<n>\d+)(?:st|nd|rd|th) position)\s*[.]?$", re.I)  # fmt: skip
+
+
+def _column(lines: tuple, box: tuple[int, int, int, int]) -> list[tuple[tuple[int, int, int, int], str]]:
+    """The rows stacked with `box` in one column (same left edge within a few pixels, close vertical steps)."""
+    col = sorted([(b, t) for b, t in lines if abs(b[0] - box[0]) <= 12 and t.strip()], key=lambda x: x[0][1])
+    idx = next((k for k, (b, _) in enumerate(col) if b[1] == box[1]), None)
+    if idx is None:
+        return col
+    gap = 3 * max(b[3] - b[1] for b, _ in col)
+    a = idx
+    while a > 0 and col[a][0][1] - col[a - 1][0][3] < gap:
+        a -= 1
+    z = idx
+    while z < len(col) - 1 and col[z + 1][0][1] - col[z][0][3] < gap:
+        z += 1
+    return col[a : z + 1]
+
+
+def dragged_to(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
+    m = _DRAG.match(kp)
+    if m is None or lines is None:
+        return None
+    rows = task_rows(steps, goal, lines)
+    off_box = (lambda e: tuple((b, t) for b, t in lines(e) if rows is None or not rows[0] - 4 <= (b[1] + b[3]) / 2
+                               <= rows[1] + 4))  # fmt: skip
+    name = m.group("name")
+    drags = [s for s in range(len(steps)) if any(a.name == "Drag" for a in R.kids(steps[s].act))]
+    if not drags:
+        return ("contradicted", steps[-1].index, "the agent dragged nothing") if steps else None
+    for s in reversed(drags):
+        step = steps[s]
+        act = next(a for a in R.kids(step.act) if a.name == "Drag")
+        if step.png is None or act.start is None or not span_hits(step, name):
+            continue
+        from venuskit.verify.images import png_size
+
+        w, h = png_size(step.png)
+        row = next(((b, t) for b, t in off_box(step) if T.ocr_key(t) == T.ocr_key(name)), None)
+        if row is None:
+            return None
+        col = _column(off_box(step), row[0])
+        ranks = [b for b, _ in col]
+        now = ranks.index(row[0]) + 1
+        drop = act.end.y * h
+        others = [b for b in ranks if b != row[0]]
+        lands = 1 + sum((b[1] + b[3]) / 2 < drop for b in others)
+        n = len(ranks)
+        where = m.group("where").casefold()
+        want = (1 if "top" in where else n if "bottom" in where else now - 1 if "up by one" in where
+                else now + 1 if "down by one" in where else int(m.group("n")))  # fmt: skip
+        ok = lands == want
+        return ("satisfied" if ok else "contradicted", s,
+                f"the drag at step {s} took {name!r} from row {now} of {n} and dropped it at row {lands} "
+                f"({'the' if ok else 'not the'} asked row {want}), counted on the screen it was made on")  # fmt: skip
+    return "contradicted", steps[drags[-1]].index, f"no drag started on {name!r}"
+
+
+_SORT = re.compile(r"^\s*sort\b.*\b(?P<dir>increasing|ascending|decreasing|descending)\b", re.I)
+
+
+def sorted_list(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    m = _SORT.match(kp)
+    if m is None or lines is None:
+        return None
+    clicks = pointer_steps(steps)
+    drags = [s for s in range(len(steps)) if any(a.name == "Drag" for a in R.kids(steps[s].act))]
+    if not clicks or (drags and clicks[-1] < drags[-1]) or steps[clicks[-1]].png is None:
+        return None  # no click after the last move: what the page did with the order is not shown
+    s = clicks[-1]
+    numbers = [(b, int(t)) for b, t in lines(steps[s]) if re.fullmatch(r"-?\d+", t.strip())]
+    if len(numbers) < 3:
+        return None
+    col = _column(tuple((b, str(v)) for b, v in numbers), numbers[0][0])
+    values = [int(t) for _, t in col]
+    up = m.group("dir").casefold() in ("increasing", "ascending")
+    ok = values == sorted(values, reverse=not up)
+    return ("satisfied" if ok else "contradicted", s,
+            f"the list read {values} top to bottom on the screen of the click at step {s}")  # fmt: skip
+
+
+# ---- copied text ---------------------------------------------------------------------------------------------
+
+_COPY = re.compile(r"^\s*copy\b.*\bpaste\b", re.I)
+
+
+def copied(kp: str, goal: str, steps: Sequence[Evidence], read: Callable[[Evidence], str] | None) -> Result | None:
+    """The text entered was on the page before it was entered (off the goal): most of its words read on a screen
+    the agent saw first (a narrow text area wraps and OCR reads it in pieces); none of them: made up."""
+    if not _COPY.match(kp) or read is None:
+        return None
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s]) if t.strip()]
+    if not typed:
+        return None
+    s, text = typed[-1]
+    words = [w for w in re.findall(r"\w{3,}", text) if not T.ocr_contains(goal, w)]
+    screens = " ".join(read(e) for e in steps[:s] if e.png is not None)
+    seen = [w for w in words if T.ocr_contains(screens, w)]
+    share = len(seen) / len(words) if words else 0.0
+    if words and share < 0.3:
+        return "contradicted", s, f"the text entered at step {s} ({text!r}) was not on the page before: " \
+                                  f"{len(seen)} of its {len(words)} words were"  # fmt: skip
+    if share < 0.6 or _ORDINAL.search(T.unquoted(kp)):
+        return None  # which text area is "the 2nd", the pixels do not say
+    return "satisfied", s, f"{len(seen)} of the {len(words)} words entered at step {s} were on the page before"
+
+
+# ---- an answer read where the question points -------------------------------------------------------------
+
+
+def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | None) -> Result | None:
+    """`rules.answered` (each value of the answer was on a screen), then read where the question points: on the
+    named record (`answer_in_place`) and as the value of the named field (`answer_at_field`)."""
+    found = R.answered(kp, steps, read)
+    return answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found))
+
+
+def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+    """`rules.answered` says each value of the answer was on a screen; this asks whether it was read where the
+    question points. A question that names a record by a code or a day ("the status of ER-2024-0032", "the salary
+    of 2024-03-01") is answered from that record: a value is credited when a screen shows it on the row of the named
+    code or day, or on a screen that shows them with no other record's code or day on the value's row (a detail
+    page). Read only on the row of another record of the same kind (ER-2024-0031's row), it is contradicted; read
+    elsewhere (a list that shows no day), the keypoint is left undecided: pixels show the value, not whose it is."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    codes = [c for c in dict.fromkeys(CODE.findall(rest)) if not T.contains(answer, c)]
+    asked_days = days(rest) - days(answer)
+    if not codes and not asked_days:
+        return found
+    named = codes + [f"{m}/{d}" for m, d in sorted(asked_days)]
+    values = [v for v in T.answer_values(answer) if not days(v) & asked_days and v not in codes]
+    places = [(e.index, _place(lines(e), v, codes, asked_days)) for v in values for e in steps if e.png is not None]
+    there = [i for i, p in places if p == "there"]
+    if there:
+        return "satisfied", max(there), f"{found[2]}, beside {named}"
+    seen = [p for _, p in places if p is not None]
+    if not seen:  # credited otherwise (a total of several amounts): nothing here to place
+        return found
+    if all(p == "other" for p in seen):
+        return "contradicted", steps[-1].index, f"the answer {values} was read only on another record's row, " \
+                                                f"not {named}"  # fmt: skip
+    return "not_visible", None, f"the answer {values} was on screen, never beside {named}: whose it is, is not shown"
+
+
+def _place(screen: tuple, value: str, codes: list[str], asked: set[tuple[int, int]]) -> str | None:
+    """Where `value` stands on one screen: "there" (on the named record's row, or on a screen that names the record
+    with no other record on the value's row), "other" (on another record's row), "loose" (on the screen, no record
+    named near it) or None (not on this screen)."""
+    at = [box for box, t in screen if T.contains_value(t, value)]
+    if not at:
+        return None
+    named = any(_names(t, codes, asked) for _, t in screen)
+    rows = [[t for b, t in screen if _same_row(b, box)] for box in at]
+    others = [any(_other_record(t, codes, asked) for t in row) for row in rows]
+    beside = [any(_names(t, codes, asked) for t in row) for row in rows]
+    if any(b or named and not o for b, o in zip(beside, others, strict=True)):
+        return "there"
+    return "other" if all(others) else "loose"
+
+
+def _names(text: str, codes: list[str], asked: set[tuple[int, int]]) -> bool:
+    return any(T.contains(text, c) for c in codes) or bool(days(text) & asked)
+
+
+def _other_record(text: str, codes: list[str], asked: set[tuple[int, int]]) -> bool:
+    """The text names a record of the kind the question names, and not the one it names."""
+    other_code = bool(codes) and any(not any(T.contains(c, o) for c in codes) for o in CODE.findall(text))
+    other_day = bool(asked) and bool(days(text) - asked)
+    return other_code or other_day
+
+
+def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Two text boxes overlap by half the shorter one's height: one row of a list or table."""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
+# A question that names the field its answer is read from: "(with the status)", "(请回答类别)", "(Tell me its
+# current status)". A kind of value ("the amount", "邮箱地址") or a person or title is no field a screen labels.
+_FIELD = re.compile(r"\(\s*(?:请回答|(?:answer\s+)?with\s+(?:the\s+|its\s+|their\s+)?|tell me\s+(?:its\s+|the\s+)?"
+                    r"(?:current\s+)?)(?P<field>[^()]{1,24}?)\s*\)\s*$", re.I)  # fmt: skip
+_NOT_A_FIELD = re.compile(r"name|title|address|名|标题|地址|号码|总额", re.I)
+
+
+def asked_field(rest: str) -> str | None:
+    """The field a question's answer is read from, when it names one a screen would label ("status", "类别")."""
+    m = _FIELD.search(rest)
+    field = m.group("field").strip() if m else ""
+    if not field or T.asked_kind(field) or _NOT_A_FIELD.search(field) or len(field.split()) > 2:
+        return None
+    return field if not T.HAN_CHAR.search(field) or len(field) <= 4 else None
+
+
+def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+    """An answer to a question that names its field ("the status", "类别") is the value the screen gives that field:
+    on the field's own line ("Status: APPROVED"), right of its label on the row, on the line just below it (a
+    detail page), or, when the question names a record by its code, anywhere down the field's column (a table).
+    A value read elsewhere (another field's value, a label such as "参考号") is left undecided, as is an answer
+    whose field no screen the agent saw labels."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    field = asked_field(rest)
+    if field is None:
+        return found
+    column = bool(CODE.findall(rest))
+    values = T.answer_values(answer)
+    labelled = False
+    for e in steps:
+        screen = lines(e) if e.png is not None else ()
+        labels = [b for b, t in screen if T.normalise(t).startswith(T.normalise(field))]
+        labelled = labelled or bool(labels)
+        for label in labels:
+            if any(_at_label(label, screen, v, column) for v in values):
+                return found
+    if not labelled:
+        return "not_visible", None, f"no screen the agent saw labels the field {field!r} the question asks for"
+    return "not_visible", None, f"the answer {values} was on screen, but not as the value of {field!r}"
+
+
+def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool) -> bool:
+    """`value` is on the label's own line, right of it on its row, on the next line below it, or (a table column)
+    anywhere below it in its column."""
+    below = sorted((b for b, t in screen if b[1] >= label[3] - 2 and b[0] < label[2] + 20 and b[2] > label[0] - 20),
+                   key=lambda b: b[1])  # fmt: skip
+    right = [b for b, _ in screen if b != label and _same_row(b, label) and b[0] >= label[2]]
+    for box, text in screen:
+        if not T.contains_value(text, value):
+            continue
+        if box == label or box in right:
+            return True
+        # below: down a table's column, or the next line under a label that has nothing right of it
+        if box in below and (column or not right and box[1] <= below[0][3]):
+            return True
+    return False

@@ -1,0 +1,350 @@
+"""Keypoint rules from what any page shows (verify/page_rules.py), on recorded episodes with rendered screens read by
+the real OCR: the words under the red dot, the page's own task box, values in their fields when the form was
+committed, the order the goal states, drags to a rank, and `uncertain` when no rule can tell.
+
+Every test here fails on the rules as they were before them (named in each): a click on one word of a paragraph
+was never credited, a value typed into the wrong field or a step done out of order was credited, a prefix typed for
+"an item that starts with" was credited, and a keypoint nobody could decide made the run `failed`."""
+
+from __future__ import annotations
+
+from PIL import ImageFont
+from verify_helpers import S, record, screen
+
+from venuskit.actions.types import Click, Drag, Finished, Point, Type
+from venuskit.record.episode import Outcome
+from venuskit.verify import SGVConfig, make_judges, verify_episode
+
+SIZE = (640, 400)
+ENDED = Outcome(terminated=True, reason="env_done")  # the page ended the episode (MiniWoB++ does, either way)
+
+
+def at(lines: list[str], i: int, word: str | None = None, dx: float = 0.0) -> Point:
+    """The normalised centre of `word` on line `i` as `screen` renders it (the whole line without a word)."""
+    font = ImageFont.load_default(size=24)
+    line = lines[i]
+    start = line.index(word) if word else 0
+    left = 30 + font.getlength(line[:start])
+    width = font.getlength(word or line)
+    return Point((left + width / 2 + dx) / SIZE[0], (30 + 50 * i + 12) / SIZE[1])
+
+
+def rules():
+    return make_judges("ocr,log")
+
+
+def verify(folder):
+    return verify_episode(folder, rules(), SGVConfig())
+
+
+def statuses(report):
+    return [k.status for k in report.keypoints]
+
+
+def why(kp) -> str:
+    """The reason of the decisive vote that decided a keypoint (the rule names its evidence there)."""
+    return " | ".join(v.reason for v in kp.votes if v.status == kp.status or kp.status == "open")
+
+
+# ---- the words under the red dot ------------------------------------------------------------------------
+
+LINK_GOAL = 'Switch between the tabs to find and click on the link "auctor".'
+LINK_PAGE = ["Switch between the tabs to find", 'and click on the link "auctor".', "Tab #1      Tab #2",
+             "Mollis consectetur arcu", "massa auctor eget eu tellus", "orci ut. Mauris elementum"]  # fmt: skip
+
+
+def test_a_click_on_one_link_word_of_a_paragraph_is_the_click_the_goal_names(tmp_path):
+    """Before: the text under a click was the whole OCR line ("massa auctor eget eu tellus"), so the link was never
+    credited, and a value with no screen after the first action was called never shown: `failed`."""
+    steps = [S(screen(LINK_PAGE), Click(point=at(LINK_PAGE, 4, "auctor")))]
+    report = verify(record(tmp_path, steps, LINK_GOAL, finish=ENDED))
+    assert report.verdict == "completed", report.reason
+    (kp,) = report.keypoints
+    assert kp.text == 'Click on the link "auctor"'  # the tab switching is the way there, not a keypoint
+    assert "'auctor' at step 0" in why(kp)
+
+
+def test_a_click_on_the_goal_text_the_page_shows_is_not_a_click_on_the_item(tmp_path):
+    steps = [S(screen(LINK_PAGE), Click(point=at(LINK_PAGE, 1, '"auctor"')))]
+    report = verify(record(tmp_path, steps, LINK_GOAL, finish=ENDED))
+    assert report.verdict == "failed"  # the link stood on the page, off the task box, and was not clicked
+    assert "stood on a screen the agent saw" in why(report.keypoints[0])
+
+
+def test_a_click_on_another_link_word_is_contradicted(tmp_path):
+    steps = [S(screen(LINK_PAGE), Click(point=at(LINK_PAGE, 4, "tellus")))]
+    report = verify(record(tmp_path, steps, LINK_GOAL, finish=ENDED))
+    assert report.verdict == "failed" and statuses(report) == ["contradicted"]
+
+
+# ---- the order the goal states, and the items it names --------------------------------------------------
+
+ORDER_GOAL = "Click button ONE, then click button TWO."
+ORDER_PAGE = ["Click button ONE, then click", "button TWO.", "", "TWO", "ONE"]
+
+
+def test_two_clicks_in_the_wrong_order_are_not_completed(tmp_path):
+    """Before: each click was credited on its own, in any order: `completed`."""
+    after = screen([*ORDER_PAGE[:3], "TWO pressed", "ONE"])
+    right = record(tmp_path / "right", [S(screen(ORDER_PAGE), Click(point=at(ORDER_PAGE, 4, "ONE"))),
+                                        S(after, Click(point=at(ORDER_PAGE, 3, "TWO")))], ORDER_GOAL, finish=ENDED)
+    assert verify(right).verdict == "completed"
+    wrong = record(tmp_path / "wrong", [S(screen(ORDER_PAGE), Click(point=at(ORDER_PAGE, 3, "TWO"))),
+                                        S(after, Click(point=at(ORDER_PAGE, 4, "ONE")))], ORDER_GOAL, finish=ENDED)
+    report = verify(wrong)
+    assert report.verdict == "partial" and report.keypoints[1].decided_by == "order"
+    assert "the goal puts it after" in why(report.keypoints[1])
+
+
+BOX_GOAL = "Select BQrG, MH and click Submit."
+
+
+def test_an_item_the_goal_does_not_name_picked_too_is_contradicted(tmp_path):
+    """Before: the named boxes were clicked, so the keypoint held whatever else was ticked: `completed`."""
+    page = ["Select BQrG, MH and click", "Submit.", "BQrG", "MH", "Dcw", "Submit"]
+    ticked = [page[:2] + ["* BQrG", "MH", "Dcw", "Submit"], page[:2] + ["* BQrG", "* MH", "Dcw", "Submit"],
+              page[:2] + ["* BQrG", "* MH", "* Dcw", "Submit"]]  # fmt: skip
+    steps = [S(screen(page), Click(point=at(page, 2, "BQrG"))), S(screen(ticked[0]), Click(point=at(page, 3, "MH"))),
+             S(screen(ticked[1]), Click(point=at(page, 4, "Dcw"))),
+             S(screen(ticked[2]), Click(point=at(page, 5, "Submit")))]  # fmt: skip
+    report = verify(record(tmp_path, steps, BOX_GOAL, finish=ENDED))
+    assert report.verdict == "partial" and statuses(report) == ["contradicted", "satisfied"]
+    assert "also picked 'Dcw'" in why(report.keypoints[0])
+
+
+# ---- values in their fields when the form was committed ---------------------------------------------------
+
+LOGIN_GOAL = 'Enter the username "emile" and the password "EBQr" into the text fields and press login.'
+LOGIN = ['Enter the username "emile" and the', 'password "EBQr" into the text fields', "Username", "", "Password",
+         "", "Login"]  # fmt: skip
+
+
+def _login(tmp_path, first: str, second: str):
+    field1, field2 = at(LOGIN, 3, dx=80), at(LOGIN, 5, dx=80)
+    steps = [S(screen(LOGIN), Click(point=field1)), S(screen(LOGIN), Type(content=first)),
+             S(screen(LOGIN), Click(point=field2)), S(screen(LOGIN), Type(content=second)),
+             S(screen(LOGIN), Click(point=at(LOGIN, 6, "Login")))]  # fmt: skip
+    return verify(record(tmp_path, steps, LOGIN_GOAL, finish=ENDED))
+
+
+def test_each_value_in_the_field_its_label_names(tmp_path):
+    right = _login(tmp_path / "right", "emile", "EBQr")
+    assert right.verdict == "completed", right.reason
+    assert "when the form was committed by the click at step 4 on 'Login'" in why(right.keypoints[0])
+
+
+def test_values_swapped_between_their_fields_are_contradicted(tmp_path):
+    """Before: both values were typed exactly, so the keypoint held: `completed`."""
+    report = _login(tmp_path, "EBQr", "emile")
+    assert report.verdict == "partial" and report.keypoints[0].status == "contradicted"
+    assert "'emile' was typed into the field labelled 'Password'" in why(report.keypoints[0])
+
+
+TIME_GOAL = "Enter 2:41 AM as the time and press submit."
+
+
+def test_a_time_field_read_in_segments_holds_the_time(tmp_path):
+    """Before: no rule read a time off a field ("02 41 AM"), so the keypoint stayed open and the run `partial`."""
+    page = ["Enter 2:41 AM as the time and", "press submit.", "", "Submit"]
+
+    def run(folder, shown: str):
+        filled = screen([*page[:2], shown, "Submit"])
+        steps = [S(screen(page), Click(point=at(page, 2, dx=60))), S(screen(page), Type(content="0241A")),
+                 S(filled, Click(point=at(page, 3, "Submit")))]  # fmt: skip
+        return verify(record(folder, steps, TIME_GOAL, finish=ENDED))
+
+    assert run(tmp_path / "right", "02 41 AM").verdict == "completed"
+    wrong = run(tmp_path / "wrong", "02 48 AM")
+    assert wrong.verdict == "partial" and "showed '02 48" in why(wrong.keypoints[0])
+
+
+CASE_GOAL = 'Type "Hello World" in all lower case letters in the text field and press Submit.'
+
+
+def test_a_value_asked_in_lower_case_is_the_lower_case_value(tmp_path):
+    """Before: the rules compared typed text with the quoted value as written, so typing "Hello World" itself (the
+    goal's value not lowered) was `completed`, and the right "hello world" was contradicted."""
+    page = ['Type "Hello World" in all lower case', "letters in the text field.", "", "Submit"]
+
+    def run(folder, typed: str):
+        steps = [S(screen(page), Click(point=at(page, 2, dx=60))), S(screen(page), Type(content=typed)),
+                 S(screen([*page[:2], typed, "Submit"]), Click(point=at(page, 3, "Submit")))]  # fmt: skip
+        return verify(record(folder, steps, CASE_GOAL, finish=ENDED))
+
+    right = run(tmp_path / "right", "hello world")
+    assert right.verdict == "completed", right.reason
+    as_quoted = run(tmp_path / "as-quoted", "Hello World")
+    assert as_quoted.verdict != "completed" and as_quoted.keypoints[0].status == "contradicted"
+
+
+AFFIX_GOAL = 'Enter an item that starts with "Par".'
+
+
+def test_an_item_that_starts_with_a_prefix_is_more_than_the_prefix(tmp_path):
+    """Before: typing "Par" exactly satisfied 'Enter an item that starts with "Par"': `completed`."""
+    page = ["Enter an item that starts with", '"Par".', "Tags:", "", "Submit"]
+    typed = screen([*page[:3], "Par", "Submit"])
+    offered = screen([*page[:3], "Par", "Paraguay"])
+    chosen = screen([*page[:3], "Paraguay", "Submit"])
+    field = at(page, 3, dx=60)
+    prefix = record(tmp_path / "prefix", [S(screen(page), Click(point=field)), S(screen(page), Type(content="Par")),
+                                          S(typed, Click(point=at(page, 4, "Submit")))], AFFIX_GOAL, finish=ENDED)
+    assert verify(prefix).verdict == "failed"
+    good = record(tmp_path / "good", [S(screen(page), Click(point=field)), S(screen(page), Type(content="Par")),
+                                      S(offered, Click(point=at([*page[:3], "Par", "Paraguay"], 4, "Paraguay"))),
+                                      S(chosen, Click(point=at(page, 4, "Submit")))], AFFIX_GOAL, finish=ENDED)
+    assert verify(good).verdict == "completed"
+
+
+# ---- lists ----------------------------------------------------------------------------------------------
+
+DRAG_GOAL = "Drag Amandie to the 5th position."
+LIST = ["Drag Amandie to the 5th position.", "Lyssa", "Ginger", "Amandie", "Lib", "Cherise"]
+
+
+def test_a_drag_lands_the_item_at_the_rank_the_goal_names(tmp_path):
+    """Before: no rule read a drag: the keypoint stayed open, `failed`."""
+
+    def run(folder, row: int, below: bool):
+        end = at(LIST, row)
+        end = Point(end.x, end.y + (0.03 if below else -0.03))
+        return verify(record(folder, [S(screen(LIST), Drag(start=at(LIST, 3, "Amandie"), end=end))], DRAG_GOAL,
+                             finish=ENDED))  # fmt: skip
+
+    assert run(tmp_path / "right", 5, below=True).verdict == "completed"
+    wrong = run(tmp_path / "wrong", 4, below=True)
+    assert wrong.verdict == "failed" and "dropped it at row 4" in why(wrong.keypoints[0])
+
+
+# ---- when no rule can tell --------------------------------------------------------------------------------
+
+STAR_GOAL = "Find the email by Amil and click the star icon to mark it as important."
+
+
+def test_a_keypoint_no_rule_can_decide_makes_the_run_uncertain_not_failed(tmp_path):
+    """Before: an undecided keypoint made the run `failed` (or `partial`), as if it had been shown not done."""
+    page = ["Find the email by Amil and click the", "star icon to mark it as important.", "Katharyn", "Amil"]
+    star = Point(at(page, 3, "Amil").x + 0.6, at(page, 3, "Amil").y)  # an icon on Amil's row: no text under it
+    steps = [S(screen(page), Click(point=star))]
+    report = verify(record(tmp_path, steps, STAR_GOAL, finish=ENDED))
+    assert statuses(report) == ["satisfied", "open"]  # the mail's row was clicked; which icon, OCR cannot say
+    assert report.verdict == "uncertain" and report.forced == "partial" and not report.decided
+    (undecided,) = report.undecided
+    assert undecided["keypoint"] == "Click the star icon to mark it as important" and undecided["why"]
+
+
+def test_the_task_box_is_found_from_the_goal_text_alone():
+    lines = [((7, 9, 283, 25), "Switch between the tabs to find"), ((7, 31, 256, 47), 'and click on the link "auctor"'),
+             ((24, 131, 84, 147), "Tab #1"), ((39, 211, 218, 227), "massa auctor eget eu tellus")]  # fmt: skip
+    from venuskit.verify import page_rules as P
+    from venuskit.verify.evidence import Evidence
+
+    step = Evidence(0, b"png", None, "")
+    assert P.task_rows([step], LINK_GOAL, lambda e: tuple(lines)) == (9, 47)
+    assert P.task_rows([step], "Click on Tab #1.", lambda e: tuple(lines)) is None  # a tab is not the goal's box
+
+
+COPY_GOAL = "Copy the text in the textarea below, paste it into the textbox and press Submit."
+
+
+def test_copied_text_is_credited_when_its_words_were_on_the_page_even_wrapped(tmp_path):
+    """Before: the whole entered text had to be one OCR line, so a text area that wraps was never credited; now most
+    of its words read on a screen seen before it was typed credit it, and words the page never showed do not."""
+    page = ["Copy the text in the textarea below,", "paste it into the textbox and press", "Submit.",
+            "nulla porttitor gravida", "mauris tempus lacinia", "", "Submit"]  # fmt: skip
+
+    def run(folder, text: str):
+        steps = [S(screen(page), Click(point=at(page, 5, dx=60))), S(screen(page), Type(content=text)),
+                 S(screen(page), Click(point=at(page, 6, "Submit")))]  # fmt: skip
+        return verify(record(folder, steps, COPY_GOAL, finish=ENDED))
+
+    right = run(tmp_path / "right", "nulla porttitor gravida mauris tempus lacinia")
+    assert right.keypoints[0].status == "satisfied", why(right.keypoints[0])
+    made_up = run(tmp_path / "made-up", "quick brown foxes jumped over fences")
+    assert made_up.keypoints[0].status == "contradicted" and made_up.verdict != "completed"
+    assert "was not on the page before" in why(made_up.keypoints[0])
+
+
+# ---- items that differ only in case, typing into no field, a cut word -------------------------------------
+
+YES_GOAL = 'Click on the "Yes" button.'
+
+
+def test_a_click_on_an_item_that_differs_only_in_case_is_not_the_named_one(tmp_path):
+    """Before: the click's word was compared without case, so a click on "yes" (another button) credited "Yes"."""
+    page = ['Click on the "Yes" button.', "", "No", "Yes", "yes"]
+    right = verify(record(tmp_path / "right", [S(screen(page), Click(point=at(page, 3, "Yes")))], YES_GOAL,
+                          finish=ENDED))  # fmt: skip
+    assert right.verdict == "completed", right.reason
+    twin = verify(record(tmp_path / "twin", [S(screen(page), Click(point=at(page, 4, "yes")))], YES_GOAL,
+                         finish=ENDED))  # fmt: skip
+    assert twin.verdict == "failed" and statuses(twin) == ["contradicted"], twin.reason
+
+
+REPLY_GOAL = 'Find the email by Arlyne and reply to them with the text "Aliquam tincidunt".'
+
+
+def test_text_typed_after_a_click_on_the_goal_text_went_into_no_field(tmp_path):
+    """Before: the typed text counted as the field's whatever the click before it landed on, so typing after a click
+    on the task box (no field) and then opening the mail was a reply: `completed`."""
+    page = ["Find the email by Arlyne and reply", 'to them with the text "Aliquam tincidunt".', "", "Pearle",
+            "Arlyne"]  # fmt: skip
+    opened = ["Find the email by Arlyne and reply", 'to them with the text "Aliquam tincidunt".', "", "Arlyne",
+              "Reply    Forward"]  # fmt: skip
+    steps = [S(screen(page), Click(point=at(page, 1, "Aliquam"))), S(screen(page), Type(content="Aliquam tincidunt")),
+             S(screen(page), Click(point=at(page, 4, "Arlyne"))), S(screen(opened), Finished())]  # fmt: skip
+    report = verify(record(tmp_path, steps, REPLY_GOAL))
+    assert report.verdict != "completed", report.reason
+    assert any("into no field" in v.reason for k in report.keypoints for v in k.votes), report.reason
+
+
+SEARCH_GOAL = "Search for thriller movies directed by Wilkerson from year 1981."
+
+
+def test_a_field_holding_a_cut_of_the_goals_word_is_contradicted(tmp_path):
+    """Before: the rule checked only the values it could name (Wilkerson, 1981), so "thrill" typed as the genre
+    passed: `completed`."""
+    page = ["Search for thriller movies directed", "by Wilkerson from year 1981.", "Director", "Year", "Genre",
+            "Search"]  # fmt: skip
+
+    def run(folder, genre: str):
+        filled = [*page[:2], "Director   Wilkerson", "Year   1981", f"Genre   {genre}", "Search"]
+        steps = [S(screen(page), Click(point=at(page, 2, dx=120))), S(screen(page), Type(content="Wilkerson")),
+                 S(screen(page), Click(point=at(page, 3, dx=120))), S(screen(page), Type(content="1981")),
+                 S(screen(page), Click(point=at(page, 4, dx=120))), S(screen(page), Type(content=genre)),
+                 S(screen(filled), Click(point=at(page, 5, "Search")))]  # fmt: skip
+        return verify(record(folder, steps, SEARCH_GOAL, finish=ENDED))
+
+    assert run(tmp_path / "right", "thriller").verdict == "completed"
+    cut = run(tmp_path / "cut", "thrill")
+    assert cut.verdict == "failed" and "a cut of the goal's 'thriller'" in why(cut.keypoints[0])
+
+
+# ---- a row a click took off the list ------------------------------------------------------------------------
+
+RENAME_GOAL = 'Rename the document "Meeting notes.docx" to "Notes Q1.docx".'
+
+
+def test_a_click_that_takes_another_row_off_the_list_is_a_side_effect(tmp_path):
+    """Before: a deletion counted as a side effect only when a URL flag or a "Delete" label said so, so trashing an
+    unrelated file with a row's icon, then doing the task, was `completed`. Now a click whose row (its item) is gone
+    from the next screen of the same list, on a row the goal names nothing of, fails the run."""
+    drive = "http://127.0.0.1:8000/drive/"
+    files = ["My Drive", "Expense portal guide.pdf    20 Feb    x", "Meeting notes.docx    10 Mar    x",
+             "Team budget 2024.xlsx    12 Mar    x"]  # fmt: skip
+    trashed = ["My Drive", "Meeting notes.docx    10 Mar    x", "Team budget 2024.xlsx    12 Mar    x"]
+    doc = ["Meeting notes.docx", "Title:", "Save"]
+    renamed = ["Notes Q1.docx", "Saved."]
+    icon = Point(at(files, 1, "x").x, at(files, 1).y)
+
+    def run(folder, first: list[S]):
+        steps = [*first, S(screen(files if not first else trashed), Click(point=at(files, 2, "Meeting")), drive, "Drive"),
+                 S(screen(doc), Click(point=at(doc, 1, dx=120)), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(doc), Type(content="Notes Q1.docx"), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(doc), Click(point=at(doc, 2, "Save")), f"{drive}f/6", "Meeting notes.docx"),
+                 S(screen(renamed), Finished(), f"{drive}f/6?saved=1", "Notes Q1.docx")]  # fmt: skip
+        return verify(record(folder, steps, RENAME_GOAL))
+
+    assert run(tmp_path / "clean", []).verdict == "completed"
+    extra = run(tmp_path / "extra", [S(screen(files), Click(point=icon), drive, "Drive")])
+    assert extra.verdict == "failed" and "deleted something the goal does not name" in extra.reason, extra.reason
