@@ -146,7 +146,9 @@ class _Run:
     def __init__(self, cfg: NanoTrainConfig) -> None:
         self.cfg = cfg
         cfg.out.mkdir(parents=True, exist_ok=True)
-        self.reader = Reader()
+        # The reader is most of featurising (PP-OCR on every unread crop) and runs while no browser does: it takes
+        # as many intra-op threads as the run has collection workers (1.7x on two cores).
+        self.reader = Reader(threads=cfg.workers)
         self.reader.load_cache(cfg.out / "reader_cache.json")
         self.cache = FeatureCache(cfg.out / "features.pkl")
         self.featurizer = NanoModel(NanoNet(NetConfig()), reader=self.reader)
@@ -231,6 +233,26 @@ def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
     run.log["final"] = "venus-nano.pt"
     run.record(StageResult("final", cfg.out / "venus-nano.pt", {}))
     return run.log
+
+
+def run_config(run: Path) -> NanoTrainConfig:
+    """The config a finished `venus nano train` folder was made with (its summary.json), pointing at `run`."""
+    path = Path(run) / "summary.json"
+    if not path.is_file():
+        raise ValueError(f"{run} is not a `venus nano train` run folder (no summary.json).")
+    raw = json.loads(path.read_text("utf-8"))["config"]
+    fields = {k: v for k, v in raw.items() if k in NanoTrainConfig.__dataclass_fields__}
+    for key in ("stages", "categories", "surfaces", "tasks", "skins"):
+        if fields.get(key) is not None:
+            fields[key] = tuple(fields[key])
+    return NanoTrainConfig(**{**fields, "out": Path(run)})
+
+
+def run_examples(run: Path) -> dict[str, list[Example]]:
+    """Every off-policy source of a finished run as examples (world, validation, grounding, captcha), read from the
+    run's own folders and feature cache: nothing is collected or read again. The flywheel's base data."""
+    cfg = run_config(run)
+    return _Run(cfg).featurise(collect_sources(cfg))
 
 
 def install(checkpoint: Path) -> Path:
