@@ -5,12 +5,13 @@ collected again)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from types import SimpleNamespace as NS
 
 import pytest
 
 from venuskit.flywheel.curves import CurveConfig, scaling_sets, synthesised
-from venuskit.flywheel.nano import NanoTrainConfig, run_config
+from venuskit.flywheel.nano import NanoTrainConfig, run_config, templates_of, validation_capabilities
 
 
 def _world() -> list[NS]:
@@ -43,3 +44,20 @@ def test_a_run_folders_config_comes_back_as_made(tmp_path):
     assert back.out == run  # the folder it is read from, wherever it was made
     with pytest.raises(ValueError, match="not a `venus nano train` run folder"):
         run_config(tmp_path)
+
+
+def test_synthesised_tasks_that_compose_a_validation_only_function_stay_out_while_validation_is_measured(tmp_path):
+    from venuskit.tasks import splits
+
+    from venuskit.tasks import spec
+
+    tasks = Path(__file__).with_name("two_synth_tasks.toml")
+    try:
+        on = templates_of(NanoTrainConfig(out=tmp_path, tasks=(tasks,)))
+        off = templates_of(NanoTrainConfig(out=tmp_path, tasks=(tasks,), validation=False))
+    finally:  # registered tasks are process-wide: leave the registry as other tests expect it
+        spec.unregister(["synth.68f957eba472", "synth.12366989eb47"])
+    assert "shop.read_order_total" in validation_capabilities()  # cold-started from a validation template only
+    assert "synth.68f957eba472" in on and "synth.12366989eb47" not in on  # composes shop.read_order_total
+    assert {"synth.68f957eba472", "synth.12366989eb47"} <= set(off)
+    assert not set(on) & set(splits.validation_templates()) and set(splits.validation_templates()) <= set(off)

@@ -36,7 +36,7 @@ from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.models.nano.reader import Reader
 from venuskit.runs.parallel import Parallel
 from venuskit.tasks import splits
-from venuskit.tasks.spec import register_file
+from venuskit.tasks.spec import CATEGORIES, register_file
 from venuskit.train.nano.common import StageResult
 from venuskit.train.nano.data import Example, FeatureCache, examples
 from venuskit.train.nano.grpo import GRPOConfig, grpo
@@ -78,6 +78,7 @@ class NanoTrainConfig:
     def __post_init__(self) -> None:
         self.out = Path(self.out)
         self.stages = tuple(self.stages)
+        self.categories = tuple(self.categories)
         bad = [s for s in self.stages if s not in STAGES]
         if bad or not self.stages:
             raise ValueError(f"Unknown stages {bad}; choose from {', '.join(STAGES)}.")
@@ -86,6 +87,9 @@ class NanoTrainConfig:
         if self.budget_min <= 0 or min(self.rollouts, self.grounding_n, self.captcha_per_type) < 0:
             raise ValueError("budget_min must be positive; rollouts, grounding_n and captcha_per_type cannot be "
                              "negative.")  # fmt: skip
+        bad_categories = set(self.categories) - set(CATEGORIES)
+        if bad_categories or not self.categories:
+            raise ValueError(f"Unknown categories {sorted(bad_categories)}; choose from {', '.join(CATEGORIES)}.")
         if self.seeds_per_variant < 1 or self.sft_epochs < 1:
             raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
         NetConfig.named(self.size)
@@ -111,12 +115,33 @@ class NanoTrainConfig:
 
 def templates_of(cfg: NanoTrainConfig) -> list[str]:
     """The training tasks: `templates`, else the training split's (hand-written, less the validation slice) and
-    the train-split tasks of every registered task file."""
+    the train-split tasks of every registered task file. While the validation slice is kept out, so is every
+    synthesised task that composes a capability only validation templates exercise: validation measures
+    transfer to functions no training task shows, as held-out evaluation does."""
     for path in cfg.tasks:
         register_file(path)
     if cfg.templates:
         return list(cfg.templates)
-    return splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+    tasks = splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+    if not cfg.validation:
+        return tasks
+    only_val = validation_capabilities()
+    return [t for t in tasks if not capabilities_of(t) & only_val]
+
+
+def capabilities_of(task_id: str) -> set[str]:
+    """The catalog capabilities a synthesised task composes (its `cap:` tags; none for a hand-written one)."""
+    from venuskit.tasks.spec import get_task
+
+    return {tag[4:] for tag in get_task(task_id).tags if tag.startswith("cap:")}
+
+
+def validation_capabilities() -> set[str]:
+    """Capabilities cold-started only from validation templates (the validation slice's functions)."""
+    from venuskit.tasks.synth.catalog import bundled_catalog
+
+    val = set(splits.validation_templates())
+    return {c.id for c in bundled_catalog("browser").caps.values() if c.templates and set(c.templates) <= val}
 
 
 def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
