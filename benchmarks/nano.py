@@ -258,7 +258,18 @@ def _rounds(loop: Path) -> list[dict[str, Any]]:
             "rows_added", "rows", "base_examples", "verified", "sgv_precision", "sgv_recall", "val_step_acc",
             "rollout_success", "seconds")  # fmt: skip
     table = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [{k: r.get(k) for k in keys} for r in table]
+    return [{**{k: r.get(k) for k in keys}, **_endings(loop / f"round_{r['round']}" / "eval")} for r in table]
+
+
+def _endings(suite: Path) -> dict[str, int]:
+    """Premature Finished/Answer (the episode ended as done and was not solved) and side effects (a contract's
+    forbidden check fired) among a suite run's held-out episodes."""
+    from venuskit.eval.suites.summary import solved_row
+
+    path = suite / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+    return {"premature_finish": sum(r.get("end") in ("finished", "answer") and not solved_row(r) for r in rows),
+            "side_effects": sum(bool(r.get("forbidden")) for r in rows)}  # fmt: skip
 
 
 def _skins(checkpoint: Path | None, k: int, seeds: int, out: Path, workers: int) -> dict[str, Any]:
