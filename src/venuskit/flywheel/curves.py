@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,8 @@ def scaling_sets(world: list[Example], points: int, seed: int) -> list[tuple[str
     for i in range(points):
         k = round(len(order) * i / (points - 1))
         chosen = set(order[:k])
-        exs = hand + [e for e in world if e.row["task"] in chosen]
-        out.append((f"tasks-{n_hand + k}", n_hand + k, exs))
+        exs = world if k == len(order) else hand + [e for e in world if e.row["task"] in chosen]
+        out.append((f"tasks-{n_hand + k}", n_hand + k, exs))  # the last point is the run's own set, in its order
     return out
 
 
@@ -102,7 +103,25 @@ def _train(name: str, exs: list[Example], cfg: CurveConfig, budget: int) -> Path
     if (folder / "venus-nano.pt").is_file() and (folder / "metrics.json").is_file():
         return folder / "venus-nano.pt"
     epochs = max(1, math.ceil(budget / max(1, len(exs))))  # the same examples seen at every point
+    if _is_run_sft(cfg, len(exs), epochs):  # the full set at the run's own epochs and seed: the run's SFT stage
+        folder.mkdir(parents=True, exist_ok=True)
+        for name_ in ("venus-nano.pt", "metrics.json"):
+            shutil.copyfile(Path(cfg.run) / "sft" / name_, folder / name_)
+        return folder / "venus-nano.pt"
     return sft(exs, folder, SFTConfig(epochs=epochs, seed=cfg.seed, max_minutes=60.0)).checkpoint
+
+
+def _is_run_sft(cfg: CurveConfig, n: int, epochs: int) -> bool:
+    """Whether a point is exactly the run's SFT stage (same examples, epochs and seed), so its checkpoint is reused
+    instead of trained again to the same weights."""
+    from venuskit.flywheel.nano import run_config
+
+    metrics = Path(cfg.run) / "sft" / "metrics.json"
+    if not metrics.is_file():
+        return False
+    run = run_config(cfg.run)
+    info = json.loads(metrics.read_text("utf-8"))
+    return (run.seed, run.sft_epochs) == (cfg.seed, epochs) and info.get("metrics", {}).get("train_examples") == n
 
 
 def _suite(checkpoint: Path, out: Path, templates: list[str], split: str, seeds: tuple[int, ...],
