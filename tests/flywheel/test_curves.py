@@ -47,9 +47,7 @@ def test_a_run_folders_config_comes_back_as_made(tmp_path):
 
 
 def test_synthesised_tasks_that_compose_a_validation_only_function_stay_out_while_validation_is_measured(tmp_path):
-    from venuskit.tasks import splits
-
-    from venuskit.tasks import spec
+    from venuskit.tasks import spec, splits
 
     tasks = Path(__file__).with_name("two_synth_tasks.toml")
     try:
