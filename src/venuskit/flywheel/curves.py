@@ -44,6 +44,7 @@ class CurveConfig:
     eval_seeds: int = 1
     workers: int = 2
     max_steps: int = 15
+    environments: bool = True  # the one-skin point (collects the run's jobs again on the default skin)
 
     def __post_init__(self) -> None:
         if self.points < 2 or self.epochs < 1 or self.eval_seeds < 1 or self.workers < 1:
@@ -169,7 +170,7 @@ def run_curves(cfg: CurveConfig) -> dict[str, Any]:
     scaling = [_point(name, exs, extra, cfg, budget, {"tasks": n}) for name, n, exs in sets]
     full = scaling[-1]
     axes: dict[str, Any] = {"full": {k: full[k] for k in ("name", "examples", "heldout_short", "validation_short")}}
-    if len(set(run_config(cfg.run).skins)) > 1:
+    if cfg.environments and len(set(run_config(cfg.run).skins)) > 1:
         one = _point("one-skin", one_skin(cfg), extra, cfg, budget, {"skins": 1})
         axes["environments"] = {k: one[k] for k in ("name", "examples", "heldout_short", "validation_short")}
     axes["tasks"] = {k: scaling[0][k] for k in ("name", "examples", "heldout_short", "validation_short")}
