@@ -116,6 +116,15 @@ def test_sampling_follows_the_weights():
 def test_the_validation_slice_stays_out_of_the_rounds_while_it_is_measured():
     from venuskit.tasks.splits import validation_templates
 
+    from venuskit.tasks import spec
+
     val = set(validation_templates())
-    assert val and not val & set(template_pool(LoopConfig(out="x")))
-    assert val <= set(template_pool(LoopConfig(out="x", validation=False, validation_seeds=0)))
+    tasks = str(Path(__file__).parents[1] / "flywheel" / "two_synth_tasks.toml")
+    try:
+        on = set(template_pool(LoopConfig(out="x", tasks=(tasks,))))
+        off = set(template_pool(LoopConfig(out="x", tasks=(tasks,), validation=False, validation_seeds=0)))
+    finally:  # registered tasks are process-wide
+        spec.unregister(["synth.68f957eba472", "synth.12366989eb47"])
+    assert val and not val & on and val <= off
+    # the synthesised task composing a validation-only function (shop.read_order_total) is out while measured
+    assert "synth.68f957eba472" in on and "synth.12366989eb47" not in on and "synth.12366989eb47" in off

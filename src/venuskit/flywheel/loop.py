@@ -115,16 +115,21 @@ def _checkpoint(config: LoopConfig) -> str:
 def template_pool(config: LoopConfig) -> list[str]:
     import fnmatch
 
+    from venuskit.flywheel.nano import capabilities_of, validation_capabilities
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task, register_file
 
     for path in config.tasks:
         register_file(path)
     globs = [g.strip() for g in config.templates.split(",") if g.strip()] or ["*"]
-    # The validation slice never enters a round while it is measured (teacher-forced or as episodes).
-    kept_out = set(splits.validation_templates()) if config.validation or config.validation_seeds else set()
+    # The validation slice never enters a round while it is measured (teacher-forced or as episodes), nor does a
+    # synthesised task that composes a function only validation templates exercise (flywheel.nano's rule).
+    measured = config.validation or config.validation_seeds
+    kept_out = set(splits.validation_templates()) if measured else set()
+    only_val = validation_capabilities() if measured else set()
     pool = [t for t in splits.world_templates("train") if any(fnmatch.fnmatchcase(t, g) for g in globs)
-            and config.surface in get_task(t).surfaces and t not in kept_out]  # fmt: skip
+            and config.surface in get_task(t).surfaces and t not in kept_out
+            and not capabilities_of(t) & only_val]  # fmt: skip
     if not pool:
         raise ValueError(f"No training template matches {config.templates!r} on the {config.surface} surface.")
     return pool
