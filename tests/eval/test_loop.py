@@ -114,9 +114,8 @@ def test_sampling_follows_the_weights():
 
 
 def test_the_validation_slice_stays_out_of_the_rounds_while_it_is_measured():
-    from venuskit.tasks.splits import validation_templates
-
     from venuskit.tasks import spec
+    from venuskit.tasks.splits import validation_templates
 
     val = set(validation_templates())
     tasks = str(Path(__file__).parents[1] / "flywheel" / "two_synth_tasks.toml")
