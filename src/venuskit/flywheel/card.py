@@ -100,9 +100,9 @@ def write_nano_card(card: Path, checkpoint: Path, *, run: Path, loop: Path, curv
     parts = ["# venus-nano — model card", "",
              "The embedded default policy of venuskit, built by the flywheel: a recipe run (oracle episodes of the "
              "training templates and of synthesised train-split tasks over training skins, grounding and CAPTCHA "
-             "rows; SFT), then `venus loop` rounds (the policy's own rollouts, every state relabelled by the "
-             "oracle, SGV-kept successes; SFT on every round's rows and the recipe's, then GRPO). How it works: "
-             "`docs/nano.md`.", "", "## Provenance", "",
+             "rows), from which `venus loop` rounds continue (the policy's own rollouts, every state relabelled by "
+             "the oracle, SGV-kept successes; SFT on every round's rows and the recipe's, then GRPO). Which of them "
+             "this file is: its stage below and the notes. How it works: `docs/nano.md`.", "", "## Provenance", "",
              f"- The file: `{Path(checkpoint).name}`, SHA-256 `{digest}`; its weights' SHA-256 (checked at every "
              f"load) `{model.checkpoint['weights_sha256']}`; stage `{model.meta.get('stage')}`, seed "
              f"`{model.meta.get('seed')}`.", "", "## Data (training splits only, `venuskit/tasks/splits.toml`)", "",
