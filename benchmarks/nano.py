@@ -3,6 +3,7 @@ held-out CAPTCHA types, step latency and RSS, and the stage ablation — all thr
 
     .venv/bin/python benchmarks/nano.py [--run runs/nano] [--seeds 3] [--out runs/nano-bench]
         [--ablation-seeds 1] [--miniwob-tasks 20 --miniwob-seeds 5] [--grounding-n 100] [--captcha-seeds 2]
+        [--loop runs/loop] [--loop-unfiltered runs/loop-all] [--curves runs/curves] [--skins 3]
 
 `--run` is a `venus nano train` folder: its sft/, grpo-web/ and mopd/ checkpoints give the ablation rows (each
 evaluated on the held-out short browser templates), and the final checkpoint (default: the shipped one) gives the
@@ -13,7 +14,8 @@ seed; CAPTCHA from held-out types and evaluation seeds; MiniWoB++ is never train
 Writes OUT/report.json and OUT/report.html (ablation table + the stages' learning curves, matplotlib). Human-readable
 lines first; the last line is one JSON object with exactly: world_short_success, world_medium_success,
 world_mobile_short_success, miniwob_success, grounding_acc, captcha_pass1, step_ms_p50, step_ms_p90, rss_mb,
-ablation, validation_short_success, trained_short_success, premature_finish_rate, side_effect_rate, intervals.
+ablation, validation_short_success, trained_short_success, premature_finish_rate, side_effect_rate, intervals,
+scaling, skins, rounds, axes.
 
 validation_short_success: the validation slice's short templates (training-split templates the recipe keeps out
 of training) on unused training seeds. trained_short_success: the other short training-split templates on
@@ -22,6 +24,17 @@ trained when more templates were held out, so some of these it never saw). prema
 side_effect_rate: over every held-out world episode above, the share that ended in Finished/Answer without solving
 the task, and the share with a forbidden side effect (the contract's `forbid` checks or an undeclared consequential
 action). intervals: the 95% Wilson interval of each world success figure.
+
+The flywheel's figures (null when their folder is not given):
+- rounds (`--loop`, a `venus loop` folder): per round, held-out short and validation short success, rows added,
+  SGV's precision and recall on that round's rollouts (against the contracts, which never pick data), and
+  teacher-forced validation step accuracy.
+- scaling and axes (`--curves`, a `flywheel.curves` folder): held-out and validation short success against the
+  number of training tasks; each axis turned down alone against the full set at the same budget (environments:
+  one skin; tasks: the hand-written templates only; verification: the `--loop-unfiltered` run, every rollout kept,
+  against `--loop`, SGV-kept rows, at their last round).
+- skins (`--skins K`): the headline checkpoint's held-out short success (browser, `--seeds` evaluation seeds) on
+  the default skin and on the first K held-out skins.
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ from typing import Any
 KEYS = ("world_short_success", "world_medium_success", "world_mobile_short_success", "miniwob_success",
         "grounding_acc", "captcha_pass1", "step_ms_p50", "step_ms_p90", "rss_mb", "ablation",
         "validation_short_success", "trained_short_success", "premature_finish_rate", "side_effect_rate",
-        "intervals")  # fmt: skip
+        "intervals", "scaling", "skins", "rounds", "axes")  # fmt: skip
 HELDOUT_WORLD = ("world_short_success", "world_medium_success", "world_mobile_short_success")
 STAGE_DIRS = {"sft": "sft", "grpo": "grpo-world", "mopd": "mopd"}
 
@@ -159,6 +172,11 @@ def main() -> None:
     ap.add_argument("--captcha-seeds", type=int, default=2)
     ap.add_argument("--skip", default="", help="Comma list of figures to leave out (reported as null).")
     ap.add_argument("--stages", default="sft,grpo,mopd", help="Ablation rows to evaluate (with --run).")
+    ap.add_argument("--loop", type=Path, default=None, help="A `venus loop` folder (rounds; SGV-kept rows).")
+    ap.add_argument("--loop-unfiltered", type=Path, default=None, help="The same loop with --keep all (axes).")
+    ap.add_argument("--curves", type=Path, default=None, help="A flywheel.curves folder (scaling, axes).")
+    ap.add_argument("--skins", type=int, default=0, help="Held-out skins for the skins figure (0: not measured).")
+    ap.add_argument("--workers", type=int, default=2, help="Workers of the suite-run figures (skins).")
     args = ap.parse_args()
 
     import torch
@@ -210,6 +228,18 @@ def main() -> None:
                 r = _world(_load(ckpt), "short", args.ablation_seeds, "browser", out / f"ablation-{stage}")
                 ablation[stage] = {"world_short_success": round(r["success"], 4), "n": r["n"]}
     figures["ablation"] = ablation
+    if args.loop is not None:
+        figures["rounds"] = _rounds(args.loop)
+    curves = None
+    if args.curves is not None:
+        from venuskit.flywheel.curves import read_curves
+
+        curves = read_curves(args.curves)
+        figures["scaling"] = curves["scaling"]
+    figures["axes"] = _axes(curves, args.loop, args.loop_unfiltered)
+    if args.skins and "skins" not in skip:
+        figures["skins"] = _skins(args.checkpoint, args.skins, args.seeds, out / "skins", args.workers)
+        _say(f"skins: {figures['skins']}")
     report = {"figures": figures, "details": details, "load": {"before": load_before, "after": os.getloadavg()},
               "checkpoint": str(args.checkpoint or "shipped")}  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
@@ -217,6 +247,78 @@ def main() -> None:
     (out / "report.html").write_text(_html(report, args.run))
     _say(f"report: {out / 'report.html'}")
     print(json.dumps({k: figures[k] for k in KEYS}))
+
+
+def _rounds(loop: Path) -> list[dict[str, Any]]:
+    """The round table of a `venus loop` folder, the figures the issue names per round."""
+    path = loop / "rounds.jsonl"
+    if not path.is_file():
+        raise SystemExit(f"--loop {loop}: no rounds.jsonl (run `venus loop --out {loop}` first).")
+    keys = ("round", "eval_success", "eval_episodes", "eval_ci95", "validation_success", "validation_episodes",
+            "rows_added", "rows", "base_examples", "verified", "sgv_precision", "sgv_recall", "val_step_acc",
+            "rollout_success", "seconds")  # fmt: skip
+    table = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [{**{k: r.get(k) for k in keys}, **_endings(loop / f"round_{r['round']}" / "eval")} for r in table]
+
+
+def _endings(suite: Path) -> dict[str, int]:
+    """Premature Finished/Answer (the episode ended as done and was not solved) and side effects (a contract's
+    forbidden check fired) among a suite run's held-out episodes."""
+    from venuskit.eval.suites.summary import solved_row
+
+    path = suite / "results.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+    return {"premature_finish": sum(r.get("end") in ("finished", "answer") and not solved_row(r) for r in rows),
+            "side_effects": sum(bool(r.get("forbidden")) for r in rows)}  # fmt: skip
+
+
+def _skins(checkpoint: Path | None, k: int, seeds: int, out: Path, workers: int) -> dict[str, Any]:
+    """Held-out short success (browser) on the default skin and on the first k held-out skins."""
+    from venuskit.eval.suites.world import WorldSuiteConfig, run_world_suite
+    from venuskit.models.nano import default_checkpoint
+    from venuskit.runs.parallel import Parallel
+    from venuskit.runs.policies import PolicySpec
+    from venuskit.tasks import splits
+
+    held = splits.heldout_skins(k)
+    cfg = WorldSuiteConfig(out=str(out), policy=PolicySpec("nano", checkpoint=str(checkpoint or default_checkpoint())),
+                           split="heldout", templates="*", n_seeds=seeds, surfaces=("browser",), sgv="off",
+                           skins=(0, *held))  # fmt: skip
+    cfg_short = _short_only(cfg)
+    run_world_suite(cfg_short, Parallel(workers=workers), resume=(out / "suite.json").exists())
+    from venuskit.eval.metrics import wilson
+    from venuskit.eval.suites.summary import solved_row
+
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
+
+    def tally(group: str) -> dict[str, Any]:
+        mine = [r for r in rows if r.get("skins") == group]
+        k, n = sum(map(solved_row, mine)), len(mine)
+        return {"success": round(k / n, 4) if n else None, "n": n, "ci95": [round(x, 4) for x in wilson(k, n)]}
+
+    return {"default": tally("default"), "heldout": tally("heldout"), "heldout_skins": held}
+
+
+def _short_only(cfg: Any) -> Any:
+    """The suite config limited to held-out short templates (the suite filters by glob, so list them)."""
+    from dataclasses import replace
+
+    from venuskit.tasks import splits
+
+    return replace(cfg, templates=",".join(splits.world_templates("heldout", "short")))
+
+
+def _axes(curves: dict[str, Any] | None, loop: Path | None, unfiltered: Path | None) -> dict[str, Any] | None:
+    if curves is None and unfiltered is None:
+        return None
+    axes = dict(curves["axes"]) if curves else {}
+    if loop is not None and unfiltered is not None:
+        kept, every = _rounds(loop)[-1], _rounds(unfiltered)[-1]
+        axes["verification"] = {"sgv_kept": {"heldout_short": kept["eval_success"], "n": kept["eval_episodes"],
+                                             "validation_short": kept["validation_success"]},
+                                "unfiltered": {"heldout_short": every["eval_success"], "n": every["eval_episodes"],
+                                               "validation_short": every["validation_success"]}}  # fmt: skip
+    return axes
 
 
 def _done_decision(details: dict[str, Any]) -> dict[str, Any]:

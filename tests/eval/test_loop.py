@@ -30,7 +30,8 @@ def test_two_rounds_from_an_untrained_network(tmp_path):
     out = tmp_path / "loop"
     args = ["loop", "--policy", "nano", "--init", "untrained", "--rounds", "2", "--rollouts", "2", "--templates",
             TRAIN, "--eval-templates", "bank.txn_category", "--max-steps", "4", "--sft-epochs", "20",
-            "--stage-minutes", "0.5", "--no-validation", "--out", str(out), "--json"]  # fmt: skip
+            "--stage-minutes", "0.5", "--no-validation", "--validation-seeds", "0", "--out", str(out),
+            "--json"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     head = json.loads(result.output.strip().splitlines()[-1])
@@ -85,6 +86,9 @@ def test_rows_are_sgv_kept_successes_and_training_runs(tmp_path):
     ids = {load_episode(r["episode_dir"]).episode_id: r for r in labelled}
     assert rows and all(ids[r["episode_id"]]["sgv"]["verdict"] == "completed" for r in rows)
     assert {r["source"] for r in rows} == {"sgv_kept"}
+    every = round_rows(tmp_path, 0, relabel=False, keep="all")  # the verification axis turned down
+    assert {r["source"] for r in every} == {"unfiltered"} and len(every) > len(rows)
+    assert {r["episode_id"] for r in every} == set(ids)  # both episodes, whatever SGV said
     config = LoopConfig(out=str(tmp_path), sft_epochs=1, grpo_epochs=1, stage_minutes=0.3)
     checkpoint, info = _train(config, tmp_path / "round_0", rows, str(default_checkpoint()), 0)
     assert info["trained"] == "sft+grpo" and info["examples"] > 0 and info["rows_sgv_kept"] == len(rows)
@@ -103,3 +107,23 @@ def test_sampling_follows_the_weights():
     assert sorted(draw(pool, {}, len(pool) + 5, random.Random(0))) == sorted(pool)
     with pytest.raises(ValueError, match="cannot be off"):
         LoopConfig(out="x", sgv="off")
+    with pytest.raises(ValueError, match="--keep"):
+        LoopConfig(out="x", keep="some")
+    with pytest.raises(ValueError, match="not a `venus nano train` run folder"):
+        LoopConfig(out="x", base="no/such/run")
+
+
+def test_the_validation_slice_stays_out_of_the_rounds_while_it_is_measured():
+    from venuskit.tasks import spec
+    from venuskit.tasks.splits import validation_templates
+
+    val = set(validation_templates())
+    tasks = str(Path(__file__).parents[1] / "flywheel" / "two_synth_tasks.toml")
+    try:
+        on = set(template_pool(LoopConfig(out="x", tasks=(tasks,))))
+        off = set(template_pool(LoopConfig(out="x", tasks=(tasks,), validation=False, validation_seeds=0)))
+    finally:  # registered tasks are process-wide
+        spec.unregister(["synth.68f957eba472", "synth.12366989eb47"])
+    assert val and not val & on and val <= off
+    # the synthesised task composing a validation-only function (shop.read_order_total) is out while measured
+    assert "synth.68f957eba472" in on and "synth.12366989eb47" not in on and "synth.12366989eb47" in off

@@ -186,6 +186,8 @@ def test_training_never_uses_a_held_out_skin(tmp_path):
     jobs = collect.world_jobs(templates, ["browser", "mobile"], skins=looks)
     assert {j.skin for j in jobs} == set(looks) and all(splits.skin_split(j.skin) == "train" for j in jobs)
     assert len({j.key for j in jobs}) == len(jobs)
+    alone = collect.world_jobs(templates[1:2], ["browser", "mobile"], skins=looks)
+    assert [j.key for j in alone] == [j.key for j in jobs if j.task == templates[1]]  # others don't move its skins
     assert [j.key for j in collect.world_jobs(templates, ["browser"])] == [
         f"{j.task}|{j.seed}|{j.surface}" for j in collect.world_jobs(templates, ["browser"])
     ]  # skin 0: old keys

@@ -39,6 +39,12 @@ def loop(
     json_out: bool = typer.Option(False, "--json", help="Print the round table as JSON (last line: one object)."),
     skins: str = typer.Option("0", "--skins", help="World skins the rollouts take in turn, e.g. '0-99' (training "
                               "skins 0-899 only; held-out skins are refused)."),  # fmt: skip
+    base: str = typer.Option("", "--base", help="A `venus nano train` run folder whose oracle, grounding and CAPTCHA "
+                             "rows join every round's SFT."),  # fmt: skip
+    keep: str = typer.Option("sgv", "--keep", help="Rollouts whose own steps train: sgv (SGV-kept successes) or all "
+                             "(unfiltered)."),  # fmt: skip
+    validation_seeds: int = typer.Option(1, "--validation-seeds", help="Seeds per validation short template for "
+                                         "each round's validation success (0: not measured)."),  # fmt: skip
 ) -> None:
     """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
     from venuskit.flywheel.loop import LoopConfig, run_loop
@@ -53,18 +59,21 @@ def loop(
                             eval_templates=eval_templates, eval_seeds=eval_seeds, surface=surface,
                             max_steps=max_steps, sgv=sgv, init=init, sft_epochs=sft_epochs, grpo_epochs=grpo_epochs,
                             stage_minutes=stage_minutes, seed=seed, tasks=tuple(str(p) for p in tasks),
-                            relabel=relabel, validation=validation, skins=tuple(parse_skins(skins)))  # fmt: skip
+                            relabel=relabel, validation=validation, skins=tuple(parse_skins(skins)), base=base,
+                            keep=keep, validation_seeds=validation_seeds)  # fmt: skip
         parallel = Parallel(workers=workers, ray=ray)
         show = None if json_out else lambda r: console.print(
             f"round {r['round']}: rollouts {r['rollout_success']:.0%} ({r['verified']} kept by SGV, precision "
             f"{r['sgv_precision']}), {r['rows_added']} rows added ({r['rows_relabelled']} relabelled), "
-            f"validation step acc {r['val_step_acc']}, held-out {r['eval_success']:.0%}")  # fmt: skip
+            f"validation step acc {r['val_step_acc']}, validation {r.get('validation_success')}, held-out "
+            f"{r['eval_success']:.0%}")  # fmt: skip
         table = run_loop(config, parallel, on_round=show)
     except ValueError as e:
         fail(str(e))
     last = table[-1]
     head = {"rounds": len(table), "eval_success": [r["eval_success"] for r in table],
             "rollout_success": [r["rollout_success"] for r in table],
-            "val_step_acc": [r["val_step_acc"] for r in table], "checkpoint": last["checkpoint"],
+            "val_step_acc": [r["val_step_acc"] for r in table],
+            "validation_success": [r.get("validation_success") for r in table], "checkpoint": last["checkpoint"],
             "out": str(out), "curves": str(out / "rounds.html")}  # fmt: skip
     typer.echo(json.dumps(head) if json_out else f"{len(table)} rounds -> {out}/rounds.html")

@@ -29,6 +29,8 @@ def train(
     tasks: list[Path] = typer.Option([], "--tasks", help="Synthesised task files (`venus tasks synth --split train`); "
                                      "their train-split tasks join the training templates. Repeatable."),
     workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world server)."),
+    categories: str = typer.Option("short,medium,infeasible", "--categories", help="World task categories to train "
+                                   "on (short, medium, long, interrupt, infeasible); a task file's tasks alike."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
     skins: str = typer.Option("0", "--skins", help="World skins the training episodes are spread over, e.g. "
                               "'0-99' (training skins 0-899 only; held-out skins are refused)."),  # fmt: skip
@@ -43,6 +45,7 @@ def train(
                               budget_min=budget_min, sft_epochs=sft_epochs, seeds_per_variant=seeds_per_variant,
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
                               validation=validation, tasks=tuple(tasks), workers=workers,
+                              categories=tuple(c.strip() for c in categories.split(",") if c.strip()),
                               skins=tuple(parse_skins(skins)))  # fmt: skip
     except ValueError as exc:
         fail(str(exc))

@@ -27,6 +27,7 @@ import contextlib
 import copy
 import json
 import logging
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,7 +91,9 @@ def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_vari
                seed_offset: int = 0, skins: Iterable[int] = (0,)) -> list[Job]:  # fmt: skip
     """Every parameter variant of each template on each surface it supports, with training seeds only; the jobs
     take their skins from `skins` in turn (training skins only: `splits.training_skins()`), so a collection over
-    many skins spreads its episodes over many looks."""
+    many skins spreads its episodes over many looks. Each template's turn starts where its id's CRC-32 points,
+    so a job's skin depends on its own template only: adding templates (a task file) keeps every other job, and
+    its collected episode, as it was."""
     looks = list(skins)
     if not looks:
         raise ValueError("world_jobs needs at least one skin (0 is the default look).")
@@ -102,6 +105,7 @@ def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_vari
         splits.require_train_template(tid)
         spec = get_task(tid)
         n = len(spec.params)
+        start, mine = zlib.crc32(tid.encode("utf-8")), 0
         for surface in surfaces:
             if surface not in spec.surfaces:
                 continue
@@ -110,7 +114,8 @@ def world_jobs(templates: Iterable[str], surfaces: Iterable[str], seeds_per_vari
                     seed = lo + seed_offset + (k * n) + v + (n * seeds_per_variant if surface == "mobile" else 0)
                     if seed > hi:
                         raise ValueError(f"Seed {seed} is outside the training seeds {lo}..{hi}.")
-                    jobs.append(Job(tid, seed, surface, looks[len(jobs) % len(looks)]))
+                    jobs.append(Job(tid, seed, surface, looks[(start + mine) % len(looks)]))
+                    mine += 1
     return jobs
 
 

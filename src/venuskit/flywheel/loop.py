@@ -66,6 +66,12 @@ class LoopConfig:
     seed: int = option("Seed of template sampling and training.", 0)
     skins: tuple[int, ...] = option("World skins the rollouts take in turn (training skins only; 0: the default).",
                                     (0,))  # fmt: skip
+    base: str = option("A `venus nano train` run folder whose off-policy rows (oracle episodes, grounding, CAPTCHA) "
+                       "join every round's SFT, so rounds add to the data instead of replacing it.", "")
+    keep: str = option("Which rollouts' own steps train: sgv (SGV-kept successes) or all (every rollout, unfiltered: "
+                       "the verification axis turned down).", "sgv")
+    validation_seeds: int = option("Unused training seeds per validation template for each round's validation "
+                                   "success (0: not measured).", 1)
 
     def __post_init__(self) -> None:
         from venuskit.tasks import splits
@@ -80,6 +86,12 @@ class LoopConfig:
             raise ValueError(f"--surface takes browser or mobile; got {self.surface!r}.")
         if self.sgv == "off":
             raise ValueError("The loop picks its training data by SGV verdicts; --sgv cannot be off.")
+        if self.keep not in ("sgv", "all"):
+            raise ValueError(f"--keep takes sgv or all; got {self.keep!r}.")
+        if self.validation_seeds < 0:
+            raise ValueError("--validation-seeds cannot be negative.")
+        if self.base and not (Path(self.base) / "summary.json").is_file():
+            raise ValueError(f"--base {self.base}: not a `venus nano train` run folder (no summary.json).")
         missing = [p for p in self.tasks if not Path(p).is_file()]
         if missing:
             raise ValueError(f"Task files not found: {', '.join(missing)}.")
@@ -103,14 +115,21 @@ def _checkpoint(config: LoopConfig) -> str:
 def template_pool(config: LoopConfig) -> list[str]:
     import fnmatch
 
+    from venuskit.flywheel.nano import capabilities_of, validation_capabilities
     from venuskit.tasks import splits
     from venuskit.tasks.spec import get_task, register_file
 
     for path in config.tasks:
         register_file(path)
     globs = [g.strip() for g in config.templates.split(",") if g.strip()] or ["*"]
+    # The validation slice never enters a round while it is measured (teacher-forced or as episodes), nor does a
+    # synthesised task that composes a function only validation templates exercise (flywheel.nano's rule).
+    measured = config.validation or config.validation_seeds
+    kept_out = set(splits.validation_templates()) if measured else set()
+    only_val = validation_capabilities() if measured else set()
     pool = [t for t in splits.world_templates("train") if any(fnmatch.fnmatchcase(t, g) for g in globs)
-            and config.surface in get_task(t).surfaces]  # fmt: skip
+            and config.surface in get_task(t).surfaces and t not in kept_out
+            and not capabilities_of(t) & only_val]  # fmt: skip
     if not pool:
         raise ValueError(f"No training template matches {config.templates!r} on the {config.surface} surface.")
     return pool
@@ -172,18 +191,21 @@ def _verifier_in_loop(rows: list[dict[str, Any]]) -> dict[str, Any]:
     judged = [r for r in rows if r.get("sgv") and not r.get("infra_error")]
     picked = [r for r in judged if r["sgv"]["verdict"] == "completed"]  # decided successes only: never "uncertain"
     good = sum(solved_row(r) for r in picked)
-    return {"verified": len(picked), "contract_completed": sum(solved_row(r) for r in judged),
+    completed = sum(solved_row(r) for r in judged)
+    return {"verified": len(picked), "contract_completed": completed,
             "uncertain": sum(r["sgv"]["verdict"] == "uncertain" for r in judged),
             "verified_and_completed": good,
-            "sgv_precision": round(good / len(picked), 4) if picked else None}  # fmt: skip
+            "sgv_precision": round(good / len(picked), 4) if picked else None,
+            "sgv_recall": round(good / completed, 4) if completed else None}  # fmt: skip
 
 
 # ---- 3. rows -------------------------------------------------------------------------------------------------
 
 
-def round_rows(out: Path, k: int, relabel: bool) -> list[dict[str, Any]]:
-    """The training rows of rounds 0..k: the steps of SGV-kept successes (own actions) and, with `relabel`, every
-    state the oracle labelled. Each row carries `round` and `source`."""
+def round_rows(out: Path, k: int, relabel: bool, keep: str = "sgv") -> list[dict[str, Any]]:
+    """The training rows of rounds 0..k: the steps of SGV-kept successes (own actions; with keep="all", of every
+    rollout, unfiltered) and, with `relabel`, every state the oracle labelled. Each row carries `round` and
+    `source`."""
     from venuskit.train.data import VerdictFilter, build_rows
     from venuskit.train.nano.data import reference_rows
 
@@ -191,9 +213,10 @@ def round_rows(out: Path, k: int, relabel: bool) -> list[dict[str, Any]]:
     for j in range(k + 1):
         index = collect.read_index(out / f"round_{j}" / "rollouts")
         dirs = [r["episode_dir"] for r in index if r.get("episode_dir")]
-        kept, _ = build_rows(dirs, "rl", n_img=50, verdict=VerdictFilter("sgv", ("completed",)))
+        kept, _ = build_rows(dirs, "rl", n_img=50, verdict=None if keep == "all" else
+                             VerdictFilter("sgv", ("completed",)))  # fmt: skip
         relabelled = reference_rows(dirs) if relabel else []
-        for source, rs in (("sgv_kept", kept), ("relabelled", relabelled)):
+        for source, rs in (("sgv_kept" if keep == "sgv" else "unfiltered", kept), ("relabelled", relabelled)):
             rows += [{**r, "round": j, "source": source} for r in rs]
     return rows
 
@@ -211,21 +234,34 @@ def _train(config: LoopConfig, folder: Path, rows: list[dict[str, Any]], init: s
     write_json(folder / "data.json", {"rows": [{"episode_id": r["episode_id"], "step": r["step"], "round": r["round"],
                                                 "source": r["source"]} for r in rows]}, durable=True)  # fmt: skip
     exs, skipped = examples(rows, NanoModel.load(init), FeatureCache(Path(config.out) / "features.pkl"))
-    sources = {s: sum(r["source"] == s and r["round"] == k for r in rows) for s in ("sgv_kept", "relabelled")}
+    own = "sgv_kept" if config.keep == "sgv" else "unfiltered"
+    sources = {s: sum(r["source"] == s and r["round"] == k for r in rows) for s in (own, "relabelled")}
     info: dict[str, Any] = {"rows": len(rows), "rows_added": sum(sources.values()), **{f"rows_{s}": n for s, n in
                             sources.items()}, "examples": len(exs), "skipped": skipped}  # fmt: skip
+    base = _base_examples(config.base)
+    info["base_examples"] = len(base)
     if not exs:
         info["trained"] = "no usable example: the checkpoint is kept"
         return init, info
-    first = sft(exs, folder / "sft", SFTConfig(epochs=config.sft_epochs, seed=config.seed,
-                                               max_minutes=config.stage_minutes), init=Path(init))  # fmt: skip
-    mine = [e for e in exs if e.row["round"] == k] or exs
+    first = sft(exs + base, folder / "sft", SFTConfig(epochs=config.sft_epochs, seed=config.seed,
+                                                      max_minutes=config.stage_minutes), init=Path(init))  # fmt: skip
+    mine = [e for e in exs if e.row.get("round") == k] or exs
     second = grpo(mine, first.checkpoint, folder / "grpo",
                   GRPOConfig(group_size=config.group_size, epochs=config.grpo_epochs, seed=config.seed,
                              max_minutes=config.stage_minutes),
                   domain="web" if config.surface == "browser" else "mobile")  # fmt: skip
     info.update(sft_train_acc=first.metrics.get("train_acc"), grpo=_small(second.metrics), trained="sft+grpo")
     return str(second.checkpoint), info
+
+
+def _base_examples(run: str) -> list[Any]:
+    """The off-policy examples of the `--base` run (world oracle episodes, grounding, CAPTCHA; never its validation
+    slice), read from its feature cache."""
+    if not run:
+        return []
+    from venuskit.flywheel.nano import run_examples
+
+    return [e for name, exs in run_examples(Path(run)).items() if name != "validation" for e in exs]
 
 
 def _small(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -298,12 +334,13 @@ def run_round(config: LoopConfig, k: int, checkpoint: str, weights: dict[str, fl
     seed = splits.load().world_train_seeds[0] + k  # a fresh training instance of each template every round
     labelled = label(collect_round(config, folder, chosen, seed, checkpoint, parallel), config)
     ok = [r for r in labelled if not r.get("infra_error")]
-    rows = round_rows(Path(config.out), k, config.relabel)
+    rows = round_rows(Path(config.out), k, config.relabel, config.keep)
     new_checkpoint, trained = _train(config, folder, rows, checkpoint, k)
     evaluation = WorldSuiteConfig(out=str(folder / "eval"), policy=PolicySpec("nano", checkpoint=new_checkpoint),
                                   templates=config.eval_templates, split="heldout", n_seeds=config.eval_seeds,
                                   surfaces=(config.surface,), max_steps=config.max_steps, sgv="off")  # fmt: skip
     evaluated = run_world_suite(evaluation, parallel, resume=(folder / "eval" / "suite.json").exists())
+    validated = _validation_success(config, folder, new_checkpoint, parallel)
     next_weights = write_back(labelled, pool, folder / "failures.json")
     states = sum(r.get("states", 0) for r in ok)
     return {"round": k, "checkpoint_in": checkpoint, "checkpoint": new_checkpoint, "templates": chosen,
@@ -312,8 +349,30 @@ def run_round(config: LoopConfig, k: int, checkpoint: str, weights: dict[str, fl
             **_verifier_in_loop(labelled), **trained, "val_step_acc_in": step_acc(checkpoint, val),
             "val_step_acc": step_acc(new_checkpoint, val), "eval_episodes": evaluated["episodes"],
             "eval_success": evaluated["success"], "eval_ci95": evaluated["rates"]["success"]["ci95"],
+            **validated,
             "infra_errors": len(labelled) - len(ok) + evaluated["infra_errors"], "next_weights": next_weights,
             "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+
+
+def _validation_success(config: LoopConfig, folder: Path, checkpoint: str, parallel: Parallel) -> dict[str, Any]:
+    """The round's checkpoint on the validation slice's short templates (training-split templates no round draws),
+    on training seeds no collection uses: transfer to unseen templates, measured without a held-out one."""
+    if not config.validation_seeds:
+        return {}
+    from venuskit.eval.nano_eval import VALIDATION_SEED_OFFSET
+    from venuskit.tasks import splits
+    from venuskit.tasks.spec import get_task
+
+    templates = [t for t in splits.validation_templates() if get_task(t).category == "short"
+                 and config.surface in get_task(t).surfaces]  # fmt: skip
+    lo = splits.load().world_train_seeds[0] + VALIDATION_SEED_OFFSET
+    cfg = WorldSuiteConfig(out=str(folder / "validation-eval"), policy=PolicySpec("nano", checkpoint=checkpoint),
+                           templates=",".join(templates), split="train", surfaces=(config.surface,),
+                           seeds=tuple(range(lo, lo + config.validation_seeds)), max_steps=config.max_steps,
+                           sgv="off")  # fmt: skip
+    done = run_world_suite(cfg, parallel, resume=(folder / "validation-eval" / "suite.json").exists())
+    return {"validation_episodes": done["episodes"], "validation_success": done["success"],
+            "validation_ci95": done["rates"]["success"]["ci95"]}
 
 
 def run_loop(config: LoopConfig, parallel: Parallel = Parallel(), on_round=None) -> list[dict[str, Any]]:  # noqa: ANN001

@@ -36,7 +36,7 @@ from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.models.nano.reader import Reader
 from venuskit.runs.parallel import Parallel
 from venuskit.tasks import splits
-from venuskit.tasks.spec import register_file
+from venuskit.tasks.spec import CATEGORIES, register_file
 from venuskit.train.nano.common import StageResult
 from venuskit.train.nano.data import Example, FeatureCache, examples
 from venuskit.train.nano.grpo import GRPOConfig, grpo
@@ -78,6 +78,7 @@ class NanoTrainConfig:
     def __post_init__(self) -> None:
         self.out = Path(self.out)
         self.stages = tuple(self.stages)
+        self.categories = tuple(self.categories)
         bad = [s for s in self.stages if s not in STAGES]
         if bad or not self.stages:
             raise ValueError(f"Unknown stages {bad}; choose from {', '.join(STAGES)}.")
@@ -86,6 +87,9 @@ class NanoTrainConfig:
         if self.budget_min <= 0 or min(self.rollouts, self.grounding_n, self.captcha_per_type) < 0:
             raise ValueError("budget_min must be positive; rollouts, grounding_n and captcha_per_type cannot be "
                              "negative.")  # fmt: skip
+        bad_categories = set(self.categories) - set(CATEGORIES)
+        if bad_categories or not self.categories:
+            raise ValueError(f"Unknown categories {sorted(bad_categories)}; choose from {', '.join(CATEGORIES)}.")
         if self.seeds_per_variant < 1 or self.sft_epochs < 1:
             raise ValueError("seeds_per_variant and sft_epochs must be at least 1.")
         NetConfig.named(self.size)
@@ -111,12 +115,33 @@ class NanoTrainConfig:
 
 def templates_of(cfg: NanoTrainConfig) -> list[str]:
     """The training tasks: `templates`, else the training split's (hand-written, less the validation slice) and
-    the train-split tasks of every registered task file."""
+    the train-split tasks of every registered task file. While the validation slice is kept out, so is every
+    synthesised task that composes a capability only validation templates exercise: validation measures
+    transfer to functions no training task shows, as held-out evaluation does."""
     for path in cfg.tasks:
         register_file(path)
     if cfg.templates:
         return list(cfg.templates)
-    return splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+    tasks = splits.training_templates(cfg.categories, keep_validation_out=cfg.validation)
+    if not cfg.validation:
+        return tasks
+    only_val = validation_capabilities()
+    return [t for t in tasks if not capabilities_of(t) & only_val]
+
+
+def capabilities_of(task_id: str) -> set[str]:
+    """The catalog capabilities a synthesised task composes (its `cap:` tags; none for a hand-written one)."""
+    from venuskit.tasks.spec import get_task
+
+    return {tag[4:] for tag in get_task(task_id).tags if tag.startswith("cap:")}
+
+
+def validation_capabilities() -> set[str]:
+    """Capabilities cold-started only from validation templates (the validation slice's functions)."""
+    from venuskit.tasks.synth.catalog import bundled_catalog
+
+    val = set(splits.validation_templates())
+    return {c.id for c in bundled_catalog("browser").caps.values() if c.templates and set(c.templates) <= val}
 
 
 def collect_sources(cfg: NanoTrainConfig) -> dict[str, list[dict[str, Any]]]:
@@ -146,7 +171,9 @@ class _Run:
     def __init__(self, cfg: NanoTrainConfig) -> None:
         self.cfg = cfg
         cfg.out.mkdir(parents=True, exist_ok=True)
-        self.reader = Reader()
+        # The reader is most of featurising (PP-OCR on every unread crop) and runs while no browser does: it takes
+        # as many intra-op threads as the run has collection workers (1.7x on two cores).
+        self.reader = Reader(threads=cfg.workers)
         self.reader.load_cache(cfg.out / "reader_cache.json")
         self.cache = FeatureCache(cfg.out / "features.pkl")
         self.featurizer = NanoModel(NanoNet(NetConfig()), reader=self.reader)
@@ -231,6 +258,26 @@ def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
     run.log["final"] = "venus-nano.pt"
     run.record(StageResult("final", cfg.out / "venus-nano.pt", {}))
     return run.log
+
+
+def run_config(run: Path) -> NanoTrainConfig:
+    """The config a finished `venus nano train` folder was made with (its summary.json), pointing at `run`."""
+    path = Path(run) / "summary.json"
+    if not path.is_file():
+        raise ValueError(f"{run} is not a `venus nano train` run folder (no summary.json).")
+    raw = json.loads(path.read_text("utf-8"))["config"]
+    fields = {k: v for k, v in raw.items() if k in NanoTrainConfig.__dataclass_fields__}
+    for key in ("stages", "categories", "surfaces", "tasks", "skins"):
+        if fields.get(key) is not None:
+            fields[key] = tuple(fields[key])
+    return NanoTrainConfig(**{**fields, "out": Path(run)})
+
+
+def run_examples(run: Path) -> dict[str, list[Example]]:
+    """Every off-policy source of a finished run as examples (world, validation, grounding, captcha), read from the
+    run's own folders and feature cache: nothing is collected or read again. The flywheel's base data."""
+    cfg = run_config(run)
+    return _Run(cfg).featurise(collect_sources(cfg))
 
 
 def install(checkpoint: Path) -> Path:

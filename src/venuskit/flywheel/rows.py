@@ -22,8 +22,9 @@ from venuskit.train.nano.data import reference_rows, targets_of
 
 def world_rows(index_rows: list[dict[str, Any]], relabelled: bool) -> list[dict[str, Any]]:
     """Step rows of collected world episodes (oracle episodes that reached their verdict, or relabelled rollouts),
-    each tagged with its template."""
+    each tagged with its template and skin."""
     task_of = {r["episode_dir"]: r["task"] for r in index_rows if r.get("episode_dir")}
+    skin_of = {r["episode_dir"]: int(r.get("skin") or 0) for r in index_rows if r.get("episode_dir")}
     if relabelled:
         rows = reference_rows(list(task_of))
     else:
@@ -31,7 +32,8 @@ def world_rows(index_rows: list[dict[str, Any]], relabelled: bool) -> list[dict[
                 if r.get("episode_dir") and solved(r.get("verdict"), get_task(r["task"]).feasible)]  # fmt: skip
         rows, _ = build_rows(dirs, "rl", n_img=50, boxes_of=targets_of)
     for row in rows:
-        row["task"] = task_of.get(str(Path(row["images"][-1]).parent), "")
+        folder = str(Path(row["images"][-1]).parent)
+        row["task"], row["skin"] = task_of.get(folder, ""), skin_of.get(folder, 0)
     return rows
 
 

@@ -272,6 +272,7 @@ def _verdict_fields(run: Any, episode: Any) -> dict[str, Any]:
     v = run.verdict.to_dict()
     return {"contract": v["verdict"], "contract_reason": v["reason"], "end": episode.outcome.reason,
             "steps": len(episode.steps), "oracle_error": run.oracle_error,
+            "forbidden": list(run.verdict.forbidden)[:3],
             "keypoints": [{"desc": k["desc"], "ok": k["ok"]} for k in v["keypoints"]]}  # fmt: skip
 
 

@@ -68,7 +68,7 @@ from venuskit.models.nano.history import Past, history_types, used_entities
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 3  # bump when features change: cached features of an older version are recomputed
+VERSION = 4  # bump when features change: cached features of an older version are recomputed
 
 
 @dataclass
@@ -232,6 +232,43 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
                     state, texts, text_x)  # fmt: skip
 
 
+# ---- what changed on screen, held against the goal (the done decision) ----------------------------------------
+
+# Concepts of the lexicon that name an action, not a place or a thing: a success flash says which one happened.
+ACTION_CONCEPTS = frozenset({"create", "delete", "forever", "restore", "archive", "star", "unstar", "reply", "forward",
+                             "send", "save", "cancel", "edit", "accept", "decline", "join", "leave", "like", "comment",
+                             "buy", "pay", "attach", "download", "read", "off", "on"})  # fmt: skip
+DONE_NAMES = ("done_goal_verb", "done_other_verb", "done_entity", "new_goal_verb", "new_other_verb", "new_entity",
+              "new_lines")  # fmt: skip
+
+
+def _acts(text: str) -> frozenset[str]:
+    found = concepts(text)
+    return (found | ({"send"} if "sent" in found else set())) & ACTION_CONCEPTS  # "Email sent" reports a send
+
+
+def _changes(g: Goal, cands: list[Candidate], past: Past) -> list[float]:
+    """Whether what changed on screen matches the goal's verb and objects, not merely that something succeeded: a
+    new done-like line (a flash) whose action is one the goal asks for, one it does not ask for ("File moved to
+    Trash" when asked to star), one that names a goal entity; the same over every line new since the last screen.
+    Finished should follow the first kind, never the second."""
+    before = {norm(e.text) for e in past.prev.lines if e.text} if past.prev is not None else set()
+    new = [c.text for c in cands if c.kind == "text" and c.text and len(c.text) <= 80 and norm(c.text) not in before]
+    flashes = [t for t in new if says_done(t)]
+    asked = _acts(g.text)
+
+    def verbs(texts: list[str]) -> tuple[float, float, float]:
+        acts = [_acts(t) for t in texts]
+        goal_verb = any(a & asked for a in acts)
+        other = any(a - asked for a in acts)
+        entity = any(max((containment(e.text, t) for e in g.entities), default=0.0) >= 0.8 for t in texts)
+        return float(goal_verb), float(other), float(entity)
+
+    if past.prev is None:  # the first screen: nothing has changed yet
+        return [0.0] * len(DONE_NAMES)
+    return [*verbs(flashes), *verbs(new), min(len(new), 10) / 10]
+
+
 # ---- the decision's state ---------------------------------------------------------------------------------
 
 STATE_NAMES = (*(f"surface_{s}" for s in SURFACES), *(f"last_{t}" for t in (*TYPES, "none")),
@@ -239,7 +276,8 @@ STATE_NAMES = (*(f"surface_{s}" for s in SURFACES), *(f"last_{t}" for t in (*TYP
                "steps", "typed_any", "clicks", "exec_failed", "options", "has_quoted", "has_colon", "has_email",
                "question", "entities", "entities_used", "unused_visible", "best_exact", "best_unclicked_entity",
                "screen_same", "has_prev", "done_visible", "done_new", "since_type", "cands", "last_click_region",
-               "last_click_text", "last_click_icon", "best_answer", "last_clicked_verb", "all_used")  # fmt: skip
+               "last_click_text", "last_click_icon", "best_answer", "last_clicked_verb", "all_used",
+               *DONE_NAMES)  # fmt: skip
 STATE_DIM = len(STATE_NAMES)
 
 
@@ -275,7 +313,7 @@ def _state(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float
              float(bool(done_lines)), float(done_new), min(since_type, 6) / 6, min(len(cands), 200) / 200,
              float(past.last_click_kind == "region"), float(past.last_click_kind == "text"),
              float(past.last_click_kind == "icon"), float(ans.max()) if len(ans) else 0.0, last_verb,
-             float(bool(ents) and n_used == len(ents))]  # fmt: skip
+             float(bool(ents) and n_used == len(ents)), *_changes(g, cands, past)]  # fmt: skip
     vec = _onehot(inp.surface, SURFACES) + last + prev + _onehot(g.answer or "none", (*ANSWER_KINDS, "none")) + extra
     return np.asarray(vec, np.float32)
 

@@ -1,0 +1,61 @@
+"""The flywheel's curves: the scaling points are nested sets that add synthesised tasks to the hand-written
+templates in a fixed order, and a run folder's config comes back as the run was made (so its data is read, not
+collected again)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+
+from venuskit.flywheel.curves import CurveConfig, scaling_sets, synthesised
+from venuskit.flywheel.nano import NanoTrainConfig, run_config, templates_of, validation_capabilities
+
+
+def _world() -> list[NS]:
+    hand = [NS(row={"task": t}) for t in ("mail.star_message", "drive.star_file") for _ in range(3)]
+    synth = [NS(row={"task": f"synth.{i:04x}"}) for i in range(9) for _ in range(2)]
+    return hand + synth
+
+
+def test_scaling_points_are_nested_and_start_from_the_hand_written_templates():
+    assert not synthesised("mail.star_message") and synthesised("synth.0001")
+    sets = scaling_sets(_world(), 4, seed=0)
+    assert [n for _, n, _ in sets] == [2, 5, 8, 11]  # 2 templates, then 9 synthesised tasks in three steps
+    tasks = [{e.row["task"] for e in exs} for _, _, exs in sets]
+    assert tasks[0] == {"mail.star_message", "drive.star_file"}
+    assert all(a < b for a, b in zip(tasks, tasks[1:], strict=False))  # each point holds the previous one's tasks
+    assert [len(exs) for _, _, exs in sets] == [6, 12, 18, 24]
+    assert scaling_sets(_world(), 4, seed=0)[1][2] == sets[1][2]  # a fixed order: the same seed, the same sets
+    with pytest.raises(ValueError, match="points"):
+        CurveConfig(run=NS(), out=NS(), points=1)
+
+
+def test_a_run_folders_config_comes_back_as_made(tmp_path):
+    cfg = NanoTrainConfig(out=tmp_path / "elsewhere", seed=3, sft_epochs=7, skins=(0, 1, 2), grounding_n=0,
+                          stages=("sft",))  # fmt: skip
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"config": json.loads(json.dumps(vars(cfg), default=str))}))
+    back = run_config(run)
+    assert (back.seed, back.sft_epochs, back.skins, back.grounding_n, back.stages) == (3, 7, (0, 1, 2), 0, ("sft",))
+    assert back.out == run  # the folder it is read from, wherever it was made
+    with pytest.raises(ValueError, match="not a `venus nano train` run folder"):
+        run_config(tmp_path)
+
+
+def test_synthesised_tasks_that_compose_a_validation_only_function_stay_out_while_validation_is_measured(tmp_path):
+    from venuskit.tasks import spec, splits
+
+    tasks = Path(__file__).with_name("two_synth_tasks.toml")
+    try:
+        on = templates_of(NanoTrainConfig(out=tmp_path, tasks=(tasks,)))
+        off = templates_of(NanoTrainConfig(out=tmp_path, tasks=(tasks,), validation=False))
+    finally:  # registered tasks are process-wide: leave the registry as other tests expect it
+        spec.unregister(["synth.68f957eba472", "synth.12366989eb47"])
+    assert "shop.read_order_total" in validation_capabilities()  # cold-started from a validation template only
+    assert "synth.68f957eba472" in on and "synth.12366989eb47" not in on  # composes shop.read_order_total
+    assert {"synth.68f957eba472", "synth.12366989eb47"} <= set(off)
+    assert not set(on) & set(splits.validation_templates()) and set(splits.validation_templates()) <= set(off)
