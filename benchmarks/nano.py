@@ -262,13 +262,17 @@ def _rounds(loop: Path) -> list[dict[str, Any]]:
 
 
 def _endings(suite: Path) -> dict[str, int]:
-    """Premature Finished/Answer (the episode ended as done and was not solved) and side effects (a contract's
-    forbidden check fired) among a suite run's held-out episodes."""
+    """Held-out short success (a round may evaluate every held-out category), premature Finished/Answer (the
+    episode ended as done and was not solved) and side effects (a contract's forbidden check fired) among a suite
+    run's held-out episodes."""
     from venuskit.eval.suites.summary import solved_row
 
     path = suite / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
-    return {"premature_finish": sum(r.get("end") in ("finished", "answer") and not solved_row(r) for r in rows),
+    short = [r for r in rows if r.get("category") == "short"]
+    return {"heldout_short_success": round(sum(map(solved_row, short)) / len(short), 4) if short else None,
+            "heldout_short_n": len(short),
+            "premature_finish": sum(r.get("end") in ("finished", "answer") and not solved_row(r) for r in rows),
             "side_effects": sum(bool(r.get("forbidden")) for r in rows)}  # fmt: skip
 
 

@@ -25,6 +25,11 @@ def test_the_card_names_its_file_and_quotes_the_records(tmp_path):
                                                    "eval_ci95": [0.05, 0.7], "validation_success": 0.5,
                                                    "validation_episodes": 2, "rows_added": 37, "sgv_precision": 1.0,
                                                    "sgv_recall": 0.5, "val_step_acc": 0.61}) + "\n")  # fmt: skip
+    (loop / "round_0" / "eval").mkdir(parents=True)
+    (loop / "round_0" / "eval" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
+        {"category": "short", "contract": "completed", "feasible": True},
+        {"category": "short", "contract": "failed", "feasible": True},
+        {"category": "medium", "contract": "completed", "feasible": True})))  # fmt: skip
     point = {"name": "tasks-3", "tasks": 3, "examples": 50, "heldout_short": {"success": 0.1, "n": 10, "ci95": [0, 1]},
              "validation_short": {"success": 0.2, "n": 5, "ci95": [0, 1]}}  # fmt: skip
     (curves / "curves.json").write_text(json.dumps({"scaling": [point], "axes": {"tasks": point}}))
@@ -32,7 +37,7 @@ def test_the_card_names_its_file_and_quotes_the_records(tmp_path):
                            report=tmp_path / "none.json", notes=["Measured on a shared machine."])  # fmt: skip
     text = card.read_text("utf-8")
     assert hashlib.sha256(ckpt.read_bytes()).hexdigest() in text
-    assert "| 0 | 25.0% of 4 [5, 70] | 50.0% of 2 | 37 | 1.0 / 0.5 | 0.61 |" in text
+    assert "| 0 | 1 / 2 | 25.0% of 4 [5, 70] | 50.0% of 2 | 37 | 1.0 / 0.5 | 0.61 |" in text  # short: 1 of 2
     assert "| 3 | 50 | 10.0% of 10 [0, 100] | 20.0% of 5 [0, 100] |" in text
     assert "world: 120 rows, 110 examples." in text and "synth-train.toml" in text
     assert absolute_paths(text) == []  # the task file is named, not its path

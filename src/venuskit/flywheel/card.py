@@ -49,14 +49,23 @@ def _rounds(loop: Path) -> list[str]:
     if not path.is_file():
         return ["- No loop rounds."]
     config = json.loads((loop / "loop.json").read_text("utf-8")) if (loop / "loop.json").is_file() else {}
+    from venuskit.eval.suites.summary import solved_row
+
+    def short(k: int) -> str:  # a round may have evaluated every held-out category: its short templates
+        res = loop / f"round_{k}" / "eval" / "results.jsonl"
+        rows = [json.loads(x) for x in res.read_text("utf-8").splitlines() if x.strip()] if res.is_file() else []
+        rows = [x for x in rows if x.get("category") == "short"]
+        return f"{sum(map(solved_row, rows))} / {len(rows)}" if rows else "—"
+
     out = [f"- `venus loop`: {config.get('rollouts')} rollouts a round (browser), skins {config.get('skins')}, "
            f"{config.get('sft_epochs')} SFT epoch(s) on the base rows and every round's rows, then GRPO on the "
            f"round's; kept rows: {config.get('keep', 'sgv')}; seed {config.get('seed')}.", "",
-           "| round | held-out short | validation short | rows added | SGV precision / recall on rollouts | "
-           "val step acc |", "|---|---|---|---|---|---|"]
+           "| round | held-out short | held-out (as evaluated) | validation short | rows added | SGV precision / "
+           "recall on rollouts | val step acc |", "|---|---|---|---|---|---|---|"]
     for line in path.read_text("utf-8").splitlines():
         r = json.loads(line)
-        out.append(f"| {r['round']} | {_pct(r['eval_success'])} of {r['eval_episodes']}{_ci(r.get('eval_ci95'))} | "
+        out.append(f"| {r['round']} | {short(r['round'])} | {_pct(r['eval_success'])} of {r['eval_episodes']}"
+                   f"{_ci(r.get('eval_ci95'))} | "
                    f"{_pct(r.get('validation_success'))} of {r.get('validation_episodes')} | {r.get('rows_added')} | "
                    f"{r.get('sgv_precision')} / {r.get('sgv_recall')} | {r.get('val_step_acc')} |")
     return out
