@@ -44,6 +44,9 @@ def test_a_run_folders_config_comes_back_as_made(tmp_path):
     assert back.out == run  # the folder it is read from, wherever it was made
     with pytest.raises(ValueError, match="not a `venus nano train` run folder"):
         run_config(tmp_path)
+    (tmp_path / "summary.json").write_text("{torn")
+    with pytest.raises(ValueError, match="not a `venus nano train` summary"):
+        run_config(tmp_path)
 
 
 def test_synthesised_tasks_that_compose_a_validation_only_function_stay_out_while_validation_is_measured(tmp_path):

@@ -84,17 +84,14 @@ def scaling_sets(world: list[Example], points: int, seed: int) -> list[tuple[str
 def one_skin(cfg: CurveConfig) -> list[Example]:
     """The environments axis turned down: the run's own world jobs (same templates, variants, seeds and surfaces)
     collected again on the default skin alone, into out/world-one-skin (resumable), read with the run's caches."""
-    from dataclasses import replace
-
     from venuskit.flywheel import collect, rows
-    from venuskit.flywheel.nano import _Run, run_config, templates_of
+    from venuskit.flywheel.nano import run_config, run_featurise, templates_of
 
     run = run_config(cfg.run)
     jobs = collect.world_jobs(templates_of(run), run.surfaces, seeds_per_variant=run.seeds_per_variant, skins=(0,))
     episodes = collect.world_oracle_episodes(cfg.out / "world-one-skin", jobs, parallel=Parallel(workers=cfg.workers),
                                              task_files=run.task_files())  # fmt: skip
-    featurised = _Run(replace(run, workers=cfg.workers)).featurise({"one_skin": rows.world_rows(episodes, False)})
-    return featurised["one_skin"]
+    return run_featurise(cfg.run, "one_skin", rows.world_rows(episodes, False), cfg.workers)
 
 
 def _train(name: str, exs: list[Example], cfg: CurveConfig, budget: int) -> Path:

@@ -265,8 +265,11 @@ def run_config(run: Path) -> NanoTrainConfig:
     path = Path(run) / "summary.json"
     if not path.is_file():
         raise ValueError(f"{run} is not a `venus nano train` run folder (no summary.json).")
-    raw = json.loads(path.read_text("utf-8"))["config"]
-    fields = {k: v for k, v in raw.items() if k in NanoTrainConfig.__dataclass_fields__}
+    try:
+        raw = json.loads(path.read_text("utf-8"))["config"]
+        fields = {k: v for k, v in raw.items() if k in NanoTrainConfig.__dataclass_fields__}
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"{path}: not a `venus nano train` summary ({type(exc).__name__}).") from exc
     for key in ("stages", "categories", "surfaces", "tasks", "skins"):
         if fields.get(key) is not None:
             fields[key] = tuple(fields[key])
@@ -278,6 +281,13 @@ def run_examples(run: Path) -> dict[str, list[Example]]:
     run's own folders and feature cache: nothing is collected or read again. The flywheel's base data."""
     cfg = run_config(run)
     return _Run(cfg).featurise(collect_sources(cfg))
+
+
+def run_featurise(run: Path, name: str, rows_: list[dict[str, Any]], workers: int = 1) -> list[Example]:
+    """More rows read with a finished run's reader and feature caches (rows already read are not read again)."""
+    from dataclasses import replace
+
+    return _Run(replace(run_config(run), workers=workers)).featurise({name: rows_})[name]
 
 
 def install(checkpoint: Path) -> Path:
