@@ -27,8 +27,9 @@ action). intervals: the 95% Wilson interval of each world success figure.
 
 The flywheel's figures (null when their folder is not given):
 - rounds (`--loop`, a `venus loop` folder): per round, held-out short and validation short success, rows added,
-  SGV's precision and recall on that round's rollouts (against the contracts, which never pick data), and
-  teacher-forced validation step accuracy.
+  SGV's precision and recall on that round's rollouts (against the contracts, which never pick data),
+  teacher-forced validation step accuracy, and for a loop run with --judge the judge's training episodes and rows,
+  its out-of-fold figures and SGV's (rules + that round's judge) precision and recall on the --judge-bench set.
 - scaling and axes (`--curves`, a `flywheel.curves` folder): held-out and validation short success against the
   number of training tasks; each axis turned down alone against the full set at the same budget (environments:
   one skin; tasks: the hand-written templates only; verification: the `--loop-unfiltered` run, every rollout kept,
@@ -256,7 +257,9 @@ def _rounds(loop: Path) -> list[dict[str, Any]]:
         raise SystemExit(f"--loop {loop}: no rounds.jsonl (run `venus loop --out {loop}` first).")
     keys = ("round", "eval_success", "eval_episodes", "eval_ci95", "validation_success", "validation_episodes",
             "rows_added", "rows", "base_examples", "verified", "sgv_precision", "sgv_recall", "val_step_acc",
-            "rollout_success", "seconds")  # fmt: skip
+            "rollout_success", "judge_episodes", "judge_rows", "judge_oof_precision", "judge_oof_recall",
+            "judge_bench_episodes", "judge_bench_precision", "judge_bench_recall", "judge_bench_ci95",
+            "seconds")  # fmt: skip
     table = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [{**{k: r.get(k) for k in keys}, **_endings(loop / f"round_{r['round']}" / "eval")} for r in table]
 

@@ -1,6 +1,7 @@
 """`venus loop`: two tiny rounds end to end in real Chromium (relabelled rollouts, SGV, rows aggregated across
-rounds, training, held-out evaluation, failure write-back, round table and curves, resume), from an untrained
-network; and the rows seam: only SGV-kept successes give own-action rows."""
+rounds, training, the judge refit each round and measured on held-out templates, held-out evaluation, failure
+write-back, round table and curves, resume), from an untrained network; and the rows seam: only SGV-kept
+successes give own-action rows."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from venuskit.cli.main import app
+from venuskit.eval.verify_bench.world_set import build_set, load_index
 from venuskit.flywheel import collect
+from venuskit.flywheel.judge import rollout_rows
 from venuskit.flywheel.loop import LoopConfig, _train, draw, label, round_rows, template_pool
 from venuskit.flywheel.rows import world_rows
 from venuskit.models.nano import NanoModel, default_checkpoint
@@ -27,11 +30,12 @@ MARGIN = 0.2
 
 
 def test_two_rounds_from_an_untrained_network(tmp_path):
-    out = tmp_path / "loop"
+    out, bench = tmp_path / "loop", tmp_path / "judge-bench"
+    build_set(bench, tasks=[("bank.txn_category", 5000)], kinds=["oracle", "null", "claimed_done"])
     args = ["loop", "--policy", "nano", "--init", "untrained", "--rounds", "2", "--rollouts", "2", "--templates",
             TRAIN, "--eval-templates", "bank.txn_category", "--max-steps", "4", "--sft-epochs", "20",
             "--stage-minutes", "0.5", "--no-validation", "--validation-seeds", "0", "--out", str(out),
-            "--json"]  # fmt: skip
+            "--sgv", "ocr,log,nano", "--judge", "--judge-bench", str(bench), "--json"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     head = json.loads(result.output.strip().splitlines()[-1])
@@ -61,6 +65,24 @@ def test_two_rounds_from_an_untrained_network(tmp_path):
     assert any(r["round"] == 0 and r["source"] == "relabelled" and r["episode_id"] in first_ids for r in second)
     assert any(r["round"] == 1 for r in second)
     assert 'src="data:image/png;base64,' in (out / "rounds.html").read_text()
+
+    # The judge on the same flywheel: refit each round on every round's contract-labelled rollouts; the next round's
+    # SGV asks the previous round's judge; each is measured on the held-out set.
+    assert [r["judge_episodes"] for r in table] == [2, 4]
+    assert table[0]["judge_rows_added"] > 0 and table[1]["judge_rows_added"] > 0
+    assert table[1]["judge_rows"] == table[0]["judge_rows"] + table[1]["judge_rows_added"]
+    cards = [json.loads(Path(r["judge"]).with_suffix(".json").read_text()) for r in table]
+    assert cards[0]["sha256"] != cards[1]["sha256"] and cards[1]["training"]["episodes"] == 4
+    assert "rounds 0-1 (4 episodes" in Path(table[1]["judge"]).with_name("MODEL_CARD.md").read_text()
+    assert table[0]["sgv_judge"] is None and table[1]["sgv_judge"] == table[0]["judge"]
+    asked = [{load_episode(r["episode_dir"]).verdicts["sgv"]["judges"]["nano"]["checkpoint"]["sha256"]
+              for r in collect.read_index(out / f"round_{k}" / "rollouts")} for k in (0, 1)]  # fmt: skip
+    assert asked[1] == {cards[0]["sha256"]} and asked[0] != asked[1]
+    n_bench = len(load_index(bench)["items"])
+    for k, row in enumerate(table):
+        measured = json.loads((out / f"round_{k}" / "judge" / "bench.json").read_text())
+        assert row["judge_bench_episodes"] == measured["n_episodes"] == n_bench >= 2
+        assert set(row["judge_bench_ci95"]) == {"precision", "recall"}
     again = CliRunner().invoke(app, args)  # resumes after the last finished round: nothing left to do
     assert again.exit_code == 0 and len((out / "rounds.jsonl").read_text().splitlines()) == 2
 
@@ -94,6 +116,31 @@ def test_rows_are_sgv_kept_successes_and_training_runs(tmp_path):
     assert info["trained"] == "sft+grpo" and info["examples"] > 0 and info["rows_sgv_kept"] == len(rows)
     assert Path(checkpoint).is_file() and Path(checkpoint) != default_checkpoint()
     NanoModel.load(checkpoint)  # a loadable venus-nano checkpoint
+    # The judge's rows from the same rollouts: labelled by each one's contract (both completed here).
+    judge = rollout_rows(labelled)
+    assert len(set(judge.groups)) == 2 and 1.0 in judge.labels
+    with pytest.raises(ValueError, match="training templates and train seeds only"):
+        rollout_rows([{**labelled[0], "template": "bank.txn_category"}])  # a held-out template never trains it
+
+
+def test_the_judge_options_refuse_sets_of_the_wrong_split(tmp_path):
+    def world_set(name: str, tasks: list[str]) -> str:
+        folder = tmp_path / name
+        folder.mkdir()
+        items = [{"id": f"{t}-{i}", "task": t, "seed": 0} for i, t in enumerate(tasks)]
+        (folder / "index.json").write_text(json.dumps({"format": 2, "request": {}, "items": items}))
+        return str(folder)
+
+    train, heldout = world_set("train", ["mail.star_message"]), world_set("heldout", ["bank.txn_category"])
+    LoopConfig(out="x", judge=True, judge_set=train, judge_bench=heldout)
+    with pytest.raises(ValueError, match="belong to a loop that trains the judge"):
+        LoopConfig(out="x", judge_bench=heldout)
+    with pytest.raises(ValueError, match="--judge-bench .*heldout templates only; 1 of its 1 are not"):
+        LoopConfig(out="x", judge=True, judge_bench=train)  # never measured on what it may train on
+    with pytest.raises(ValueError, match="--judge-set .*train templates only"):
+        LoopConfig(out="x", judge=True, judge_set=heldout)
+    with pytest.raises(ValueError, match="not a labelled world set"):
+        LoopConfig(out="x", judge=True, judge_set=str(tmp_path / "nowhere"))
 
 
 def test_sampling_follows_the_weights():

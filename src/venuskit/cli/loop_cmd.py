@@ -30,6 +30,8 @@ def loop(
     validation: bool = typer.Option(True, "--validation/--no-validation", help="Teacher-forced step accuracy on the "
                                     "validation slice each round."),  # fmt: skip
     sft_epochs: int = typer.Option(5, "--sft-epochs", help="SFT epochs per round."),
+    sft_lr: float = typer.Option(2e-3, "--sft-lr", help="SFT learning rate per round (lower to continue a trained "
+                                 "checkpoint gently)."),  # fmt: skip
     grpo_epochs: int = typer.Option(1, "--grpo-epochs", help="GRPO epochs per round."),
     stage_minutes: float = typer.Option(3.0, "--stage-minutes", help="Time cap of each training stage per round."),
     seed: int = typer.Option(0, "--seed", help="Seed of template sampling and training."),
@@ -45,6 +47,12 @@ def loop(
                              "(unfiltered)."),  # fmt: skip
     validation_seeds: int = typer.Option(1, "--validation-seeds", help="Seeds per validation short template for "
                                          "each round's validation success (0: not measured)."),  # fmt: skip
+    judge: bool = typer.Option(False, "--judge/--no-judge", help="Retrain the nano judge each round on the "
+                               "rollouts' contract labels; the next round's SGV uses it where --sgv names nano."),
+    judge_set: str = typer.Option("", "--judge-set", help="A `venus verify train-judge` set whose rows join every "
+                                  "round's judge."),  # fmt: skip
+    judge_bench: str = typer.Option("", "--judge-bench", help="A held-out `venus verify bench` set on which each "
+                                    "round's judge is measured (SGV: rules + judge)."),  # fmt: skip
 ) -> None:
     """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
     from venuskit.flywheel.loop import LoopConfig, run_loop
@@ -57,16 +65,20 @@ def loop(
     try:
         config = LoopConfig(out=str(out), rounds=rounds, rollouts=rollouts, templates=templates,
                             eval_templates=eval_templates, eval_seeds=eval_seeds, surface=surface,
-                            max_steps=max_steps, sgv=sgv, init=init, sft_epochs=sft_epochs, grpo_epochs=grpo_epochs,
+                            max_steps=max_steps, sgv=sgv, init=init, sft_epochs=sft_epochs, sft_lr=sft_lr,
+                            grpo_epochs=grpo_epochs,
                             stage_minutes=stage_minutes, seed=seed, tasks=tuple(str(p) for p in tasks),
                             relabel=relabel, validation=validation, skins=tuple(parse_skins(skins)), base=base,
-                            keep=keep, validation_seeds=validation_seeds)  # fmt: skip
+                            keep=keep, validation_seeds=validation_seeds, judge=judge, judge_set=judge_set,
+                            judge_bench=judge_bench)  # fmt: skip
         parallel = Parallel(workers=workers, ray=ray)
         show = None if json_out else lambda r: console.print(
             f"round {r['round']}: rollouts {r['rollout_success']:.0%} ({r['verified']} kept by SGV, precision "
             f"{r['sgv_precision']}), {r['rows_added']} rows added ({r['rows_relabelled']} relabelled), "
             f"validation step acc {r['val_step_acc']}, validation {r.get('validation_success')}, held-out "
-            f"{r['eval_success']:.0%}")  # fmt: skip
+            f"{r['eval_success']:.0%}" + (f"; judge: {r['judge_rows']} rows of {r['judge_episodes']} episodes, "
+                                          f"held-out precision {r.get('judge_bench_precision')} recall "
+                                          f"{r.get('judge_bench_recall')}" if "judge" in r else ""))  # fmt: skip
         table = run_loop(config, parallel, on_round=show)
     except ValueError as e:
         fail(str(e))
@@ -76,4 +88,7 @@ def loop(
             "val_step_acc": [r["val_step_acc"] for r in table],
             "validation_success": [r.get("validation_success") for r in table], "checkpoint": last["checkpoint"],
             "out": str(out), "curves": str(out / "rounds.html")}  # fmt: skip
+    if "judge" in last:
+        head.update(judge=last["judge"], judge_bench_precision=[r.get("judge_bench_precision") for r in table],
+                    judge_bench_recall=[r.get("judge_bench_recall") for r in table])  # fmt: skip
     typer.echo(json.dumps(head) if json_out else f"{len(table)} rounds -> {out}/rounds.html")

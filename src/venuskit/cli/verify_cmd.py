@@ -389,6 +389,10 @@ def train_judge_cmd(
     seed: int = typer.Option(0, "--seed", help="Seeds the training set's picks, the folds and the weights."),
     set_dir: Path = typer.Option(Path("runs/judge-train"), "--set", help="Where the training set is built (reused)."),
     out: Path | None = typer.Option(None, "--out", help="Write the weights here (default: the packaged ones)."),
+    tasks: list[Path] = typer.Option([], "--tasks", help="Synthesised task files whose train-split tasks join the "
+                                     "set's pool. Repeatable."),  # fmt: skip
+    n_tasks: int = typer.Option(32, "--n-tasks", help="Feasible tasks of the set (plus ~1/4 infeasible)."),
+    others: int = typer.Option(4, "--others", help="Kinds per task besides the oracle and noisy runs (0: all)."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
     """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
@@ -397,7 +401,8 @@ def train_judge_cmd(
 
     try:
         with console.status("training the nano judge…") as status:
-            metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"))
+            metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"),
+                                  tasks=[str(p) for p in tasks], n_tasks=n_tasks, others=others)  # fmt: skip
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
     if json_out:

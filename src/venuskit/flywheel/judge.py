@@ -20,7 +20,7 @@ Only training templates (`tasks.splits`) on train seeds may be used: `build_rows
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,43 @@ def check_training_items(items: list[dict[str, Any]]) -> None:
                          f"(e.g. {bad[0]}).")  # fmt: skip
 
 
+def keypoint_rows(folder: Path, task: str, label: str, given: list[str] | None, rules: list[Any], into: Any) -> None:
+    """The keypoint rows of one contract-labelled episode, added to `into` (a `train.judge.Rows`): SGV is run three
+    times with a capturing judge in the model slot (beside the rule judges; alone; alone on the `given` keypoint
+    texts, or on the goal's again when there are none, as the shipped judge was trained), and every keypoint it is
+    asked about gets the contract's label where one follows."""
+    from venuskit.models.judge import features as F
+    from venuskit.record.store import load_episode
+    from venuskit.verify.sgv import SGVConfig, verify_episode
+
+    contract = load_episode(folder).verdicts.get("contract", {})
+    for judges, keypoints in ((rules, None), ([], None), ([], given)):
+        capture = CaptureJudge()
+        verify_episode(folder, [*judges, capture], config=SGVConfig(), keypoints=keypoints)
+        for texts, ev in capture.asked:
+            for text in texts:
+                y = keypoint_label(text, contract, label)
+                if y is not None:
+                    into.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, task)
+
+
+def rollout_rows(labelled: list[dict[str, Any]], rules: list[Any] | None = None) -> Any:
+    """Keypoint rows from the loop's contract-labelled rollouts (rows of `flywheel.loop.label`): training tasks on
+    train seeds only (`check_training_items` refuses the rest); an episode that never ran is left out. The label is
+    the rollout's contract verdict; the contract's own keypoint texts are the given keypoints of the third pass."""
+    from venuskit.train.judge import Rows
+    from venuskit.verify.judges import make_judges
+
+    usable = [r for r in labelled if not r.get("infra_error") and r.get("episode_dir")]
+    check_training_items([{"id": r["episode_dir"], "task": r["template"], "seed": r["seed"]} for r in usable])
+    rules = rules if rules is not None else make_judges("ocr,log")
+    kp = Rows()
+    for r in usable:
+        given = [str(k["desc"]) for k in r.get("keypoints", []) if isinstance(k, dict) and k.get("desc")]
+        keypoint_rows(Path(r["episode_dir"]), r["template"], r["contract"], given or None, rules, kp)
+    return kp
+
+
 def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Keypoint and step rows from every episode of a training set."""
     from venuskit.eval.step_bench import (
@@ -113,11 +150,8 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
         verify_proposal,
         wrong_episodes,
     )
-    from venuskit.models.judge import features as F
-    from venuskit.record.store import load_episode
     from venuskit.train.judge import Rows
     from venuskit.verify.judges import make_judges
-    from venuskit.verify.sgv import SGVConfig, verify_episode
     from venuskit.verify.step import StepVerifier
 
     set_dir = Path(set_dir)
@@ -126,16 +160,8 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
     kp, steps = Rows(), Rows()
     rules = make_judges("ocr,log")
     for item in items:
-        folder = set_dir / item["episode_dir"]
-        contract = load_episode(folder).verdicts.get("contract", {})
-        for judges, given in ((rules, None), ([], None), ([], item.get("keypoints") or None)):
-            capture = CaptureJudge()
-            verify_episode(folder, [*judges, capture], config=SGVConfig(), keypoints=given)
-            for texts, ev in capture.asked:
-                for text in texts:
-                    y = keypoint_label(text, contract, item["label"])
-                    if y is not None:
-                        kp.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, item["task"])
+        keypoint_rows(set_dir / item["episode_dir"], item["task"], item["label"], item.get("keypoints") or None,
+                      rules, kp)  # fmt: skip
         if on_item is not None:
             on_item(item["id"])
     wrong = wrong_episodes(set_dir, items)
@@ -154,20 +180,27 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
 
 
 def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, build: bool = True,
-                on_item: Callable[[str], None] | None = None) -> dict[str, Any]:  # fmt: skip
+                on_item: Callable[[str], None] | None = None, tasks: Sequence[str] = (),
+                n_tasks: int = TRAIN_SET["n_tasks"], others: int = TRAIN_SET["others"]) -> dict[str, Any]:  # fmt: skip
     """Build (or reuse) the training set, make the rows, fit, and write the weights, their card and the model
-    card (default: the packaged weights). Returns the training figures."""
+    card (default: the packaged weights). Returns the training figures. `tasks`: synthesised task files whose
+    train-split tasks join the hand-written training templates in the set's pool (their held-out tasks never do:
+    the set draws the train split, and `build_rows` checks every item again)."""
     from venuskit.models.judge import model as M
+    from venuskit.tasks.spec import register_file
     from venuskit.train.judge import JudgeTrainConfig, fit
 
     t0, c0 = time.perf_counter(), time.process_time()
+    for path in tasks:
+        register_file(path)
     if build:
-        build_set(set_dir, TRAIN_SET["n_tasks"], seed, split="train", others=TRAIN_SET["others"])
+        build_set(set_dir, n_tasks, seed, split="train", others=others)
     rows = build_rows(set_dir, on_item=on_item)
     t_rows = time.process_time() - c0
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
     index = load_index(set_dir)
     card.training.update({"set": Path(set_dir).name, "set_request": index["request"], "set_counts": index["counts"],
+                          "task_files": [Path(p).name for p in tasks],
                           "rows_cpu_seconds": round(t_rows, 1)})  # fmt: skip
     path = out or M.WEIGHTS
     card = M.save(net, path, card)  # the weights, judge.json and MODEL_CARD.md

@@ -473,10 +473,12 @@ def make_judges(
     api_key: str | None = None,
     timeout_s: float = 60.0,
     nano_url: str | None = None,
+    nano_weights: str | None = None,
 ) -> list[Judge]:
     """Judges from a spec like "ocr,log", "ocr,log,nano", "ocr,log,vlm" or "vlm*3" (three model judges that
     vote; they sample at temperature 0.7 with different seeds, since three greedy copies would always agree).
-    "nano" is the trained judge over the wire: at `nano_url` (a `venus serve judge`), else served in-process."""
+    "nano" is the trained judge over the wire: at `nano_url` (a `venus serve judge`), else served in-process
+    (`nano_weights`: a judge.pt other than the shipped one, e.g. a `venus loop` round's)."""
     judges: list[Judge] = []
     for item in (p.strip() for p in spec.split(",")):
         kind, _, times = item.partition("*")
@@ -488,8 +490,8 @@ def make_judges(
         elif kind == "vlm":
             judges += _vlm_judges(count, model_url, model_name, api_key, timeout_s)
         elif kind == "nano":
-            judges += [nano_judge(nano_url, timeout_s=timeout_s, name="nano" if count == 1 else f"nano{i + 1}")
-                       for i in range(count)]  # fmt: skip
+            judges += [nano_judge(nano_url, timeout_s=timeout_s, name="nano" if count == 1 else f"nano{i + 1}",
+                                  weights=nano_weights) for i in range(count)]  # fmt: skip
         else:
             raise ValueError(f"Unknown judge {item!r} in {spec!r}; use ocr, log, nano and vlm, e.g. 'ocr,log,nano'.")
     if not judges:
@@ -497,12 +499,13 @@ def make_judges(
     return judges
 
 
-def nano_judge(url: str | None = None, *, timeout_s: float = 60.0, name: str = "nano") -> VLMJudge:
-    """The trained nano judge as a VLMJudge: a client of its server (`url`, or one started in this process).
-    It decides keypoints; listing them is left to the rule splitter."""
+def nano_judge(url: str | None = None, *, timeout_s: float = 60.0, name: str = "nano",
+               weights: str | None = None) -> VLMJudge:  # fmt: skip
+    """The trained nano judge as a VLMJudge: a client of its server (`url`, or one started in this process on
+    `weights`, default the shipped ones). It decides keypoints; listing them is left to the rule splitter."""
     from venuskit.models.judge import served_url
 
-    base = url or served_url()
+    base = url or served_url(weights)
     return VLMJudge(ModelConfig(base_url=base, model="venus-judge", api_key="EMPTY", temperature=0.0,
                                 max_tokens=1024), name=name, timeout_s=timeout_s, lists_keypoints=False)  # fmt: skip
 

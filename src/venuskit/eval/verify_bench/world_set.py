@@ -41,14 +41,15 @@ def pick_tasks(n_tasks: int, seed: int, *, split: str = "heldout", locales: Sequ
     False) plus about a quarter as many infeasible ones, sampled without replacement while the pool lasts
     and then again (another variant). Each gets an instance seed from the split's seed range (held-out
     templates: the eval seeds; training templates: the train seeds) whose variant has a locale drawn from
-    `locales`, and a surface: the mobile preset for about a third of the tasks that declare it."""
+    `locales`, and a surface: the mobile preset for about a third of the tasks that declare it. The pool holds
+    the bundled templates and every registered task (`venuskit.tasks.spec.register_file`: synthesised tasks)."""
     from venuskit.tasks import splits
-    from venuskit.tasks.spec import bundled
+    from venuskit.tasks.spec import bundled, registered
 
     _check_choice("locale", locales, ("en", "zh"))
     _check_choice("surface", surfaces, SURFACES)
     _check_choice("split", [split], SPLITS)
-    specs = bundled()
+    specs = {**bundled(), **registered()}
     rng = random.Random(seed)
 
     def pool(kind: str) -> list[str]:

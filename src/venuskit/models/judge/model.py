@@ -80,6 +80,27 @@ def save(net: Any, path: Path, card: Card) -> Card:
     return card
 
 
+def _data_line(t: dict[str, Any], req: dict[str, Any], counts: dict[str, Any], picks: str) -> str:
+    loop = t.get("loop")
+    if loop:  # a `venus loop --judge` round's judge: the flywheel's rollouts, and the base set's episodes if any
+        return (f"- Data: contract-labelled world episodes of **training templates** only, train seeds: the "
+                f"rollouts of `venus loop` run `{loop['run']}`, rounds 0-{loop['rounds'] - 1} "
+                f"({loop['rollout_episodes']} episodes; keypoint rows per round {json.dumps(loop['rows_by_round'])})"
+                f", plus {loop['judge_set_episodes']} episodes of the judge set `{loop['judge_set'] or 'none'}`; "
+                f"{t.get('episodes', '?')} episodes in all.")  # fmt: skip
+    return (f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
+            f"(`src/venuskit/tasks/splits.toml`): a {req.get('set_kind', '?')} set of split {req.get('split', '?')}, "
+            f"{req.get('n_tasks', '?')} tasks, seed {req.get('seed', '?')} ({picks}); "
+            f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}.")
+
+
+def _reproduce(t: dict[str, Any]) -> str:
+    seed = t.get("config", {}).get("seed", 0)
+    if t.get("loop"):
+        return f"rerun `venus loop --judge` into the same folder (seed {seed}); its `loop.json` holds every option"
+    return f"`venus verify train-judge --seed {seed}`"
+
+
 def model_card(card: Card) -> str:
     """The judge's MODEL_CARD.md: data, rows, thresholds, out-of-fold figures, config and digest, how to rebuild."""
     t = card.training
@@ -92,16 +113,13 @@ def model_card(card: Card) -> str:
         "checks proposed steps. Served through the OpenAI wire format (`venus serve judge`), used as",
         "`venus verify … --judges ocr,log,nano` and as the step verifier's model slot.",
         "",
-        f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
-        f"(`src/venuskit/tasks/splits.toml`): a {req.get('set_kind', '?')} set of split {req.get('split', '?')}, "
-        f"{req.get('n_tasks', '?')} tasks, seed {req.get('seed', '?')} ({picks}); "
-        f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}.",
+        _data_line(t, req, counts, picks),
         f"- Rows: {json.dumps(t.get('rows'))} from {json.dumps(t.get('templates'))} templates.",
         f"- Thresholds (out-of-fold, folds grouped by template): satisfied at p >= {card.thresholds.hi}, "
         f"contradicted at p <= {card.thresholds.lo}, step rejected at p >= {card.thresholds.step}.",
         f"- Out-of-fold figures: {json.dumps(t.get('out_of_fold', {}))}.",
         f"- Config: {json.dumps(t.get('config', {}))}; sha256 `{card.sha256}` (of `{WEIGHTS.name}`).",
-        f"- Reproduce: `venus verify train-judge --seed {t.get('config', {}).get('seed', 0)}`.",
+        f"- Reproduce: {_reproduce(t)}.",
         "- Not for: pages unlike the training world's (the figures on MiniWoB++ in docs/verify.md say how far it",
         "  carries), or any use where a wrong `completed` is costly without the rule judges beside it.",
     ]
