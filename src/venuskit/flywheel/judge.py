@@ -140,6 +140,50 @@ def rollout_rows(labelled: list[dict[str, Any]], rules: list[Any] | None = None)
     return kp
 
 
+def cached_rows(path: Path, make: Callable[[], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Judge rows (head -> `train.judge.Rows`) kept in a run folder: a pickle that run wrote, made by `make` and
+    written when absent."""
+    import pickle
+
+    from venuskit.infra.atomic import write_bytes
+
+    if path.exists():
+        with path.open("rb") as f:
+            return pickle.load(f)  # noqa: S301 - written by this run (a resumed round reads its own rows)
+    if make is None:
+        raise ValueError(f"{path} is missing: those judge rows were never written; rerun the loop from that round.")
+    rows = make()
+    write_bytes(path, pickle.dumps(rows), durable=True)
+    return rows
+
+
+def merge_rows(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One head -> Rows mapping from several, in order."""
+    from venuskit.train.judge import Rows
+
+    merged: dict[str, Any] = {}
+    for part in parts:
+        for head, rows in part.items():
+            into = merged.setdefault(head, Rows())
+            for i in range(len(rows)):
+                into.add(rows.feats[i], rows.bags[i], rows.labels[i], rows.groups[i])
+    return merged
+
+
+def bench_judge(set_dir: str, weights: str, out: Path) -> dict[str, Any]:
+    """SGV with the rule judges and the judge at `weights` on a held-out world set (goal keypoints, generic
+    evidence): precision and recall of `completed` with Wilson intervals; the whole bench result goes to `out`."""
+    from venuskit.eval.verify_bench.protocol import run_bench
+    from venuskit.infra.atomic import write_json
+    from venuskit.verify.judges import make_judges
+
+    result = run_bench(set_dir, make_judges("ocr,log,nano", nano_weights=weights), methods=("sgv",))
+    write_json(out, result, durable=True)
+    return {"judge_bench_episodes": result["n_episodes"], "judge_bench_precision": result["precision"],
+            "judge_bench_recall": result["recall"],
+            "judge_bench_ci95": {m: result["ci95"][m] for m in ("precision", "recall")}}  # fmt: skip
+
+
 def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Keypoint and step rows from every episode of a training set."""
     from venuskit.eval.step_bench import (

@@ -248,19 +248,18 @@ def train_judge_round(config: LoopConfig, folder: Path, k: int, labelled: list[d
     `judge_rows.pkl`), joined with every earlier round's and the --judge-set's, fit from scratch (thresholds from
     folds grouped by template), written to `judge/judge.pt` with its card; measured on --judge-bench if given.
     The contract is the label here: this is the judge's training data, and no verifier of this round reads it."""
-    from venuskit.flywheel.judge import build_rows, rollout_rows
+    from venuskit.flywheel.judge import bench_judge, build_rows, cached_rows, merge_rows, rollout_rows
     from venuskit.models.judge import model as M
     from venuskit.train.judge import JudgeTrainConfig, fit
 
     out = Path(config.out)
-    own = _cached_rows(folder / JUDGE_ROWS, lambda: {"keypoints": rollout_rows(labelled)})
-    rounds = [own if j == k else _cached_rows(out / f"round_{j}" / JUDGE_ROWS, None) for j in range(k + 1)]
-    base = _cached_rows(out / JUDGE_ROWS, lambda: build_rows(config.judge_set)) if config.judge_set else {}
-    rows = _merge([base, *rounds])
+    own = cached_rows(folder / JUDGE_ROWS, lambda: {"keypoints": rollout_rows(labelled)})
+    rounds = [own if j == k else cached_rows(out / f"round_{j}" / JUDGE_ROWS) for j in range(k + 1)]
+    base = cached_rows(out / JUDGE_ROWS, lambda: build_rows(config.judge_set)) if config.judge_set else {}
+    rows = merge_rows([base, *rounds])
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=config.seed))
     base_episodes, rollouts = _judge_episodes(config, out, k)
-    episodes = base_episodes + rollouts
-    card.training.update({"set": f"venus loop {out.name}", "episodes": episodes,
+    card.training.update({"set": f"venus loop {out.name}", "episodes": base_episodes + rollouts,
                           "loop": {"run": out.name, "rounds": k + 1, "rollout_episodes": rollouts,
                                    "rows_by_round": [len(r["keypoints"]) for r in rounds],
                                    "judge_set": config.judge_set, "judge_set_episodes": base_episodes,
@@ -268,38 +267,12 @@ def train_judge_round(config: LoopConfig, folder: Path, k: int, labelled: list[d
     path = folder / "judge" / "judge.pt"
     M.save(net, path, card)
     oof = metrics["out_of_fold"]["keypoints"]
-    info = {"judge": str(path), "judge_episodes": episodes, "judge_rows": len(rows["keypoints"]),
+    info = {"judge": str(path), "judge_episodes": base_episodes + rollouts, "judge_rows": len(rows["keypoints"]),
             "judge_rows_added": len(own["keypoints"]), "judge_oof_precision": oof["precision"],
             "judge_oof_recall": oof["recall"]}  # fmt: skip
-    return {**info, **_judge_bench(config, folder, str(path))}
-
-
-def _cached_rows(path: Path, make: Any) -> dict[str, Any]:
-    """Judge rows kept in the run folder (a pickle this run wrote; made by `make` when absent)."""
-    import pickle
-
-    from venuskit.infra.atomic import write_bytes
-
-    if path.exists():
-        with path.open("rb") as f:
-            return pickle.load(f)  # noqa: S301 - written by this run (a resumed round reads its own rows)
-    if make is None:
-        raise ValueError(f"{path} is missing: that round's judge rows were never written; rerun the loop from it.")
-    rows = make()
-    write_bytes(path, pickle.dumps(rows), durable=True)
-    return rows
-
-
-def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    from venuskit.train.judge import Rows
-
-    merged: dict[str, Any] = {}
-    for part in parts:
-        for head, rows in part.items():
-            into = merged.setdefault(head, Rows())
-            for i in range(len(rows)):
-                into.add(rows.feats[i], rows.bags[i], rows.labels[i], rows.groups[i])
-    return merged
+    if config.judge_bench:
+        info.update(bench_judge(config.judge_bench, str(path), folder / "judge" / "bench.json"))
+    return info
 
 
 def _judge_episodes(config: LoopConfig, out: Path, k: int) -> tuple[int, int]:
@@ -309,21 +282,6 @@ def _judge_episodes(config: LoopConfig, out: Path, k: int) -> tuple[int, int]:
     base = len(load_index(config.judge_set)["items"]) if config.judge_set else 0
     return base, sum(1 for j in range(k + 1) for r in collect.read_index(out / f"round_{j}" / "rollouts")
                      if r.get("episode_dir"))  # fmt: skip
-
-
-def _judge_bench(config: LoopConfig, folder: Path, weights: str) -> dict[str, Any]:
-    """SGV with the rule judges and the round's judge on the held-out world set (goal keypoints, generic
-    evidence): precision and recall of `completed`, with Wilson intervals. Written to `judge/bench.json`."""
-    if not config.judge_bench:
-        return {}
-    from venuskit.eval.verify_bench.protocol import run_bench
-    from venuskit.verify.judges import make_judges
-
-    result = run_bench(config.judge_bench, make_judges("ocr,log,nano", nano_weights=weights), methods=("sgv",))
-    write_json(folder / "judge" / "bench.json", result, durable=True)
-    return {"judge_bench_episodes": result["n_episodes"], "judge_bench_precision": result["precision"],
-            "judge_bench_recall": result["recall"], "judge_bench_ci95": {m: result["ci95"][m] for m in
-                                                                         ("precision", "recall")}}  # fmt: skip
 
 
 # ---- 3. rows -------------------------------------------------------------------------------------------------
