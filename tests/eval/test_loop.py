@@ -74,7 +74,7 @@ def test_two_rounds_from_an_untrained_network(tmp_path):
     cards = [json.loads(Path(r["judge"]).with_suffix(".json").read_text()) for r in table]
     assert cards[0]["sha256"] != cards[1]["sha256"] and cards[1]["training"]["episodes"] == 4
     assert "rounds 0-1 (4 episodes" in Path(table[1]["judge"]).with_name("MODEL_CARD.md").read_text()
-    assert table[0]["sgv_judge"] is None and table[1]["sgv_judge"] == table[0]["judge"]
+    assert table[0]["sgv_judge"] == "shipped" and table[1]["sgv_judge"] == table[0]["judge"]
     asked = [{load_episode(r["episode_dir"]).verdicts["sgv"]["judges"]["nano"]["checkpoint"]["sha256"]
               for r in collect.read_index(out / f"round_{k}" / "rollouts")} for k in (0, 1)]  # fmt: skip
     assert asked[1] == {cards[0]["sha256"]} and asked[0] != asked[1]

@@ -87,7 +87,10 @@ def test_mopd_moves_student_action_type_toward_the_teacher(estimator, warm_click
         estimator=estimator,
         **fast_args(
             out,
-            max_steps=30,
+            # The sampled estimator learns only from the student's own draws, so how soon it moves depends on
+            # them: 30 steps moved it -1.40 -> -0.47 where this test was written, and -1.40 -> -1.40 on another
+            # 2-core machine (AVX-512 kernels draw other samples; deterministic there); 60 steps: -1.40 -> -0.32.
+            max_steps=60 if estimator == "sampled" else 30,
             learning_rate=3e-4,
             num_generations=2,
             max_completion_length=64,

@@ -37,7 +37,9 @@ def _same(curve: list[dict], want: list[dict]) -> None:
     for got, point in zip(curve, want, strict=True):
         assert got["val"] == pytest.approx(point["val"]), got
         flat = {k: v for k, v in got.items() if k not in ("minutes", "val")}
-        assert flat == pytest.approx({k: v for k, v in point.items() if k != "val"}, rel=1e-6), got
+        # Counts and accuracies match exactly; a float loss or mean may differ in its fifth digit between CPUs
+        # (measured: 3e-5 relative between two 2-core machines whose kernels sum in another order).
+        assert flat == pytest.approx({k: v for k, v in point.items() if k != "val"}, rel=2e-4), got
 
 
 @pytest.mark.slow
