@@ -432,8 +432,8 @@ def run_round(config: LoopConfig, k: int, checkpoint: str, weights: dict[str, fl
     return {"round": k, "checkpoint_in": checkpoint, "checkpoint": new_checkpoint, "templates": chosen,
             "seed": seed, "rollouts": len(labelled), "rollout_success": round(sum(map(solved_row, ok)) / len(ok), 4)
             if ok else 0.0, "states": states, "labelled_states": sum(r.get("labelled", 0) for r in ok),
-            **_verifier_in_loop(labelled), "sgv_judge": (judge or "shipped") if "nano" in config.sgv else None, **judged,
-            **trained, "val_step_acc_in": step_acc(checkpoint, val),
+            **_verifier_in_loop(labelled), "sgv_judge": (judge or "shipped") if "nano" in config.sgv else None,
+            **judged, **trained, "val_step_acc_in": step_acc(checkpoint, val),
             "val_step_acc": step_acc(new_checkpoint, val), "eval_episodes": evaluated["episodes"],
             "eval_success": evaluated["success"], "eval_ci95": evaluated["rates"]["success"]["ci95"],
             **validated,
