@@ -216,6 +216,7 @@ def test_the_set_is_labelled_by_the_contracts(small_set):
     assert {i["kind"] for i in items.values() if i["adversarial"]} >= NEW_ADVERSARIES, index["rejected"]
     assert all(i["label"] != "completed" for i in items.values() if i["adversarial"])
     assert items["mail.compose_new@0#oracle"]["label"] == "completed"
+    assert "mail.compose_new@0#undone" in items, index["rejected"]
     assert items["mail.compose_new@0#undone"]["label"] == "failed"  # sent, then moved to the trash
     assert items["bank.find_charge@0#near_miss"]["label"] == "failed"
     assert items["infeasible.recall_mail@0#infeasible_right"]["label"] == "infeasible"

@@ -95,16 +95,27 @@ def suite(out: Path, **kw) -> SafetyEvalConfig:
     return SafetyEvalConfig(out=str(out), model="attacker", gate="on", seeds=(0,), tasks=SUITE_TASKS, ocr=False, **kw)
 
 
+def _kill_browser() -> bool:
+    """Kill this process's Chromium browser processes (not their renderers); True if one was killed. A process
+    that exits while it is looked at (a zombie renderer of an earlier page) is passed over."""
+    killed = False
+    for p in psutil.Process().children(recursive=True):
+        try:
+            if p.name().startswith("chrom") and "--type=" not in " ".join(p.cmdline()):
+                p.kill()
+                killed = True
+        except psutil.Error:
+            continue
+    return killed
+
+
 def test_chromium_killed_mid_suite_is_an_infrastructure_retry(tmp_path):
     out = tmp_path / "run"
     stop = threading.Event()
 
     def killer():  # kill this process's Chromium once the first episode has a step on disk
         while not stop.is_set():
-            if list(out.glob("episodes/*/*/step_0001.png")):
-                for p in psutil.Process().children(recursive=True):
-                    if p.name().startswith("chrom") and "--type=" not in " ".join(p.cmdline()):
-                        p.kill()
+            if list(out.glob("episodes/*/*/step_0001.png")) and _kill_browser():
                 return
             time.sleep(0.05)
 
