@@ -103,6 +103,20 @@ def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
     assert report.verdict == "infeasible", report.reason
 
 
+def test_a_judge_that_finds_everything_done_does_not_outweigh_the_agents_own_report_that_it_did_nothing(tmp_path):
+    # A model judge calls the keypoint satisfied, but the agent only clicked once and then asked the user: its own
+    # report says the task was not done, and no committing action says otherwise.
+    steps = [
+        S(screen(["Accounts"]), Click(point=Point(0.3, 0.3))),
+        S(screen(["Transfer", "Payee"]), CallUser(content="How much do you owe Sofia? I have not sent anything.")),
+    ]
+    folder = record(tmp_path, steps, "Send Sofia Rossi the money I owe her.",
+                    finish=Outcome(terminated=True, needs_user=True, reason="call_user"))  # fmt: skip
+    report = verify_episode(folder, [ScriptedJudge("model", {0: "satisfied"})], FAST)
+    assert report.keypoints[0].status == "satisfied"
+    assert report.verdict == "infeasible", report.reason
+
+
 @pytest.mark.parametrize(
     ("votes", "status", "verdict"),
     [

@@ -418,17 +418,18 @@ def verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
 
 def forced_verdict(results: list[KeypointResult], facts: LogFacts) -> tuple[str, str]:
     """(verdict, reason) of the four decided ones, open keypoints counted as not met. Infeasible is checked before
-    partial: an agent that only looked around and then reported that the task cannot be done made no progress to
-    credit."""
+    completed and partial: an agent that only looked around and then reported that the task cannot be done (or
+    asked the user) made no progress to credit, and says itself that it did not do the task; keypoints a judge
+    found satisfied without any committing action do not outweigh that."""
     done = [r for r in results if r.status == "satisfied"]
     dissent = [r for r in done if any(_counted_against(r, v) for v in r.votes)]
     if facts.side_effects:  # a deletion nobody asked for fails the task, whatever else was done
         return "failed", f"the click at step {facts.side_effects[0]} deleted something the goal does not name"
-    if results and len(done) == len(results) and not dissent:
-        return "completed", f"all {len(results)} keypoints satisfied"
     if facts.reports_impossible and not facts.consequential:
         return "infeasible", f"the agent ended with {facts.ended_with} reporting it cannot be done, and took no " \
                              "consequential-looking action"  # fmt: skip
+    if results and len(done) == len(results) and not dissent:
+        return "completed", f"all {len(results)} keypoints satisfied"
     if done and all(R.is_invariant(r.text) for r in done):
         return "failed", 'only keypoints that hold without any action ("still there") are satisfied'
     if done:
