@@ -41,9 +41,7 @@ The flywheel's figures (null when their folder is not given):
 from __future__ import annotations
 
 import argparse
-import base64
 import html
-import io
 import json
 import os
 import sys
@@ -115,13 +113,10 @@ def _speed(out: Path, model: Any) -> dict[str, float]:
 
 
 def _curves_png(run: Path) -> str | None:
-    try:
-        import matplotlib
+    """The recipe's stage curves (SFT loss, GRPO reward, MOPD's taught share, validation step accuracy)."""
+    from venuskit.eval.report import png_data_url, pyplot
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
+    plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.4))
     for ax, (stage, key, label) in zip(axes, (("sft", "loss", "SFT loss"), ("grpo-world", "mean_reward",
                                           "GRPO (world) mean reward"), ("mopd", "supervised_share",
@@ -138,10 +133,7 @@ def _curves_png(run: Path) -> str | None:
         ax.set_title(label)
         ax.set_xlabel("epoch")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
+    return png_data_url(fig)
 
 
 def _html(report: dict[str, Any], run: Path | None) -> str:
@@ -151,8 +143,10 @@ def _html(report: dict[str, Any], run: Path | None) -> str:
     cols = sorted({k for v in abl.values() for k in v})
     rows = "".join(f"<tr><td>{s}</td>" + "".join(f"<td>{abl[s].get(c, '')}</td>" for c in cols) + "</tr>"
                    for s in abl)  # fmt: skip
+    from venuskit.eval.flywheel_report import figures_html
+
     curves = _curves_png(run) if run else None
-    img = f'<h2>Learning curves</h2><img src="data:image/png;base64,{curves}">' if curves else ""
+    img = (f'<h2>Learning curves</h2><img src="{curves}">' if curves else "") + figures_html(report["figures"])
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>venus-nano</title><style>body{{font:14px "
             "sans-serif;margin:24px}}td,th{{padding:3px 10px;border-bottom:1px solid #ddd}}</style></head><body>"
             f"<h1>venus-nano</h1><p>load: {html.escape(str(report['load']))}</p><h2>Figures</h2><table>{head}</table>"
@@ -227,7 +221,8 @@ def main() -> None:
             ckpt = args.run / folder / "venus-nano.pt"
             if ckpt.is_file() and stage in args.stages.split(","):
                 r = _world(_load(ckpt), "short", args.ablation_seeds, "browser", out / f"ablation-{stage}")
-                ablation[stage] = {"world_short_success": round(r["success"], 4), "n": r["n"]}
+                ablation[stage] = {"world_short_success": round(r["success"], 4), "n": r["n"],
+                                   "ci95": [round(x, 4) for x in r["ci95"]]}  # fmt: skip
     figures["ablation"] = ablation
     if args.loop is not None:
         figures["rounds"] = _rounds(args.loop)
@@ -259,6 +254,7 @@ def _rounds(loop: Path) -> list[dict[str, Any]]:
             "rows_added", "rows", "base_examples", "verified", "sgv_precision", "sgv_recall", "val_step_acc",
             "rollout_success", "judge_episodes", "judge_rows", "judge_oof_precision", "judge_oof_recall",
             "judge_bench_episodes", "judge_bench_precision", "judge_bench_recall", "judge_bench_ci95",
+            "judge_miniwob_episodes", "judge_miniwob_precision", "judge_miniwob_recall", "judge_miniwob_ci95",
             "seconds")  # fmt: skip
     table = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return [{**{k: r.get(k) for k in keys}, **_endings(loop / f"round_{r['round']}" / "eval")} for r in table]

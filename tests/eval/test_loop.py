@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from venuskit.cli.main import app
+from venuskit.eval.verify_bench.miniwob_set import build_miniwob_set
 from venuskit.eval.verify_bench.world_set import build_set, load_index
 from venuskit.flywheel import collect
 from venuskit.flywheel.judge import rollout_rows
@@ -30,12 +31,14 @@ MARGIN = 0.2
 
 
 def test_two_rounds_from_an_untrained_network(tmp_path):
-    out, bench = tmp_path / "loop", tmp_path / "judge-bench"
+    out, bench, miniwob = tmp_path / "loop", tmp_path / "judge-bench", tmp_path / "judge-miniwob"
     build_set(bench, tasks=[("bank.txn_category", 5000)], kinds=["oracle", "null", "claimed_done"])
+    build_miniwob_set(miniwob, tasks=["click-button"], seeds=[5000], kinds=["oracle", "cut_short"])
     args = ["loop", "--policy", "nano", "--init", "untrained", "--rounds", "2", "--rollouts", "2", "--templates",
             TRAIN, "--eval-templates", "bank.txn_category", "--max-steps", "4", "--sft-epochs", "20",
             "--stage-minutes", "0.5", "--no-validation", "--validation-seeds", "0", "--out", str(out),
-            "--sgv", "ocr,log,nano", "--judge", "--judge-bench", str(bench), "--json"]  # fmt: skip
+            "--sgv", "ocr,log,nano", "--judge", "--judge-bench", str(bench), "--judge-miniwob", str(miniwob),
+            "--json"]  # fmt: skip
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     head = json.loads(result.output.strip().splitlines()[-1])
@@ -83,6 +86,10 @@ def test_two_rounds_from_an_untrained_network(tmp_path):
         measured = json.loads((out / f"round_{k}" / "judge" / "bench.json").read_text())
         assert row["judge_bench_episodes"] == measured["n_episodes"] == n_bench >= 2
         assert set(row["judge_bench_ci95"]) == {"precision", "recall"}
+        on_miniwob = json.loads((out / f"round_{k}" / "judge" / "bench_miniwob.json").read_text())
+        assert on_miniwob["set_kind"] == "miniwob" and row["judge_miniwob_episodes"] == on_miniwob["n_episodes"] == 2
+        assert row["judge_miniwob_precision"] == on_miniwob["precision"]
+    assert len(head["judge_miniwob_recall"]) == 2 and "judge_miniwob_precision" in (out / "rounds.html").read_text()
     again = CliRunner().invoke(app, args)  # resumes after the last finished round: nothing left to do
     assert again.exit_code == 0 and len((out / "rounds.jsonl").read_text().splitlines()) == 2
 
@@ -141,6 +148,10 @@ def test_the_judge_options_refuse_sets_of_the_wrong_split(tmp_path):
         LoopConfig(out="x", judge=True, judge_set=heldout)
     with pytest.raises(ValueError, match="not a labelled world set"):
         LoopConfig(out="x", judge=True, judge_set=str(tmp_path / "nowhere"))
+    with pytest.raises(ValueError, match="--judge-miniwob .*must be a non-empty MiniWoB.. set"):
+        LoopConfig(out="x", judge=True, judge_miniwob=heldout)  # a world set measured as MiniWoB++ is refused
+    with pytest.raises(ValueError, match="belong to a loop that trains the judge"):
+        LoopConfig(out="x", judge_miniwob=heldout)
 
 
 def test_sampling_follows_the_weights():

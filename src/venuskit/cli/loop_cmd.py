@@ -53,6 +53,8 @@ def loop(
                                   "round's judge."),  # fmt: skip
     judge_bench: str = typer.Option("", "--judge-bench", help="A held-out `venus verify bench` set on which each "
                                     "round's judge is measured (SGV: rules + judge)."),  # fmt: skip
+    judge_miniwob: str = typer.Option("", "--judge-miniwob", help="A `venus verify bench --set-kind miniwob` set on "
+                                      "which each round's judge is measured the same way."),  # fmt: skip
 ) -> None:
     """Run the closed loop for venus-nano in rounds; writes the round table and learning curves to --out."""
     from venuskit.flywheel.loop import LoopConfig, run_loop
@@ -70,7 +72,7 @@ def loop(
                             stage_minutes=stage_minutes, seed=seed, tasks=tuple(str(p) for p in tasks),
                             relabel=relabel, validation=validation, skins=tuple(parse_skins(skins)), base=base,
                             keep=keep, validation_seeds=validation_seeds, judge=judge, judge_set=judge_set,
-                            judge_bench=judge_bench)  # fmt: skip
+                            judge_bench=judge_bench, judge_miniwob=judge_miniwob)  # fmt: skip
         parallel = Parallel(workers=workers, ray=ray)
         show = None if json_out else lambda r: console.print(
             f"round {r['round']}: rollouts {r['rollout_success']:.0%} ({r['verified']} kept by SGV, precision "
@@ -89,6 +91,6 @@ def loop(
             "validation_success": [r.get("validation_success") for r in table], "checkpoint": last["checkpoint"],
             "out": str(out), "curves": str(out / "rounds.html")}  # fmt: skip
     if "judge" in last:
-        head.update(judge=last["judge"], judge_bench_precision=[r.get("judge_bench_precision") for r in table],
-                    judge_bench_recall=[r.get("judge_bench_recall") for r in table])  # fmt: skip
+        head.update(judge=last["judge"], **{k: [r.get(k) for r in table] for k in (
+            "judge_bench_precision", "judge_bench_recall", "judge_miniwob_precision", "judge_miniwob_recall")})
     typer.echo(json.dumps(head) if json_out else f"{len(table)} rounds -> {out}/rounds.html")

@@ -30,6 +30,28 @@ def write_json_report(path: str | Path, report: Mapping[str, Any]) -> Path:
     return path
 
 
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend: no display, no Tk (reports are written by servers and CI)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def png_data_url(fig: Any) -> str:
+    """A matplotlib figure as a PNG data URL for a self-contained page; the figure is closed."""
+    import base64
+    import io
+
+    plt = pyplot()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
 def bar_chart_svg(values: Mapping[str, float], counts: Mapping[str, int] | None = None, *, scale: float = 1.0) -> str:
     """A horizontal bar chart as inline SVG. Values are fractions of `scale` (1.0 = a full bar, shown as %)."""
     rows = list(values.items())

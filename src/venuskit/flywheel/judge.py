@@ -170,18 +170,19 @@ def merge_rows(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def bench_judge(set_dir: str, weights: str, out: Path) -> dict[str, Any]:
-    """SGV with the rule judges and the judge at `weights` on a held-out world set (goal keypoints, generic
-    evidence): precision and recall of `completed` with Wilson intervals; the whole bench result goes to `out`."""
+def bench_judge(set_dir: str, weights: str, out: Path, key: str = "judge_bench") -> dict[str, Any]:
+    """SGV with the rule judges and the judge at `weights` on a held-out set (a world or MiniWoB++ set; goal
+    keypoints, generic evidence): precision and recall of `completed` with Wilson intervals, as `<key>_*`; the
+    whole bench result goes to `out`."""
     from venuskit.eval.verify_bench.protocol import run_bench
     from venuskit.infra.atomic import write_json
     from venuskit.verify.judges import make_judges
 
     result = run_bench(set_dir, make_judges("ocr,log,nano", nano_weights=weights), methods=("sgv",))
     write_json(out, result, durable=True)
-    return {"judge_bench_episodes": result["n_episodes"], "judge_bench_precision": result["precision"],
-            "judge_bench_recall": result["recall"],
-            "judge_bench_ci95": {m: result["ci95"][m] for m in ("precision", "recall")}}  # fmt: skip
+    return {f"{key}_episodes": result["n_episodes"], f"{key}_precision": result["precision"],
+            f"{key}_recall": result["recall"],
+            f"{key}_ci95": {m: result["ci95"].get(m) for m in ("precision", "recall")}}  # fmt: skip
 
 
 def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:

@@ -86,6 +86,8 @@ class LoopConfig:
                             "seeds) whose rows join every round's judge.", "")
     judge_bench: str = option("A held-out world set (`venus verify bench`'s folder) on which each round's judge is "
                               "measured: SGV with the rule judges and it, honest protocol.", "")
+    judge_miniwob: str = option("A MiniWoB++ set (`venus verify bench --set-kind miniwob`'s folder; never training "
+                                "data) on which each round's judge is measured the same way.", "")
 
     def __post_init__(self) -> None:
         from venuskit.tasks import splits
@@ -111,10 +113,29 @@ class LoopConfig:
         missing = [p for p in self.tasks if not Path(p).is_file()]
         if missing:
             raise ValueError(f"Task files not found: {', '.join(missing)}.")
-        if (self.judge_set or self.judge_bench) and not self.judge:
-            raise ValueError("--judge-set and --judge-bench belong to a loop that trains the judge (--judge).")
+        if (self.judge_set or self.judge_bench or self.judge_miniwob) and not self.judge:
+            raise ValueError("--judge-set, --judge-bench and --judge-miniwob belong to a loop that trains the judge "
+                             "(--judge).")
         _check_set(self.judge_set, "train", "--judge-set")
         _check_set(self.judge_bench, "heldout", "--judge-bench")
+        _check_miniwob(self.judge_miniwob)
+
+
+def _check_miniwob(folder: str) -> None:
+    """A labelled MiniWoB++ set (its index says so): a world set there would be measured as if it were MiniWoB++."""
+    if not folder:
+        return
+    from venuskit.eval.verify_bench.protocol import set_kind
+    from venuskit.eval.verify_bench.world_set import load_index
+
+    try:
+        index = load_index(folder)
+        kind = set_kind(index)
+    except (OSError, ValueError, KeyError, AttributeError) as e:
+        raise ValueError(f"--judge-miniwob {folder}: not a labelled set ({e}).") from e
+    if kind != "miniwob" or not index.get("items"):
+        raise ValueError(f"--judge-miniwob {folder}: it must be a non-empty MiniWoB++ set (`venus verify bench "
+                         f"--set-kind miniwob`); its index says set_kind {kind!r}.")
 
 
 def _check_set(folder: str, split: str, flag: str) -> None:
@@ -272,6 +293,9 @@ def train_judge_round(config: LoopConfig, folder: Path, k: int, labelled: list[d
             "judge_oof_recall": oof["recall"]}  # fmt: skip
     if config.judge_bench:
         info.update(bench_judge(config.judge_bench, str(path), folder / "judge" / "bench.json"))
+    if config.judge_miniwob:
+        info.update(bench_judge(config.judge_miniwob, str(path), folder / "judge" / "bench_miniwob.json",
+                                key="judge_miniwob"))  # fmt: skip
     return info
 
 
@@ -485,48 +509,21 @@ def run_loop(config: LoopConfig, parallel: Parallel = Parallel(), on_round=None)
 
 def write_curves(out: Path, table: list[dict[str, Any]]) -> Path:
     """rounds.html: the round table and the learning curves (held-out success with its 95% CI, rollout success,
-    SGV's precision on its own picks) as an embedded matplotlib plot."""
-    import base64
+    SGV's precision on its own picks, validation, the judges' precision and recall) as an embedded plot."""
     import html
-    import io
 
-    import matplotlib
+    from venuskit.eval.flywheel_report import rounds_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    xs = [r["round"] for r in table]
-    fig, ax = plt.subplots(figsize=(6.5, 3.6))
-    ev = [r["eval_success"] for r in table]
-    lo = [r["eval_success"] - r["eval_ci95"][0] for r in table]
-    hi = [r["eval_ci95"][1] - r["eval_success"] for r in table]
-    ax.errorbar(xs, ev, yerr=[lo, hi], marker="o", capsize=3, label="held-out success (contract, 95% CI)")
-    ax.plot(xs, [r["rollout_success"] for r in table], marker="s", label="rollout success (train templates)")
-    ax.plot(xs, [r["sgv_precision"] if r["sgv_precision"] is not None else float("nan") for r in table],
-            marker="^", label="SGV precision of kept successes")  # fmt: skip
-    ax.plot(xs, [r.get("val_step_acc") if r.get("val_step_acc") is not None else float("nan") for r in table],
-            marker="d", label="validation step accuracy (teacher-forced)")  # fmt: skip
-    for key, mark, name in (("judge_bench_precision", "v", "judge on held-out set: precision"),
-                            ("judge_bench_recall", ">", "judge on held-out set: recall")):
-        if any(r.get(key) is not None for r in table):
-            ax.plot(xs, [r[key] if r.get(key) is not None else float("nan") for r in table], marker=mark,
-                    linestyle="--", label=f"{name} (SGV rules + judge)")  # fmt: skip
-    ax.set_xlabel("round")
-    ax.set_ylim(-0.05, 1.05)
-    ax.set_xticks(xs)
-    ax.legend(fontsize=7)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
+    img = rounds_png(table)
     cols = ("round", "rollouts", "rollout_success", "states", "labelled_states", "verified", "sgv_precision",
             "rows_added", "rows_sgv_kept", "rows_relabelled", "rows", "examples", "trained", "val_step_acc",
             "eval_episodes", "eval_success", "judge_episodes", "judge_rows", "judge_bench_precision",
-            "judge_bench_recall", "infra_errors", "seconds")  # fmt: skip
+            "judge_bench_recall", "judge_miniwob_precision", "judge_miniwob_recall", "infra_errors",
+            "seconds")  # fmt: skip
     head = "".join(f"<th>{c}</th>" for c in cols)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in cols) + "</tr>"
                    for r in table)  # fmt: skip
-    img = base64.b64encode(buf.getvalue()).decode("ascii")
     page = (f'<!doctype html><html><head><meta charset="utf-8"><title>venus loop</title></head><body>'
-            f'<h1>venus loop: {len(table)} rounds</h1><img alt="learning curves" src="data:image/png;base64,{img}">'
+            f'<h1>venus loop: {len(table)} rounds</h1><img alt="learning curves" src="{img}">'
             f"<table border=1 cellspacing=0 cellpadding=3><tr>{head}</tr>{body}</table></body></html>")  # fmt: skip
     return write_text(out / "rounds.html", page, durable=False)

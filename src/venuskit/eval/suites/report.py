@@ -5,14 +5,13 @@ its viewer page (relative, so the run folder can be moved or served as is).
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from venuskit.eval.report import png_data_url, pyplot
 from venuskit.infra.atomic import write_json, write_text
 
 _CSS = """body{font:14px/1.45 system-ui,'DejaVu Sans',sans-serif;margin:24px auto;max-width:1100px;color:#1f2328}
@@ -38,24 +37,6 @@ def write_suite_report(out: Path, title: str, summary: Mapping[str, Any], rows: 
 # ---- plots ---------------------------------------------------------------------------------------------
 
 
-def _png(fig: Any) -> str:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display, no Tk: reports are written by servers and CI
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _rate_bars(ax: Any, groups: Mapping[str, Mapping[str, Any]], key: str, title: str) -> None:
     names = list(groups)
     vals = [groups[n][key]["rate"] for n in names]
@@ -70,7 +51,7 @@ def _rate_bars(ax: Any, groups: Mapping[str, Mapping[str, Any]], key: str, title
 
 
 def _world_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
-    plt = _pyplot()
+    plt = pyplot()
     plots = []
     by = summary["by"]
     for group in ("app", "category", "horizon", "locale", "surface", "skins"):
@@ -79,7 +60,7 @@ def _world_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
         fig, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(by[group]) + 1.2), sharey=True)
         _rate_bars(axes[0], by[group], "success", f"success by {group} (95% CI)")
         _rate_bars(axes[1], by[group], "partial", f"partial by {group}")
-        plots.append((f"by {group}", _png(fig)))
+        plots.append((f"by {group}", png_data_url(fig)))
     sgv = summary.get("sgv") or {}
     if sgv.get("confusion"):
         fig, ax = plt.subplots(figsize=(4.2, 3.6))
@@ -93,12 +74,12 @@ def _world_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
             for j, v in enumerate(row):
                 ax.text(j, i, str(v), ha="center", va="center", fontsize=9)
         ax.set_title(f"contract vs SGV (agreement {sgv['agreement']:.0%}, kappa {sgv['kappa']:.2f})", fontsize=9)
-        plots.append(("contract vs SGV", _png(fig)))
+        plots.append(("contract vs SGV", png_data_url(fig)))
     return plots
 
 
 def _miniwob_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
-    plt = _pyplot()
+    plt = pyplot()
     tasks = summary.get("by_task") or {}
     if not tasks:
         return []
@@ -109,7 +90,7 @@ def _miniwob_plots(summary: Mapping[str, Any]) -> list[tuple[str, str]]:
     ax.invert_yaxis()
     ax.tick_params(axis="y", labelsize=7)
     ax.set_title("success by task", fontsize=10)
-    return [("by task", _png(fig))]
+    return [("by task", png_data_url(fig))]
 
 
 # ---- the page -------------------------------------------------------------------------------------------
