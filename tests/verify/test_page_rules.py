@@ -263,6 +263,9 @@ def test_copied_text_is_credited_when_its_words_were_on_the_page_even_wrapped(tm
     made_up = run(tmp_path / "made-up", "quick brown foxes jumped over fences")
     assert made_up.keypoints[0].status == "contradicted" and made_up.verdict != "completed"
     assert "was not on the page before" in why(made_up.keypoints[0])
+    cut = run(tmp_path / "cut", "nulla porttitor gravida mauris tempus lacin")  # the copy stopped inside a word
+    assert cut.keypoints[0].status == "contradicted" and cut.verdict != "completed"
+    assert "'lacin', where the page showed 'lacinia'" in why(cut.keypoints[0])
 
 
 # ---- items that differ only in case, typing into no field, a cut word -------------------------------------

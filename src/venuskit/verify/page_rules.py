@@ -732,9 +732,26 @@ def copied(kp: str, goal: str, steps: Sequence[Evidence], read: Callable[[Eviden
     if words and share < 0.3:
         return "contradicted", s, f"the text entered at step {s} ({text!r}) was not on the page before: " \
                                   f"{len(seen)} of its {len(words)} words were"  # fmt: skip
+    cut = _cut_short(text, screens)
+    if cut:
+        return "contradicted", s, f"the text entered at step {s} stops inside a word: {cut}"
     if share < 0.6 or _ORDINAL.search(T.unquoted(kp)):
         return None  # which text area is "the 2nd", the pixels do not say
     return "satisfied", s, f"{len(seen)} of the {len(words)} words entered at step {s} were on the page before"
+
+
+def _cut_short(text: str, screens: str) -> str | None:
+    """A copy cut short: its last word is never read whole on the screens, while a longer word that begins with it
+    is ("vivamu" where the page shows "vivamus"). An OCR misreading of the page's word makes no such longer word,
+    so it never contradicts a whole copy."""
+    tail = re.findall(r"\w+", text.casefold())
+    if not tail or len(tail[-1]) < 2:
+        return None
+    shown = set(re.findall(r"\w+", screens.casefold()))
+    longer = sorted(w for w in shown if w.startswith(tail[-1]) and len(w) > len(tail[-1]))
+    if tail[-1] in shown or not longer:
+        return None
+    return f"{tail[-1]!r}, where the page showed {longer[0]!r}"
 
 
 # ---- an answer read where the question points -------------------------------------------------------------
