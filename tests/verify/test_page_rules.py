@@ -351,3 +351,27 @@ def test_a_click_that_takes_another_row_off_the_list_is_a_side_effect(tmp_path):
     assert run(tmp_path / "clean", []).verdict == "completed"
     extra = run(tmp_path / "extra", [S(screen(files), Click(point=icon), drive, "Drive")])
     assert extra.verdict == "failed" and "deleted something the goal does not name" in extra.reason, extra.reason
+
+
+# ---- a rename: the new name entered on the item's own form ---------------------------------------------------
+
+RENAME_FILE_GOAL = 'Rename the file "Budget notes" to "Budget final".'
+
+
+def test_a_rename_is_the_new_name_committed_on_the_items_own_form(tmp_path):
+    """Before: a rename's keypoint named two values (the old name and the new) and the old one is never entered, so
+    no rule decided it. Now the new name typed and committed on a form that shows the old name satisfies it; the
+    same new name given to another file does not."""
+
+    def run(folder, name: str):
+        page = [f"File: {name}", "New name:", "Rename"]
+        done = ["File renamed", "New name:", "Rename"]
+        steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content="Budget final")),
+                 S(screen(page), Click(point=at(page, 2, "Rename"))), S(screen(done), Finished(content="Done."))]
+        return verify(record(folder, steps, RENAME_FILE_GOAL))
+
+    right = run(tmp_path / "right", "Budget notes")
+    assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
+    assert "'Budget final' in the field typed at step 1" in why(right.keypoints[0])
+    other = run(tmp_path / "other", "Travel notes")  # the right new name, the wrong file
+    assert statuses(other) != ["satisfied"] and other.verdict != "completed", other.reason

@@ -17,13 +17,15 @@ They read the clicks (the words under each red dot, read from the region of the 
   prefix, another case, another value) and nowhere on the committed form is contradicted. A keypoint that names a
   field by its rank ("the 2nd textbox") is only ever contradicted: which field is the 2nd, pixels alone do not say.
   Text typed after a click on the goal's own words went into no field; a field holding a cut of one of the goal's
-  words ("thrill" for "thriller movies") is contradicted.
+  words ("thrill" for "thriller movies") is contradicted. A rename ("Rename X to Y", "把X重命名为Y") enters the new
+  name only, on a form whose screen showed the old one where the typing began (else another item was renamed).
 - `dragged_to`: "Drag Amandie to the 5th position" (top, bottom, up/down by one): the drag started on the item
   and dropped it where that rank is, counted among the rows of its list on the screen before the drag.
 - `sorted_list`: "Sort the numbers in increasing order": the list's numbers, read top to bottom on the screen of
   the agent's last click, are in that order.
 - `copied`: "Copy the text in the textarea …, paste it into the textbox": the text entered is a text the page
-  showed before it was entered (outside the goal).
+  showed before it was entered (outside the goal); one that stops inside a word the page showed whole is a copy cut
+  short (contradicted).
 - `answer_in_place`: "What is the status of ER-2024-0032?", "the salary of 2024-03-01": a question that names a
   record by a code or a day is answered from that record: the value read on the named record's row, or on a screen
   that names it (a detail page); read only on another record's row it is contradicted, read where no record is
@@ -56,6 +58,8 @@ _NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|sear
                        re.I)  # fmt: skip
 _ENTRY = re.compile(r"^\s*(?:enter|type|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|reply|forward|"
                     r"send|search for)\b", re.I)  # fmt: skip
+# "Rename X to Y" / "把X重命名为Y": only the new name is entered (the old one is the item's, on the page already).
+_RENAME = re.compile(r"^\s*(?:rename\b.*?\bto\b|(?:请)?(?:把|将).*?(?:重命名|改名)为)", re.I)
 _AFFIX = re.compile(r"\b(?P<kind>starts|begins|ends) with\s+[\"“](?P<text>[^\"”]+)[\"”]", re.I)
 _SENDS = re.compile(r"^\s*(?:reply|forward|send|search for)\b", re.I)
 _FIELD_WORDS = re.compile(r"\b(?:with the (?:spinner|slider)|as the (?:date|time))\b", re.I)
@@ -293,7 +297,11 @@ def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Ro
 
 
 def entry_values(kp: str) -> list[str]:
-    """The values an entry keypoint names: quoted text, times, dates, numbers, and names outside quotes."""
+    """The values an entry keypoint names: quoted text, times, dates, numbers, and names outside quotes; of a rename,
+    the new name."""
+    rename = _RENAME.match(kp)
+    if rename:
+        return [as_asked(q, kp) for q in T.quoted(kp[rename.end() :])]
     if not _ENTRY.match(kp) or _AFFIX.search(kp):
         return []
     if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
@@ -497,12 +505,26 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     if by_rank:
         return None  # which field is "the 2nd" the pixels do not say; only a wrong value is decided
     if all(held[v] or on_form[v] for v in values):
+        if not _renamed_item_shown(kp, steps, typed[0][0] if typed else commit, lines):
+            return None  # the new name went in, but whose form it was the screens do not say
         how = [f"{v!r} {'on the form' if on_form[v] else f'in the field typed at step {held[v][-1].last}'}"
                for v in values]  # fmt: skip
         word = clicked_word(steps[commit])
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
     return None
+
+
+def _renamed_item_shown(kp: str, steps: Sequence[Evidence], start: int, lines: Lines | None) -> bool:
+    """For a rename: the item's old name was on the screen (or in the title) where the agent began typing, so the
+    form was that item's (a rename of another item gives the right new name to the wrong one). True otherwise."""
+    rename = _RENAME.match(kp)
+    if rename is None:
+        return True
+    old = T.quoted(kp[: rename.end()])
+    step = steps[start]
+    shown = (step.title or "") + " " + (" ".join(t for _, t in lines(step)) if lines is not None else "")
+    return bool(old) and all(T.ocr_contains(shown, name) for name in old)
 
 
 def _widget_shows(values: list[str], step: Evidence, first: Evidence, lines: Lines | None) -> str | None:
@@ -518,8 +540,9 @@ def _widget_shows(values: list[str], step: Evidence, first: Evidence, lines: Lin
 
 def _misplaced(kp: str, filled: list[Field], held: dict[str, list[Field]]) -> str | None:
     """A value the keypoint names by its field ('the username "emile"') typed into a field whose label names
-    another of the keypoint's fields, or that field holding something else."""
-    pairs = _pairs(kp)
+    another of the keypoint's fields, or that field holding something else. Only values to be entered count (a
+    rename's old name is the item's, never typed)."""
+    pairs = {v: n for v, n in _pairs(kp).items() if v in held}
     nouns = {n.casefold() for n in pairs.values()}
     for value, noun in pairs.items():
         mine = [f for f in filled if f.label and T.ocr_contains(f.label, noun)]
