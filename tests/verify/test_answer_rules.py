@@ -301,3 +301,18 @@ def test_a_count_is_a_whole_number_and_a_lone_figure_says_not_what_it_counts(tmp
 def test_a_chinese_closing_field_value_is_required():
     needles = T.needles("给 jie.chen@northwind.example 发一封主题为“周二会议室预订”的邮件，内容是：陈杰你好，我已预订周二上午 10 点")
     assert "陈杰你好，我已预订周二上午 10 点" in needles and "周二会议室预订" in needles
+
+
+def test_an_answer_that_only_says_nothing_was_found_answers_no_question_that_asks_for_a_thing(tmp_path):
+    """Before: the page's empty-result line ("No posts match your search.") was on screen, so an agent that read it
+    back as its answer was credited with answering where the offsite is."""
+    goal = 'Tell me the place Lucas Walsh proposes in the email "Planning the offsite".'
+    empty = screen(["Forum", "No posts match your search."])
+    steps = [S(empty, Type(content="Lucas Walsh"), "http://127.0.0.1:8000/forum/", "Forum"),
+             S(empty, Finished(content="No posts match your search."), "http://127.0.0.1:8000/forum/search", "Forum")]
+    report = verify_episode(record(tmp_path, steps, goal), make_judges("ocr,log"))
+    assert report.verdict != "completed" and "contradicted" in [k.status for k in report.keypoints], report.reason
+    assert T.reports_nothing_found("No posts match your search.", "Where is the offsite?")
+    assert T.reports_nothing_found("没有找到相关邮件", "会议地点在哪里？")
+    assert not T.reports_nothing_found("No results", "How many orders are still open?")  # "none" answers a count
+    assert not T.reports_nothing_found("Lisbon", "Where is the offsite?")

@@ -511,6 +511,8 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Re
     last, answer = steps[-1].index, final_answer(steps)
     if answer is None:
         return "contradicted", last, "the agent ended without giving an answer"
+    if T.reports_nothing_found(answer, rest):
+        return "contradicted", last, f"the answer {answer!r} reports that nothing was found, not what was asked"
     wrong = [v for v in T.expected_values(rest) if not T.contains_value(answer, v)]
     if wrong:
         return "contradicted", last, f"the answer {answer!r} does not give {wrong}"

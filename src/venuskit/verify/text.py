@@ -155,6 +155,22 @@ def reports_infeasible(text: str | None) -> bool:
     return any(m in folded for m in INFEASIBLE_MARKERS)
 
 
+# An answer that only reports that a search found nothing ("No posts match your search.", "没有找到"): a page's own
+# empty-result line read back, not the thing a question asks for.
+_NOTHING_FOUND = re.compile(r"\bno\b[^.?!]{0,40}\b(?:match(?:es|ed)?|found|results?)\b|\bnot found\b|"
+                            r"\bnothing\b[^.?!]{0,20}\bfound\b|\b0 results\b|"
+                            r"没有(?:找到|匹配|结果)|无(?:结果|匹配)|未找到", re.I)  # fmt: skip
+# Questions that "nothing" may rightly answer: a count, whether something exists.
+_EXISTENCE = re.compile(r"^\W*(?:how many|is there|are there|does|do|did|has|have|is|are|was|were|any)\b|是否|有没有|"
+                        r"有几|多少", re.I)  # fmt: skip
+
+
+def reports_nothing_found(answer: str, question: str) -> bool:
+    """The answer only says that nothing was found, to a question that asks for a thing (not a count or whether
+    something exists, which "none" may answer)."""
+    return bool(_NOTHING_FOUND.search(answer)) and not _EXISTENCE.search(question)
+
+
 def asks_for_answer(goal: str) -> bool:
     """Whether the goal asks the agent to report something back (a question, "answer with", "tell me")."""
     return bool(_ANSWER_CUES.search(goal))
