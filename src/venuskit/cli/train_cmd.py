@@ -46,14 +46,13 @@ def _run(stage: str, args: list[str]) -> None:
         trainer = make(cfg)
     except ValueError as exc:  # data or teacher problems found before any model loads
         fail(str(exc))
-    result = T.train(trainer, cfg)
-    if not trainer.is_world_process_zero():
-        return  # one result line per run, not one per process
-    typer.echo(
-        json.dumps(
-            {"output_dir": cfg.output_dir, "global_step": result.global_step, "train_loss": result.training_loss}
-        )
-    )
+    try:
+        result = T.train(trainer, cfg)
+        if trainer.is_world_process_zero():  # one result line per run, not one per process
+            typer.echo(json.dumps({"output_dir": cfg.output_dir, "global_step": result.global_step,
+                                   "train_loss": result.training_loss}))  # fmt: skip
+    finally:
+        T.leave_process_group()
 
 
 @app.command(context_settings=_PASS_THROUGH, add_help_option=False)

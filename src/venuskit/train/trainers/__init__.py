@@ -30,6 +30,7 @@ from venuskit.train.trainers.configs import (
 )
 from venuskit.train.trainers.mopd import MOPDTrainer, TeacherPrompts, make_mopd_trainer
 from venuskit.train.trainers.stages import (
+    leave_process_group,
     load_model,
     load_rows,
     make_grpo_trainer,
@@ -46,6 +47,7 @@ __all__ = [
     "VenusGRPOConfig",
     "VenusMOPDConfig",
     "VenusSFTConfig",
+    "leave_process_group",
     "load_model",
     "load_rows",
     "make_grpo_trainer",

@@ -107,6 +107,17 @@ def train(trainer: Any, cfg: Any) -> Any:
     return result
 
 
+def leave_process_group() -> None:
+    """Every rank waits for the others, then leaves the process group, before the interpreter exits. A group left
+    to the exit's own teardown can abort a rank that has finished its work ("terminate called without an active
+    exception", SIGABRT: seen on a 2-process MOPD resume), failing a run that succeeded. One process: nothing."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.barrier()
+        dist.destroy_process_group()
+
+
 def _restore_weights(trainer: Any, checkpoint: str) -> None:
     """Load a checkpoint's weights through from_pretrained. transformers 5.x saves Qwen-VL weights in the
     checkpoint key layout (visual.*, model.layers.*), which Trainer's raw state-dict loader does not convert back:
