@@ -92,13 +92,15 @@ def test_an_unsubmitted_form_is_not_completed(tmp_path):
     assert report.undecided[0]["keypoint"] == report.keypoints[0].text and report.undecided[0]["why"]
 
 
+def asked_user(tmp_path, goal: str, second_screen: list[str], question: str):
+    """One click, then a CallUser: an agent that did nothing committing and asked the user."""
+    steps = [S(screen(["Accounts"]), Click(point=Point(0.3, 0.3))), S(screen(second_screen), CallUser(content=question))]
+    return record(tmp_path, steps, goal, finish=Outcome(terminated=True, needs_user=True, reason="call_user"))
+
+
 def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
-    steps = [
-        S(screen(["Accounts"]), Click(point=Point(0.3, 0.3))),
-        S(screen(["Accounts", "No crypto here"]), CallUser(content="I cannot buy Bitcoin here.")),
-    ]
-    folder = record(tmp_path, steps, "Buy 0.05 Bitcoin with money from your checking account.",
-                    finish=Outcome(terminated=True, needs_user=True, reason="call_user"))  # fmt: skip
+    folder = asked_user(tmp_path, "Buy 0.05 Bitcoin with money from your checking account.",
+                        ["Accounts", "No crypto here"], "I cannot buy Bitcoin here.")  # fmt: skip
     report = verify_episode(folder, make_judges("ocr,log"), FAST)
     assert report.verdict == "infeasible", report.reason
 
@@ -106,12 +108,8 @@ def test_calluser_without_consequential_actions_is_infeasible(tmp_path):
 def test_a_judge_that_finds_everything_done_does_not_outweigh_the_agents_own_report_that_it_did_nothing(tmp_path):
     # A model judge calls the keypoint satisfied, but the agent only clicked once and then asked the user: its own
     # report says the task was not done, and no committing action says otherwise.
-    steps = [
-        S(screen(["Accounts"]), Click(point=Point(0.3, 0.3))),
-        S(screen(["Transfer", "Payee"]), CallUser(content="How much do you owe Sofia? I have not sent anything.")),
-    ]
-    folder = record(tmp_path, steps, "Send Sofia Rossi the money I owe her.",
-                    finish=Outcome(terminated=True, needs_user=True, reason="call_user"))  # fmt: skip
+    folder = asked_user(tmp_path, "Send Sofia Rossi the money I owe her.", ["Transfer", "Payee"],
+                        "How much do you owe Sofia? I have not sent anything.")  # fmt: skip
     report = verify_episode(folder, [ScriptedJudge("model", {0: "satisfied"})], FAST)
     assert report.keypoints[0].status == "satisfied"
     assert report.verdict == "infeasible", report.reason
