@@ -9,7 +9,7 @@ was never credited, a value typed into the wrong field or a step done out of ord
 from __future__ import annotations
 
 from PIL import ImageFont
-from verify_helpers import S, record, screen
+from verify_helpers import S, cjk_font_path, record, screen, zh_screen
 
 from venuskit.actions.types import Click, Drag, Finished, Point, Type
 from venuskit.record.episode import Outcome
@@ -375,3 +375,139 @@ def test_a_rename_is_the_new_name_committed_on_the_items_own_form(tmp_path):
     assert "'Budget final' in the field typed at step 1" in why(right.keypoints[0])
     other = run(tmp_path / "other", "Travel notes")  # the right new name, the wrong file
     assert statuses(other) != ["satisfied"] and other.verdict != "completed", other.reason
+
+
+# ---- a message given after "says:"; one click on each of several items ----------------------------------------
+
+SAYS_GOAL = "Send a message that says: Hi Ann, see you at noon."
+
+
+def test_a_message_after_says_is_one_value_typed_whole(tmp_path):
+    """Before: the keypoint's values were its capitalised words ("Hi Ann"), so the whole message typed and sent was
+    contradicted as "typed, not 'Hi Ann'". Now the text after the colon is the one value; a message that differs
+    in a word is still contradicted."""
+
+    def run(folder, text: str):
+        page = ["New message", "Message:", "Send"]
+        steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content=text)),
+                 S(screen(page), Click(point=at(page, 2, "Send"))), S(screen(["Message sent"]), Finished(content="Sent."))]
+        return verify(record(folder, steps, SAYS_GOAL))
+
+    right = run(tmp_path / "right", "Hi Ann, see you at noon.")
+    assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
+    wrong = run(tmp_path / "wrong", "Hi Ann, see you at one.")
+    assert statuses(wrong) == ["contradicted"] and wrong.verdict != "completed", why(wrong.keypoints[0])
+
+
+LIKE_GOAL = 'Ethan wrote two posts: "Day 1" and "Results". Give both a Like.'
+
+
+def test_a_like_for_both_named_posts_needs_a_click_on_each(tmp_path):
+    """Before: "Give both a Like" matched no one-click rule (its verb is "give"), and a one-click keypoint naming two
+    items wanted one click on a page about both. Now each named post needs its own Like; liking one is not enough."""
+    forum = ["Forum", "Day 1", "Results"]
+
+    def post(name: str, liked: bool) -> bytes:
+        return screen([name, "Liked 1" if liked else "Like", "Back"])
+
+    def like(name: str, n: int) -> list[S]:
+        url, title = f"http://127.0.0.1/forum/p/{n}", f"{name} · Forum"
+        return [S(screen(forum), Click(point=at(forum, n, name)), url="http://127.0.0.1/forum/", title="Forum"),
+                S(post(name, False), Click(point=at([name, "Like"], 1, "Like")), url=url, title=title),
+                S(post(name, True), Click(point=at([name, "Liked 1", "Back"], 2, "Back")), url=url, title=title)]
+
+    end = [S(screen(forum), Finished(content="Done."), url="http://127.0.0.1/forum/", title="Forum")]
+    both = verify(record(tmp_path / "both", like("Day 1", 1) + like("Results", 2) + end, LIKE_GOAL))
+    assert statuses(both) == ["satisfied"] and both.verdict == "completed", why(both.keypoints[0])
+    one = verify(record(tmp_path / "one", like("Results", 2) + end, LIKE_GOAL))
+    assert statuses(one) != ["satisfied"] and one.verdict != "completed", why(one.keypoints[0])
+
+
+# ---- a button the keypoint names; a step the goal forbids -----------------------------------------------------
+
+DRAFT_GOAL = 'Type "Hi" in the reply and save it as a draft. Don\'t send it.'
+
+
+def test_a_draft_saved_and_not_sent_is_completed_and_a_sent_one_is_not(tmp_path):
+    """Before: "Save it as a draft" and "Don't send it" matched no rule, so even the right run was `uncertain`. Now the
+    click on "Save draft" meets the first, and no click on a sending label meets the second; a click on "Send"
+    contradicts it."""
+
+    def run(folder, button: str):
+        page = ["Reply", "Save draft", "Send"]
+        steps = [S(screen(page), Click(point=at(page, 0, dx=150))), S(screen(page), Type(content="Hi")),
+                 S(screen(["Reply", "Save draft", "Send"]), Click(point=at(page, 1 if button == "Save draft" else 2,
+                                                                              button))),
+                 S(screen(["Done", "Inbox"]), Finished(content="Done."))]  # fmt: skip
+        return verify(record(folder, steps, DRAFT_GOAL))
+
+    saved = run(tmp_path / "saved", "Save draft")
+    assert [k.text for k in saved.keypoints] == ['Type "Hi" in the reply', "Save it as a draft", "Don't send it"]
+    assert statuses(saved) == ["satisfied"] * 3 and saved.verdict == "completed", saved.reason
+    assert "clicked 'Save draft'" in why(saved.keypoints[1])
+    sent = run(tmp_path / "sent", "Send")
+    assert statuses(sent)[1:] == ["open", "contradicted"] and sent.verdict != "completed", sent.reason
+    assert "clicked 'Send'" in why(sent.keypoints[2])
+
+
+def zh_at(lines: list[str], i: int, word: str) -> Point:
+    """The normalised centre of `word` on line `i` as `zh_screen` renders it."""
+    font = ImageFont.truetype(cjk_font_path(), 26)
+    left = 30 + font.getlength(lines[i][: lines[i].index(word)])
+    return Point((left + font.getlength(word) / 2) / SIZE[0], (30 + 50 * i + 13) / SIZE[1])
+
+
+def test_a_chinese_prohibition_is_met_by_a_run_that_never_buys(tmp_path):
+    """Before: "在商城里把台灯加入购物车，先不要下单" was one keypoint no rule decided. Now it is two, and "先不要下单" is
+    satisfied when no click bought anything, contradicted by a click on "立即购买"."""
+    goal = "把台灯加入购物车，先不要下单。"
+    page = ["台灯", "加入购物车", "立即购买"]
+
+    def run(folder, button: str):
+        steps = [S(zh_screen(page), Click(point=zh_at(page, page.index(button), button))),
+                 S(zh_screen(["已加入购物车", "去结算"]), Finished(content="完成"))]
+        return verify(record(folder, steps, goal))
+
+    kept = run(tmp_path / "kept", "加入购物车")
+    assert [k.text for k in kept.keypoints] == ["把台灯加入购物车", "先不要下单"]
+    assert kept.keypoints[1].status == "satisfied", why(kept.keypoints[1])
+    bought = run(tmp_path / "bought", "立即购买")
+    assert bought.keypoints[1].status == "contradicted" and bought.verdict != "completed", why(bought.keypoints[1])
+
+
+def test_a_chinese_one_click_act_is_a_click_on_its_label_on_the_items_page(tmp_path):
+    """Before: one-click acts were read from an English verb at the keypoint's start ("Restore ..."), so "把它恢复到收件箱"
+    matched no rule. Now its Chinese verb names the label; the click must be on the named mail's own page."""
+    goal = "你误删了邮件“租约”。把它恢复到收件箱。"
+
+    def run(folder, subject: str):
+        page = [subject, "恢复", "永久删除"]
+        url, title = "http://127.0.0.1/mail/m/5", f"{subject} · 废纸篓"
+        steps = [S(zh_screen(page), Click(point=zh_at(page, 1, "恢复")), url=url, title=title),
+                 S(zh_screen(["已恢复到收件箱"]), Finished(content="完成"), url="http://127.0.0.1/mail/trash",
+                   title="废纸篓")]  # fmt: skip
+        return verify(record(folder, steps, goal))
+
+    right = run(tmp_path / "right", "租约")
+    assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
+    other = run(tmp_path / "other", "周报")
+    assert statuses(other) != ["satisfied"] and other.verdict != "completed", why(other.keypoints[0])
+
+
+def test_an_archive_taken_back_by_move_to_inbox_is_contradicted(tmp_path):
+    """Before: a removal keypoint ("Archive ...") was never checked for being taken back, since its own verb is an
+    undoing one; a run that archived the mail and then moved it back to the inbox was `completed`."""
+    goal = 'Archive the email "Parking rules".'
+    mail = ["Parking rules", "Archive", "Reply"]
+    back = ["Parking rules", "Move to Inbox", "Reply"]
+    url, title = "http://127.0.0.1/mail/m/45", "Parking rules · Mail"
+    archived = [S(screen(mail), Click(point=at(mail, 1, "Archive")), url=url, title=title)]
+    undo = [S(screen(["Archive", "Parking rules"]), Click(point=at(["Archive", "Parking rules"], 1, "Parking rules")),
+              url="http://127.0.0.1/mail/archive", title="Archive · Mail"),
+            S(screen(back), Click(point=at(back, 1, "Move to Inbox")), url=url, title=title)]  # fmt: skip
+    end = [S(screen(["Inbox"]), Finished(content="Done."), url="http://127.0.0.1/mail/inbox", title="Inbox · Mail")]
+    kept = verify(record(tmp_path / "kept", archived + end, goal))
+    assert statuses(kept) == ["satisfied"] and kept.verdict == "completed", why(kept.keypoints[0])
+    taken_back = verify(record(tmp_path / "back", archived + undo + end, goal))
+    assert statuses(taken_back) == ["contradicted"] and taken_back.verdict != "completed", taken_back.reason
+    assert "clicked 'MovetoInbox'" in why(taken_back.keypoints[0])  # OCR reads the small label without spaces

@@ -323,8 +323,10 @@ class OcrJudge:
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
-            lambda: R.one_click(text, steps), lambda: R.removed_row(text, steps, self.lines_step),
+            lambda: R.one_click(text, steps), lambda: R.pressed(text, steps),
+            lambda: R.removed_row(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
+            lambda: R.refrained(text, steps, goal),
         ])  # fmt: skip
         if found is not None:
             return Vote(self.name, k, *found)

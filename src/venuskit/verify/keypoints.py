@@ -49,6 +49,8 @@ SUPERLATIVES = {
     "longest": "duration, longest first",
 }
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|(?<=[。！？])")
+# A full stop that ends no sentence: after an initial ("approver D. Kim") or a short title ("Dr. Lee", "e.g.").
+_ABBREVIATION = re.compile(r"(?:^|[\s(])(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|No|vs|etc|e\.g|i\.e|approx)\.$")
 _COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
 
 
@@ -65,6 +67,16 @@ def _mask_quotes(text: str) -> tuple[str, list[str]]:
 
 def _unmask(text: str, spans: list[str]) -> str:
     return re.sub(r"\x00(\d+)\x00", lambda m: spans[int(m.group(1))], text)
+
+
+def _sentences(text: str) -> list[str]:
+    """The text's sentences: split after . ! ? (and their Chinese forms), except after an abbreviation."""
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.end() > start and not _ABBREVIATION.search(text[start : m.start()].rstrip()):
+            out.append(text[start : m.start()])
+            start = m.end()
+    return [t for t in [*out, text[start:]] if t.strip()]
 
 
 def _clauses(sentence: str) -> list[str]:
@@ -124,13 +136,20 @@ def _outcomes(clauses: list[str]) -> list[str]:
 
 def context_only(sentence: str) -> bool:
     """A sentence that sets the scene and asks nothing ("HR emailed you about your move", "You deleted the
-    email X by mistake"): it starts with no imperative, holds no colon (after which a request may follow) and
-    no question. Applied to sentences that another sentence follows, and never to Chinese text."""
+    email X by mistake", "Ethan wrote two posts: "A" and "B""): it starts with no imperative, holds no question
+    and no colon after which a request may follow (a colon that only lists quoted names is none). Applied to
+    (masked) sentences that another sentence follows, and never to Chinese text."""
     words = sentence.strip().split()
     first = words[0].casefold().strip("\"'“,") if words else ""
     if not first or not first[0].isascii() or not first[0].isalpha():
         return False
-    return first not in VERBS | _POLITE and not re.search(r"[:：?？]", sentence)
+    if re.search(r"[?？]", sentence) or re.search(r"[:：]", sentence) and not _LISTED.search(sentence):
+        return False
+    return first not in VERBS | _POLITE
+
+
+# After a colon, only quoted names (masked) joined by commas, "and", "or": a list of things, not a request.
+_LISTED = re.compile(r"[:：]\s*(?:\x00\d+\x00\s*(?:(?:,|and\b|or\b|、|和|及)\s*)*)+[.。]?\s*$")
 
 
 # Chinese imperatives: a sentence with none of them, right before a question, only sets the scene
@@ -150,20 +169,82 @@ def zh_context(sentence: str, following: str) -> bool:
         re.sub(r"\x00\d+\x00", "", sentence))
 
 
+# Chinese coordinates imperatives with a comma ("把A保存到云盘，然后在云盘中打开确认"): a part that starts, after a
+# connective, with an imperative (or "在…中" before one, or a "don't") is a clause of its own.
+_ZH_CONNECTIVE = re.compile(r"^(?:然后|之后|接着|最后|随后|再|并且|并|同时|还要|也要?)\s*")
+_ZH_NEXT = re.compile(r"^(?:然后|之后|接着|最后|随后)")  # "then": a next step, whatever its first word
+_ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|加|(?:{_ZH_DO.pattern}))")
+# Where or by what the act happens ("在日历中", "按 IT 要求", "根据邮件"): a step may start with it before its verb.
+_ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?[^，,；;。]{1,16}?(?:要求|内容|说明|所写|所述)|"
+                       r"根据[^，,；;。]{1,16}?(?:，|\s))\s*")  # fmt: skip
+_ZH_COMMA = re.compile(r"[，,；;]")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def _zh_clauses(sentence: str) -> list[str]:
+    """A Chinese sentence's coordinated imperatives; a colon header ("处理X的邮件：把A…，把B…") goes with the first
+    as context. Commas inside brackets (placeholders keep quotes whole) never split; a part with no verb of its
+    own (a place, a condition: "在有货的结果中，把最便宜的一件加入购物车") stays with the clause it qualifies."""
+    header, body = "", sentence
+    m = re.match(r"^([^:：]+)[:：]\s*(.+)$", sentence)
+    if m and _starts_step(m.group(2)):
+        header, body = m.group(1).strip(), m.group(2)
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        depth += ch in "（(" and 1 or 0
+        depth -= ch in "）)" and depth > 0 and 1 or 0
+        if depth == 0 and _ZH_COMMA.match(ch) and _starts_step(body[i + 1 :]):
+            parts.append(body[start:i])
+            start = i + 1
+    parts.append(body[start:])
+    clauses: list[str] = []
+    for part in (p.strip(" ，,；;") for p in parts):
+        part = _ZH_CONNECTIVE.sub("", part) if clauses else part
+        if clauses and not _has_step(clauses[-1]):
+            clauses[-1] = f"{clauses[-1]}，{part}"
+        elif part:
+            clauses.append(part)
+    if header and clauses:
+        clauses[0] = f"{clauses[0]} ({header})"
+    return clauses or [sentence]
+
+
+def _starts_step(text: str) -> bool:
+    text = text.lstrip()
+    rest = _ZH_CONNECTIVE.sub("", text)
+    return bool(_ZH_NEXT.match(text) or _ZH_STEP.match(_ZH_PLACE.sub("", rest)) or _ZH_STEP.match(rest))
+
+
+def zh_scene(sentence: str, following: str) -> bool:
+    """A Chinese sentence that tells what happened to you before the request that follows it ("X通过邮件邀请你…",
+    "你误删了邮件“X”"): no step of its own at its start, no question, and "你" as the one it happened to (not "你需要",
+    which asks)."""
+    plain = re.sub(r"\x00\d+\x00", "", sentence)
+    if not _HAN.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence):
+        return False
+    return "你" in plain and not re.search(r"你(?:需要|要|得|必须|应该|应|可以|来)", plain) and _starts_step(following)
+
+
+def _has_step(clause: str) -> bool:
+    """The clause holds a verb of its own, outside quoted names (masked)."""
+    return _starts_step(clause) or bool(_ZH_DO.search(re.sub(r"\x00\d+\x00", "", _ZH_PLACE.sub("", clause))))
+
+
 def split_goal(goal: str) -> list[str]:
     """Keypoints of `goal` by rule: one per sentence and per coordinated imperative, plus sort points."""
     masked, spans = _mask_quotes(" ".join(goal.split()))
     points: list[str] = []
     clauses: list[str] = []
     context: list[str] = []  # scene-setting sentences: their names and values go with the next request
-    sentences = _SENTENCE_END.split(masked)
+    sentences = _sentences(masked)
     for i, sentence in enumerate(sentences):
-        if i < len(sentences) - 1 and (context_only(sentence) or zh_context(sentence, sentences[i + 1])):
+        following = sentences[i + 1] if i < len(sentences) - 1 else ""
+        if following and (context_only(sentence) or zh_context(sentence, following) or zh_scene(sentence, following)):
             context.append(sentence.strip().rstrip(".。"))
             continue
-        parts = _clauses(sentence)
+        parts = _zh_clauses(sentence) if _HAN.search(sentence) else _clauses(sentence)
         if context and parts:
-            parts[0] = f"{parts[0].rstrip('.')} ({'; '.join(context)})"
+            parts[0] = f"{parts[0].rstrip('.。 ')} ({'; '.join(context)})"
             context = []
         clauses += parts
     for clause in _outcomes(clauses):

@@ -306,14 +306,20 @@ def entry_values(kp: str) -> list[str]:
         return []
     if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
         return []  # "Select BQrG, MH": items to click, not values to enter
-    own = T.unquoted(kp)
+    stated = T.stated_text(kp)  # a message after "says:" is one value; its names and numbers are not others
+    own = T.unquoted(kp[: kp.rindex(stated)] if stated else kp)
     found = T.quoted(kp)
     found += [m.group(0) for m in _TIME.finditer(own)]
     found += [m.group(0) for m in _DATE.finditer(own)]
     rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", own)))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
     found += T.proper_names(rest)
+    found += [stated] if stated else []
     return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
+
+
+def _bare(text: str) -> str:
+    return text.strip().rstrip(".。!！").strip()
 
 
 def as_asked(value: str, kp: str) -> str:
@@ -479,7 +485,12 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
-    held = {v: [f for f in filled if same_value(f.text.strip(), v)] for v in values}
+    stated = T.stated_text(kp) if _ENTRY.match(kp) else None
+
+    def same(text: str, v: str) -> bool:  # a stated message is held with or without its closing full stop
+        return same_value(text.strip(), v) or v == stated and _bare(text) == _bare(v)
+
+    held = {v: [f for f in filled if same(f.text, v)] for v in values}
     on_form = {v: lines is not None and _fresh_on(steps[commit], steps[0], v, lines) for v in values}
     misplaced = _misplaced(kp, filled, held)
     if misplaced:
@@ -487,7 +498,7 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     # keystrokes into a time or date widget do not read as its value ("0241A" for 2:41 AM): no "other" text there
     widget = any(_TIME.search(v) or _DATE.search(v) for v in values)
     others = [f for f in filled if f.text.strip() and not widget
-              and not any(same_value(f.text.strip(), v) for v in values)]  # fmt: skip
+              and not any(same(f.text, v) for v in values)]  # fmt: skip
     wrong = [v for v in values if not held[v] and not on_form[v] and (others or _SENDS.match(kp) and typed)]
     if wrong:
         got = others[-1].text if others else typed[-1][1]

@@ -69,7 +69,8 @@ _UNCHANGED = 0.001
 # Labels of buttons that commit a form, that take a change back, and that delete (the text under the click).
 _SUBMIT_LABEL = re.compile(r"^\W*(send|submit|save|post|publish|confirm|place order|pay|transfer|add|create|reply|"
                            r"comment|log ?in|sign ?in|ok|apply|update|book|order|buy|request|done|"
-                           r"发送|提交|保存|确认|发布|付款|支付|登录|添加|创建|下单|评论|完成)", re.I)  # fmt: skip
+                           r"发送|提交|保存|存草稿|存为|确认|发布|付款|支付|转账|登录|添加|加入|创建|新建|回复|更新|应用|申请|"
+                           r"预订|预约|购买|下单|评论|完成)", re.I)  # fmt: skip
 _UNDO_LABEL = re.compile(r"^\W*(delete|trash|remove|unstar|undo|leave|discard|move to inbox|to inbox|restore|"
                          r"删除|撤销|移除|退出|恢复|取消星标)", re.I)  # fmt: skip
 _DELETE_LABEL = re.compile(r"^\W*(delete|trash|remove|discard|move to trash|删除|移除|移到废纸篓)", re.I)
@@ -78,6 +79,16 @@ _ASKS_REMOVAL = re.compile(r"\b(delete|remove|trash|discard|empty|clear|purge|un
 # Imperatives whose whole effect is one click on a button of the same name, on the item's own page.
 _ONE_CLICK = ("star", "unstar", "archive", "accept", "decline", "join", "leave", "like", "restore", "trash",
               "delete", "unarchive")  # fmt: skip
+_GIVE = re.compile(r"^\s*give\s+(?:it|them|both|each|all|each of them|both of them|the \w+)?\s*an?\s+"
+                   r"(?P<verb>like|star)\b", re.I)  # fmt: skip
+# The one-click acts in Chinese: what asks for it in a keypoint -> the labels that do it.
+_ZH_ONE_CLICK = {
+    "unstar": ("取消星标|取消加星", "取消星标|取消加星"), "star": ("加星|星标|标星", "加星|星标|标星"),
+    "unarchive": ("取消归档", "取消归档|移回收件箱"), "archive": ("归档", "归档"), "accept": ("接受", "接受"),
+    "decline": ("拒绝", "拒绝"), "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
+    "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
+}
+_EACH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
 _CLICK_KP = re.compile(r"^\s*(?:click|press|tap|hit|select|choose|check)\b\s*(?:on\s+)?(?:(?:the|a|an)\s+)?"
                        r"(?P<rest>.+?)\s*[.。]?$", re.I)  # fmt: skip
 _ROLES = frozenset({"button", "link", "item", "option", "checkbox", "icon", "widget", "box", "labeled", "named",
@@ -245,11 +256,25 @@ def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read) -> bool:
     return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
 
 
+# When or how often a thing is to happen, said in words no value holds ("tomorrow at 8", "repeat every weekday",
+# "明天早上 8 点自动发出"): a submitted form does not show it was set, so `submitted` leaves such keypoints alone.
+_WHEN = re.compile(r"\b(?:tomorrow|tonight|next (?:week|month|day)|every (?:day|week|weekday|month|\w+day)|daily|"
+                   r"weekly|monthly|repeat\w*|recurr\w*|schedul\w*|at \d{1,2}\s*(?:am|pm|o'clock)?\b)|"
+                   r"明天|后天|今晚|下周|每天|每周|每月|工作日|重复|定时|自动发|\d+\s*点", re.I)  # fmt: skip
+
+
+def _unchecked_when(kp: str, values: list[str]) -> bool:
+    rest = T.unquoted(kp)
+    for v in values:
+        rest = rest.replace(v, " ")
+    return bool(_WHEN.search(rest))
+
+
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
     was on the form when it was submitted; at least one was typed, or is a key value read on the form."""
     want = needles(kp)
-    if not want or not positive(kp):
+    if not want or not positive(kp) or _unchecked_when(kp, want):
         return None
     for sub in reversed(submits(steps)):
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
@@ -346,20 +371,68 @@ def clicked_named(kp: str, steps: Sequence[Evidence]) -> Result | None:
 
 
 def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
-    """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group"): on a page about the quoted
-    item, the agent clicked a label that starts with the keypoint's own verb, and the screen or page changed."""
+    """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like"): on a page
+    about the quoted item, the agent clicked a label that starts with the keypoint's own verb, and the screen or
+    page changed. A keypoint that asks it of each of several items ("both", "each", "all") needs a click on each
+    one's page."""
+    give = _GIVE.match(T.unquoted(kp))
     words = T.unquoted(kp).split()
-    verb = words[0].casefold().strip(",.") if words else ""
+    verb = give.group("verb").casefold() if give else words[0].casefold().strip(",.") if words else ""
+    zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
+    verb = zh or verb
     quoted = T.quoted(kp)
-    if verb not in _ONE_CLICK or not quoted:
+    if verb not in _ONE_CLICK or not quoted or zh and set(needles(kp)) - set(quoted):
+        return None  # a Chinese keypoint that also names a value asks more than the click
+    each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp)))
+    groups = [[q] for q in quoted] if each else [quoted]
+    found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None) for names in groups]
+    if any(s is None for s in found):
         return None
+    at = max(s for s in found if s is not None)
+    return "satisfied", at + 1, f"on {steps[at].title!r} the agent clicked {target(steps[at])!r}" + \
+        (f" (and on the page of each of {quoted})" if each else "")
+
+
+def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: str | None = None) -> int | None:
+    """The latest step that clicked a `verb` label (or one that starts with the Chinese labels `zh`) on a page about
+    all of `names` and changed the screen."""
     for s in range(len(steps) - 2, -1, -1):
-        label = re.sub(r"^\W+", "", target(steps[s]).casefold()).split()[:1]
-        if not clicked(steps[s]) or label != [verb]:
+        text = re.sub(r"^\W+", "", target(steps[s]).casefold())
+        if not clicked(steps[s]) or not (text.split()[:1] == [verb] or zh and re.match(zh, text)):
             continue
         about = context(steps, s)
-        if all(any(T.contains(c, q) for c in about) for q in quoted) and _changed(steps[s], steps[s + 1], 0.0):
-            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {target(steps[s])!r}"
+        if all(any(T.contains(c, q) for c in about) for q in names) and _changed(steps[s], steps[s + 1], 0.0):
+            return s
+    return None
+
+
+# Words a short keypoint may hold besides the button's own ("Save it as a draft" -> save, draft).
+_FILLER = frozenset({"it", "them", "as", "a", "an", "the", "to", "your", "this", "that", "for", "now", "please"})
+_ZH_FILLER = set("请把它将这个该封一下")
+# Labels that open a form or a view rather than commit one: their click does not do what the keypoint says.
+_OPENS = re.compile(r"^\W*(?:reply|forward|new|compose|edit|open|view|write|回复|转发|新建|写|编辑|打开|查看)", re.I)
+
+
+def pressed(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """A short keypoint that names one button's act ("Save it as a draft", "Submit the report for approval", "存为
+    草稿"): the agent clicked a committing label made only of the keypoint's own words (Chinese: characters), and the
+    screen changed. Keypoints that name an item or a value are left to the rules that check them."""
+    if T.quoted(kp) or needles(kp) or not positive(kp):
+        return None
+    own = own_words(kp)
+    words = [w for w in re.findall(r"[a-z]+", own.casefold()) if w not in _FILLER]
+    han = [c for c in own if T.HAN_CHAR.match(c) and c not in _ZH_FILLER]
+    if han and not (2 <= len(han) <= 8) or not han and not 1 <= len(words) <= 5:
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        label = target(steps[s])
+        if not clicked(steps[s]) or not _SUBMIT_LABEL.match(label) or _OPENS.match(label):
+            continue
+        mine = [c for c in label if T.HAN_CHAR.match(c)] if han else \
+            [w for w in re.findall(r"[a-z]+", label.casefold()) if w not in _FILLER]  # fmt: skip
+        if len(mine) >= (2 if han else 1) and set(mine) <= set(han or words) and mine[0] == (han or words)[0] \
+                and _changed(steps[s], steps[s + 1]):  # fmt: skip
+            return "satisfied", s + 1, f"the agent clicked {label!r} at step {s}, and the screen changed"
     return None
 
 
@@ -422,20 +495,89 @@ def _changed(before: Evidence, after: Evidence, least: float = _UNCHANGED) -> bo
     return before.png is not None and after.png is not None and changed_fraction(before.png, after.png) > least
 
 
+# Labels that bring back what a removal took away (an archived mail moved back, a deleted file restored).
+_REVERSE_LABEL = re.compile(r"^\W*(undo|restore|move\s*to\s*inbox|unarchive|recover|put\s*back|"
+                            r"撤销|恢复|还原|移回收件箱|取消归档)", re.I)  # fmt: skip
+_BRINGS_BACK = re.compile(r"^\s*(?:restore|undo|unarchive|recover|move .* back|bring .* back)\b|恢复|还原|撤销|"
+                          r"取消归档|移回", re.I)  # fmt: skip
+
+
 def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
     """A keypoint satisfied at step `at`, taken back later: a click on an undoing label ("Delete", "Unstar",
     "Leave", "Move to Inbox"...) on a page about the keypoint's item (or on any page when the keypoint names
-    none), unless the keypoint itself asks for taking something away."""
-    if at is None or _ASKS_REMOVAL.search(T.unquoted(kp)):
+    none). A removal ("Archive X", "Delete X") is taken back by a label that brings the item back ("Move to
+    Inbox", "Restore", "Undo"); a keypoint that itself brings something back is not checked here."""
+    if at is None or _BRINGS_BACK.match(T.unquoted(kp)):
         return None
+    labels = _REVERSE_LABEL if _ASKS_REMOVAL.search(T.unquoted(kp)) else _UNDO_LABEL
     quoted = T.quoted(kp) or needles(kp)[:1]
     for s in range(max(at, 0), len(steps)):
-        if not clicked(steps[s]) or not _UNDO_LABEL.match(target(steps[s])):
+        if not clicked(steps[s]) or not labels.match(target(steps[s])):
             continue
         about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
         if not quoted or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
             return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
     return None
+
+
+# ---- a step the goal forbids ("Don't buy it yet", "先不要发送") ------------------------------------------------
+
+# verb family -> (the words that forbid it, the labels that do it, the flags a page's URL raises once it is done)
+_FORBIDDABLE = {
+    "buy": (r"buy|purchase|order|place|check ?out|pay|下单|购买|买|结算|支付|付款",
+            r"buy|purchase|place (?:the |your )?order|order now|check ?out|pay|confirm (?:the )?(?:order|purchase|"
+            r"payment)|下单|购买|立即购买|结算|支付|付款|提交订单",
+            r"order(?:ed|_placed|-placed| placed)|purchased|paid|下单成功|支付成功"),
+    "send": (r"send|发送|发出|寄出", r"send|发送", r"sent|已发送"),
+    "submit": (r"submit|file|提交|报销", r"submit|send for approval|提交", r"submitted|已提交"),
+    "post": (r"post|publish|发布|发帖", r"post|publish|发布", r"posted|published|已发布"),
+    "delete": (r"delete|remove|trash|删除|删|移除", r"delete|remove|trash|move to trash|删除|移除",
+               r"deleted|trashed|removed|已删除"),
+}
+_FORBID = re.compile(r"^\s*(?:but\s+|and\s+)?(?:please\s+)?(?:do not|don't|never)\s+(?P<en>\w+(?: \w+)?)|"
+                     r"^\s*(?:请)?(?:先|暂时|暂|还)?(?:不要|别|勿)(?P<zh>\S{1,4})", re.I)  # fmt: skip
+
+
+_OTHERS = re.compile(r"\b(?:other|others|else|any more|anything)\b|其他|其它|别的|任何", re.I)
+
+
+def forbidden_family(kp: str) -> str | None:
+    """The verb family a prohibition keypoint forbids ("Don't buy it yet" -> buy, "先不要发送" -> send), else None."""
+    m = _FORBID.match(T.unquoted(kp))
+    if m is None:
+        return None
+    verb = (m.group("en") or m.group("zh") or "").casefold()
+    return next((f for f, (words, _, _) in _FORBIDDABLE.items() if re.match(rf"(?:{words})", verb)), None)
+
+
+def refrained(kp: str, steps: Sequence[Evidence], goal: str = "") -> Result | None:
+    """A prohibition ("Don't buy it yet", "先不要下单", "do not send it"): contradicted by a click on a label that does
+    the forbidden thing, or a page whose URL flags it done ("?sent=1"); satisfied when the run ended with neither (a
+    click on an unread label, an icon, is taken by the page it led to). A key press that may submit a form (Enter,
+    a hotkey) leaves it undecided: what it did, the pixels do not say. A prohibition that only fences in what the goal
+    asks for elsewhere ("Delete X. Don't delete other files.") is not decided here: the click it allows and the
+    one it forbids have the same label."""
+    family = forbidden_family(kp)
+    if family is None or not steps or _OTHERS.search(T.unquoted(kp)):
+        return None
+    rest = T.unquoted(goal.replace(kp.split(" (")[0], " "))
+    if re.search(rf"(?<![a-z])(?:{_FORBIDDABLE[family][0]})(?![a-z])", rest, re.I):
+        return None
+    _, labels, flags = _FORBIDDABLE[family]
+    label_re, flag_re = re.compile(rf"^\W*(?:{labels})", re.I), re.compile(rf"(?:{flags})", re.I)
+    unread = False
+    for s, e in enumerate(steps):
+        names = _names(e.act)
+        if s and flag_re.search(tail(e.url)) and not flag_re.search(tail(steps[0].url)):
+            return "contradicted", e.index, f"the page at step {s} flags it done: {tail(e.url)!r}"
+        if not clicked(e):
+            continue
+        if label_re.match(target(e)):
+            return "contradicted", e.index, f"the agent clicked {target(e)!r} at step {s}, which the goal forbids"
+        unread = unread or bool({PressEnter.name, Hotkey.name} & set(names))
+    if unread:
+        return "not_visible", None, "a key press (Enter, a hotkey) may have done what the goal forbids"
+    return "satisfied", steps[-1].index, f"no click on a label that does what the goal forbids ({family})"
 
 
 # ---- still there ------------------------------------------------------------------------------------------

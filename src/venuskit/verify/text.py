@@ -113,7 +113,10 @@ def proper_names(text: str) -> list[str]:
     names = [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
              and m.group(0) not in _NAME_STOP]  # fmt: skip
     han = len(HAN_CHAR.findall(outside))
-    if 0 < han < 0.5 * len(re.findall(r"\w", outside)):
+    words = outside
+    for pattern in _KEY_VALUES:  # an e-mail address or a code is a value, not the sentence's language
+        words = pattern.sub(" ", words)
+    if 0 < han < 0.5 * len(re.findall(r"[^\W\d_]", words)):
         names += [m.group(0).strip() for m in _HAN_RUN.finditer(outside) if len(m.group(0).strip()) >= 2]
     return names
 
@@ -127,6 +130,18 @@ _ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
 _ZH_COLON = re.compile(f"[{HAN}]{{1,4}}[:：]\\s*(?P<value>[^“”\"：:]{{2,}}?)\\s*[。.]?$")
 
 
+# "… that says: Hi Lucas, I will drop the laptop on Thursday": a message given unquoted after a colon, one value to
+# the keypoint's end (its names and commas are part of it, not values of their own).
+_STATED = re.compile(r"\b(?:says?|saying|reads?|reading|(?:the |with the )?(?:text|message|body|note|comment))"
+                     r"\s*:\s*(?P<value>[^“”\":：]{2,}?)\s*[.。!]?$", re.I)  # fmt: skip
+
+
+def stated_text(text: str) -> str | None:
+    """The message a keypoint gives unquoted after a colon ("that says: …", "内容是：…"), else None."""
+    m = _STATED.search(text) or _ZH_COLON.search(text)
+    return m.group("value").strip() if m else None
+
+
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
     (e-mails, URLs, IBANs, codes, dates, times, decimal amounts), then the values of Chinese "field value"
@@ -135,6 +150,7 @@ def needles(text: str) -> list[str]:
     outside = QUOTED.sub(" ", text)
     found += [m.group("value") for m in _ZH_LABELLED.finditer(outside)]
     found += [m.group("value") for m in _ZH_COLON.finditer(outside)]
+    found += [m.group("value") for m in _STATED.finditer(outside)]
     for pattern in _KEY_VALUES:
         found += [m.group(0).rstrip(".,;:") for m in pattern.finditer(outside)]
     out: list[str] = []

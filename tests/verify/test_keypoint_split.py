@@ -1,0 +1,51 @@
+"""The rule keypoint splitter (verify/keypoints.py) on goal shapes it used to get wrong: a name with an initial cut
+into two sentences, a scene sentence that lists quoted names after a colon kept as a keypoint no trajectory can meet,
+and Chinese goals left whole (one keypoint holding every step, so one typed value could credit all of them)."""
+
+from __future__ import annotations
+
+from venuskit.verify.keypoints import split_goal
+
+
+def test_an_initial_ends_no_sentence():
+    """Before: "approver D. Kim" split the goal after "D." into two keypoints, neither of them the goal's."""
+    goal = 'Prepare an expense report: purpose "Office chairs", approver D. Kim, with one line: 229.00 EUR.'
+    assert split_goal(goal) == [goal.rstrip(".")]
+    assert split_goal("Email Dr. Lee the slides. Reply to Ann.") == ["Email Dr. Lee the slides", "Reply to Ann"]
+
+
+def test_a_scene_sentence_that_lists_quoted_names_goes_with_the_request():
+    """Before: the colon kept "X wrote two posts: "A" and "B"" as a keypoint of its own (never met: `uncertain`)."""
+    points = split_goal('Ethan wrote two posts: "Day 1" and "Results". Give both a Like.')
+    assert points == ['Give both a Like (Ethan wrote two posts: "Day 1" and "Results")']
+    # a colon that introduces a request is still one
+    assert split_goal("Handle the email: save the agenda to Drive. Reply to Ann.")[0].startswith("Handle the email")
+
+
+def test_chinese_coordinated_steps_are_keypoints_of_their_own():
+    """Before: each of these goals was one keypoint (Chinese was split only at 。！？)."""
+    assert split_goal("把邮件“会议门票”的附件保存到云盘，然后在云盘中打开确认。") == [
+        "把邮件“会议门票”的附件保存到云盘", "在云盘中打开确认"]
+    assert split_goal("在商城里找到“保温壶”，加一件到购物车，先不要下单。") == [
+        "在商城里找到“保温壶”", "加一件到购物车", "先不要下单"]
+    # a colon header goes with the first step; "并" and "然后" join steps; a value after "要求：" is no step
+    assert split_goal("处理苏菲的邮件：把议程保存到云盘，在日历中接受邀请，并在备注中写上出发时间，然后回复告知饮食要求：素食。") == [
+        "把议程保存到云盘 (处理苏菲的邮件)", "在日历中接受邀请", "在备注中写上出发时间", "回复告知饮食要求：素食"]
+
+
+def test_chinese_commas_that_join_no_steps_do_not_split():
+    # values of one step, a condition before its step, a list inside brackets: one keypoint each
+    one = "把云盘文件“路线图.docx”作为附件发给 min@x.example，邮件主题为“路线图”。"
+    assert split_goal(one) == [one.rstrip("。")]
+    assert split_goal("在有货的结果中，把最便宜的一件加入购物车。")[0] == "在有货的结果中，把最便宜的一件加入购物车"
+    assert split_goal("把会议加入日历（标题、地点，两位受邀人作为参与者，拨入码写在备注里）。") == [
+        "把会议加入日历（标题、地点，两位受邀人作为参与者，拨入码写在备注里）"]
+
+
+def test_a_chinese_scene_sentence_is_context_of_the_request():
+    """Before: "X通过邮件邀请你…" was a keypoint of its own, which no trajectory meets."""
+    assert split_goal("赵雪通过邮件邀请你参加会议。请把会议加入日历，然后“全部回复”确认你会参加。") == [
+        "请把会议加入日历 (赵雪通过邮件邀请你参加会议)", "“全部回复”确认你会参加"]
+    assert split_goal("你误删了邮件“租约”。把它恢复到收件箱。") == ["把它恢复到收件箱 (你误删了邮件“租约”)"]
+    # "你需要…" asks for something: a keypoint, not a scene
+    assert len(split_goal("你需要把密码改为“abc”。然后回复 IT。")) == 2
