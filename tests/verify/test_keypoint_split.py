@@ -38,6 +38,8 @@ def test_chinese_commas_that_join_no_steps_do_not_split():
     one = "把云盘文件“路线图.docx”作为附件发给 min@x.example，邮件主题为“路线图”。"
     assert split_goal(one) == [one.rstrip("。")]
     assert split_goal("在有货的结果中，把最便宜的一件加入购物车。")[0] == "在有货的结果中，把最便宜的一件加入购物车"
+    # a noun that starts with a one-character verb ("发票" is an invoice, not "send") starts no step
+    assert split_goal("把礼盒寄给王芳，选次日达，发票支付。") == ["把礼盒寄给王芳，选次日达，发票支付"]
     assert split_goal("把会议加入日历（标题、地点，两位受邀人作为参与者，拨入码写在备注里）。") == [
         "把会议加入日历（标题、地点，两位受邀人作为参与者，拨入码写在备注里）"]
 

@@ -511,3 +511,13 @@ def test_an_archive_taken_back_by_move_to_inbox_is_contradicted(tmp_path):
     taken_back = verify(record(tmp_path / "back", archived + undo + end, goal))
     assert statuses(taken_back) == ["contradicted"] and taken_back.verdict != "completed", taken_back.reason
     assert "clicked 'MovetoInbox'" in why(taken_back.keypoints[0])  # OCR reads the small label without spaces
+
+
+def test_bring_it_back_is_a_restore_of_the_named_mail(tmp_path):
+    """Before: "Bring it back to the inbox" started with no one-click verb, so the Restore click met no rule."""
+    goal = 'You deleted the email "Lease" by mistake. Bring it back to the inbox.'
+    page = ["Lease", "Restore", "Delete forever"]
+    steps = [S(screen(page), Click(point=at(page, 1, "Restore")), url="http://127.0.0.1/mail/m/7", title="Lease · Mail"),
+             S(screen(["Trash"]), Finished(content="Done."), url="http://127.0.0.1/mail/trash", title="Trash · Mail")]
+    report = verify(record(tmp_path, steps, goal))
+    assert statuses(report) == ["satisfied"] and report.verdict == "completed", why(report.keypoints[0])

@@ -173,7 +173,11 @@ def zh_context(sentence: str, following: str) -> bool:
 # connective, with an imperative (or "在…中" before one, or a "don't") is a clause of its own.
 _ZH_CONNECTIVE = re.compile(r"^(?:然后|之后|接着|最后|随后|再|并且|并|同时|还要|也要?)\s*")
 _ZH_NEXT = re.compile(r"^(?:然后|之后|接着|最后|随后)")  # "then": a next step, whatever its first word
-_ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|加|(?:{_ZH_DO.pattern}))")
+# A step's first word: a multi-character request verb, or a one-character one followed by what makes it a verb
+# here ("加一件", "发给", "改为", "存为"); alone it starts nouns too ("发票支付" is a way to pay, not "send").
+_ZH_VERBS = "|".join(sorted((v for v in _ZH_DO.pattern.split("|") if len(v) > 1), key=len, reverse=True))
+_ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|把|将|给|(?:{_ZH_VERBS})|"
+                      rf"[加发改存买写点打付删搜找选填输设回转](?=[一个件封份条到给为成上明入下掉出]))")
 # Where or by what the act happens ("在日历中", "按 IT 要求", "根据邮件"): a step may start with it before its verb.
 _ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?[^，,；;。]{1,16}?(?:要求|内容|说明|所写|所述)|"
                        r"根据[^，,；;。]{1,16}?(?:，|\s))\s*")  # fmt: skip

@@ -88,6 +88,7 @@ _ZH_ONE_CLICK = {
     "decline": ("拒绝", "拒绝"), "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
 }
+_BACK = re.compile(r"^\s*(?:bring|move|put|get)\s+(?:it|them|the \w+|this \w+)\s+back\b", re.I)  # = restore
 _EACH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
 _CLICK_KP = re.compile(r"^\s*(?:click|press|tap|hit|select|choose|check)\b\s*(?:on\s+)?(?:(?:the|a|an)\s+)?"
                        r"(?P<rest>.+?)\s*[.。]?$", re.I)  # fmt: skip
@@ -371,15 +372,15 @@ def clicked_named(kp: str, steps: Sequence[Evidence]) -> Result | None:
 
 
 def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
-    """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like"): on a page
-    about the quoted item, the agent clicked a label that starts with the keypoint's own verb, and the screen or
-    page changed. A keypoint that asks it of each of several items ("both", "each", "all") needs a click on each
-    one's page."""
+    """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like", "Bring it back
+    to the inbox" = restore): on a page about the quoted item, the agent clicked a label that starts with the
+    keypoint's own verb, and the screen or page changed. A keypoint that asks it of each of several items ("both",
+    "each", "all") needs a click on each one's page."""
     give = _GIVE.match(T.unquoted(kp))
     words = T.unquoted(kp).split()
     verb = give.group("verb").casefold() if give else words[0].casefold().strip(",.") if words else ""
     zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
-    verb = zh or verb
+    verb = zh or ("restore" if _BACK.match(T.unquoted(kp)) else verb)
     quoted = T.quoted(kp)
     if verb not in _ONE_CLICK or not quoted or zh and set(needles(kp)) - set(quoted):
         return None  # a Chinese keypoint that also names a value asks more than the click
