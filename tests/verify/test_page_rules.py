@@ -521,3 +521,21 @@ def test_bring_it_back_is_a_restore_of_the_named_mail(tmp_path):
              S(screen(["Trash"]), Finished(content="Done."), url="http://127.0.0.1/mail/trash", title="Trash · Mail")]
     report = verify(record(tmp_path, steps, goal))
     assert statuses(report) == ["satisfied"] and report.verdict == "completed", why(report.keypoints[0])
+
+
+def test_a_language_switch_shows_in_the_titles_that_follow_the_click(tmp_path):
+    """Before: no rule decided "Switch the workspace language to Chinese". Now the app's titles turning Chinese after
+    the agent's click, and staying so, satisfy it; a run whose titles stay English does not."""
+    goal = "Switch the workspace language to Chinese."
+    page = ["Language", "English", "Save"]
+
+    def run(folder, after: str):
+        url = "http://127.0.0.1/settings/?s=language"
+        steps = [S(screen(page), Click(point=at(page, 2, "Save")), url=url, title="Settings · Mail"),
+                 S(screen(["Saved"]), Finished(content="Done."), url=url, title=after)]
+        return verify(record(folder, steps, goal))
+
+    switched = run(tmp_path / "switched", "设置 · Mail")
+    assert statuses(switched) == ["satisfied"] and switched.verdict == "completed", why(switched.keypoints[0])
+    stayed = run(tmp_path / "stayed", "Settings · Mail")
+    assert statuses(stayed) != ["satisfied"] and stayed.verdict != "completed", why(stayed.keypoints[0])

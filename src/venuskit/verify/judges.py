@@ -417,6 +417,7 @@ class LogJudge:
             return vote
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.submitted(text, steps),
+            lambda: R.language_switched(text, steps),
             lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps),
             lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip

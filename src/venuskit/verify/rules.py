@@ -521,6 +521,35 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
     return None
 
 
+# ---- the interface's language ---------------------------------------------------------------------------
+
+_LANGUAGE = re.compile(r"\blanguage\b.*?\b(?P<en>chinese|english)\b|语言.*?(?P<zh>中文|英文|汉语|英语)", re.I)
+
+
+def language_switched(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """"Switch the workspace language to Chinese", "把工作区语言切换为英文": after one of the agent's clicks the page
+    titles turn to that language's script (Chinese: Han characters; English: none) and stay so to the end. Whose
+    setting it was, a title does not say; the app's own pages are the only ones that retitle themselves."""
+    m = _LANGUAGE.search(T.unquoted(kp))
+    if m is None or not positive(kp) or len(steps) < 2:
+        return None
+    chinese = (m.group("en") or m.group("zh")).casefold() in ("chinese", "中文", "汉语")
+
+    def in_target(e: Evidence) -> bool | None:
+        title = e.title or ""
+        if not title.strip():
+            return None
+        return bool(T.HAN_CHAR.search(title)) == chinese
+
+    if in_target(steps[-1]) is not True:
+        return "not_visible", None, "the last page's title is not in the language asked for"
+    for s in range(len(steps) - 1):
+        if clicked(steps[s]) and in_target(steps[s]) is False and in_target(steps[s + 1]) is True \
+                and all(in_target(e) is not False for e in steps[s + 1 :]):  # fmt: skip
+            return "satisfied", s + 1, f"after the click at step {s} the titles turned {steps[s + 1].title!r}"
+    return None
+
+
 # ---- a step the goal forbids ("Don't buy it yet", "先不要发送") ------------------------------------------------
 
 # verb family -> (the words that forbid it, the labels that do it, the flags a page's URL raises once it is done)
