@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from venuskit.models.lexicon import QUOTED
+from venuskit.models.lexicon import HAN_CHAR, QUOTED
 
 # Imperative verbs that start a new keypoint after "and" / ", then" (so "Add milk and eggs" stays one point).
 _VERB_TEXT = """
@@ -182,7 +182,6 @@ _ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|把|将|给|(?:{_ZH_VERBS})|
 _ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?[^，,；;。]{1,16}?(?:要求|内容|说明|所写|所述)|"
                        r"根据[^，,；;。]{1,16}?(?:，|\s))\s*")  # fmt: skip
 _ZH_COMMA = re.compile(r"[，,；;]")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 
 
 def _zh_clauses(sentence: str) -> list[str]:
@@ -224,7 +223,7 @@ def zh_scene(sentence: str, following: str) -> bool:
     "你误删了邮件“X”"): no step of its own at its start, no question, and "你" as the one it happened to (not "你需要",
     which asks)."""
     plain = re.sub(r"\x00\d+\x00", "", sentence)
-    if not _HAN.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence):
+    if not HAN_CHAR.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence):
         return False
     return "你" in plain and not re.search(r"你(?:需要|要|得|必须|应该|应|可以|来)", plain) and _starts_step(following)
 
@@ -246,7 +245,7 @@ def split_goal(goal: str) -> list[str]:
         if following and (context_only(sentence) or zh_context(sentence, following) or zh_scene(sentence, following)):
             context.append(sentence.strip().rstrip(".。"))
             continue
-        parts = _zh_clauses(sentence) if _HAN.search(sentence) else _clauses(sentence)
+        parts = _zh_clauses(sentence) if HAN_CHAR.search(sentence) else _clauses(sentence)
         if context and parts:
             parts[0] = f"{parts[0].rstrip('.。 ')} ({'; '.join(context)})"
             context = []

@@ -566,8 +566,6 @@ _FORBIDDABLE = {
 }
 _FORBID = re.compile(r"^\s*(?:but\s+|and\s+)?(?:please\s+)?(?:do not|don't|never)\s+(?P<en>\w+(?: \w+)?)|"
                      r"^\s*(?:请)?(?:先|暂时|暂|还)?(?:不要|别|勿)(?P<zh>\S{1,4})", re.I)  # fmt: skip
-
-
 _OTHERS = re.compile(r"\b(?:other|others|else|any more|anything)\b|其他|其它|别的|任何", re.I)
 
 
@@ -597,14 +595,13 @@ def refrained(kp: str, steps: Sequence[Evidence], goal: str = "") -> Result | No
     label_re, flag_re = re.compile(rf"^\W*(?:{labels})", re.I), re.compile(rf"(?:{flags})", re.I)
     unread = False
     for s, e in enumerate(steps):
-        names = _names(e.act)
         if s and flag_re.search(tail(e.url)) and not flag_re.search(tail(steps[0].url)):
             return "contradicted", e.index, f"the page at step {s} flags it done: {tail(e.url)!r}"
         if not clicked(e):
             continue
         if label_re.match(target(e)):
             return "contradicted", e.index, f"the agent clicked {target(e)!r} at step {s}, which the goal forbids"
-        unread = unread or bool({PressEnter.name, Hotkey.name} & set(names))
+        unread = unread or bool({PressEnter.name, Hotkey.name} & set(_names(e.act)))
     if unread:
         return "not_visible", None, "a key press (Enter, a hotkey) may have done what the goal forbids"
     return "satisfied", steps[-1].index, f"no click on a label that does what the goal forbids ({family})"
