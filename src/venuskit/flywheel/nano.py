@@ -190,8 +190,8 @@ class _Run:
         tagged = [(name, row) for name, rs in sources.items() for row in rs]
         for name, row in tagged:
             row["source"] = name  # not part of the cache key: a row reads the same whatever its source
-        exs, skipped = examples([row for _, row in tagged], self.featurizer, self.cache)
-        self.reader.save_cache(self.cfg.out / "reader_cache.json")
+        exs, skipped = examples([row for _, row in tagged], self.featurizer, self.cache,
+                                on_save=lambda: self.reader.save_cache(self.cfg.out / "reader_cache.json"))
         by: dict[str, list[Example]] = {name: [] for name in sources}
         for ex in exs:
             by[ex.row["source"]].append(ex)

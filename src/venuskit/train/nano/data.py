@@ -17,7 +17,8 @@ import hashlib
 import json
 import logging
 import pickle
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,39 +176,70 @@ class FeatureCache:
 
 
 def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCache | None = None,
-             log_every: int = 500) -> tuple[list[Example], dict[str, int]]:  # fmt: skip
-    """Examples of every row venus-nano can learn from; the rest counted by reason."""
+             log_every: int = 500, save_every_s: float = 300.0,
+             on_save: Callable[[], None] | None = None) -> tuple[list[Example], dict[str, int]]:  # fmt: skip
+    """Examples of every row venus-nano can learn from; the rest counted by reason.
+
+    Reading tens of thousands of screens takes longer than a sitting, so the cache is saved (and `on_save` called,
+    e.g. to save the reader's cache) every `save_every_s` seconds of new reading and when the reading is
+    interrupted: a rerun reads only the rows not yet read."""
     skipped: dict[str, int] = {}
     out: list[Example] = []
     cache = cache or FeatureCache(None)
-    for i, row in enumerate(rows):
-        actions = [action_from_dict(a) for a in json.loads(row["gt_actions"])] if row.get("gt_actions") else []
-        boxes = json.loads(row["gt_boxes"]) if row.get("gt_boxes") else [None]
-        if row.get("surface") == "grounding":
-            box = boxes[0]
-            if box is None or box[0] < 0:
-                skipped["refusal"] = skipped.get("refusal", 0) + 1
-                continue
-            actions = [Click(point=Point((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))]
-        click_type = len(actions) == 2 and isinstance(actions[0], Click) and isinstance(actions[1], Type)
-        if len(actions) != 1 and not click_type:
-            skipped["sequence"] = skipped.get("sequence", 0) + 1
-            continue
-        key = _row_key(row)
-        feats = cache.data.get(key)
-        if feats is None:
-            feats = model.features(input_from_row(row))
-            cache.data[key] = feats
-        box = boxes[0] if boxes and boxes[0] is not None else None
-        target = target_for(feats, actions[-1], tuple(box) if box and not click_type else None)
-        if click_type and target is not None:  # a CAPTCHA answer: click the field, type the answer (one decision)
-            click = target_for(feats, actions[0], tuple(box) if box else None)
-            target.ptr = click.ptr if click is not None else None
-        if target is None:
-            skipped[f"type:{actions[0].name}"] = skipped.get(f"type:{actions[0].name}", 0) + 1
-            continue
-        out.append(Example(feats, target, row))
-        if log_every and (i + 1) % log_every == 0:
-            log.info("features: %d rows", i + 1)
-    cache.save()
+    saved_at, fresh = time.monotonic(), 0
+
+    def save() -> None:
+        cache.save()
+        if on_save is not None:
+            on_save()
+
+    try:
+        for i, row in enumerate(rows):
+            ex, fresh_row = _example(row, model, cache, skipped)
+            fresh += fresh_row
+            if ex is not None:
+                out.append(ex)
+            if log_every and (i + 1) % log_every == 0:
+                log.info("features: %d rows (%d read)", i + 1, fresh)
+            if fresh_row and time.monotonic() - saved_at > save_every_s:
+                save()
+                saved_at = time.monotonic()
+    except BaseException:  # KeyboardInterrupt, a broken screenshot: what was read is kept for the rerun
+        if fresh:
+            save()
+        raise
+    save()
     return out, skipped
+
+
+def _example(row: dict[str, Any], model: NanoModel, cache: FeatureCache,
+             skipped: dict[str, int]) -> tuple[Example | None, bool]:  # fmt: skip
+    """One row's example (None when venus-nano cannot learn from it; `skipped` says why) and whether its features
+    were read now rather than found in the cache."""
+    actions = [action_from_dict(a) for a in json.loads(row["gt_actions"])] if row.get("gt_actions") else []
+    boxes = json.loads(row["gt_boxes"]) if row.get("gt_boxes") else [None]
+    if row.get("surface") == "grounding":
+        box = boxes[0]
+        if box is None or box[0] < 0:
+            skipped["refusal"] = skipped.get("refusal", 0) + 1
+            return None, False
+        actions = [Click(point=Point((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))]
+    click_type = len(actions) == 2 and isinstance(actions[0], Click) and isinstance(actions[1], Type)
+    if len(actions) != 1 and not click_type:
+        skipped["sequence"] = skipped.get("sequence", 0) + 1
+        return None, False
+    key = _row_key(row)
+    feats = cache.data.get(key)
+    fresh = feats is None
+    if feats is None:
+        feats = model.features(input_from_row(row))
+        cache.data[key] = feats
+    box = boxes[0] if boxes and boxes[0] is not None else None
+    target = target_for(feats, actions[-1], tuple(box) if box and not click_type else None)
+    if click_type and target is not None:  # a CAPTCHA answer: click the field, type the answer (one decision)
+        click = target_for(feats, actions[0], tuple(box) if box else None)
+        target.ptr = click.ptr if click is not None else None
+    if target is None:
+        skipped[f"type:{actions[0].name}"] = skipped.get(f"type:{actions[0].name}", 0) + 1
+        return None, fresh
+    return Example(feats, target, row), fresh
