@@ -186,12 +186,15 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
     skipped: dict[str, int] = {}
     out: list[Example] = []
     cache = cache or FeatureCache(None)
-    saved_at, fresh = time.monotonic(), 0
+    saved_at, fresh, took = time.monotonic(), 0, 0.0
 
     def save() -> None:
+        nonlocal took
+        start = time.monotonic()
         cache.save()
         if on_save is not None:
             on_save()
+        took = time.monotonic() - start
 
     try:
         for i, row in enumerate(rows):
@@ -201,7 +204,9 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
                 out.append(ex)
             if log_every and (i + 1) % log_every == 0:
                 log.info("features: %d rows (%d read)", i + 1, fresh)
-            if fresh_row and time.monotonic() - saved_at > save_every_s:
+            # A cache of tens of thousands of rows is gigabytes: saving waits at least 20x its last save's time,
+            # so saving never costs more than a twentieth of the reading.
+            if fresh_row and time.monotonic() - saved_at > max(save_every_s, 20 * took):
                 save()
                 saved_at = time.monotonic()
     except BaseException:  # KeyboardInterrupt, a broken screenshot: what was read is kept for the rerun
