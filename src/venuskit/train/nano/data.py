@@ -186,20 +186,23 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
     skipped: dict[str, int] = {}
     out: list[Example] = []
     cache = cache or FeatureCache(None)
-    saved_at, fresh, took = time.monotonic(), 0, 0.0
+    saved_at, fresh, took, unsaved = time.monotonic(), 0, 0.0, False
 
     def save() -> None:
-        nonlocal took
+        nonlocal took, unsaved
+        if not unsaved:  # every row came from the cache: a gigabyte file is not written again unchanged
+            return
         start = time.monotonic()
         cache.save()
         if on_save is not None:
             on_save()
-        took = time.monotonic() - start
+        took, unsaved = time.monotonic() - start, False
 
     try:
         for i, row in enumerate(rows):
             ex, fresh_row = _example(row, model, cache, skipped)
             fresh += fresh_row
+            unsaved = unsaved or fresh_row
             if ex is not None:
                 out.append(ex)
             if log_every and (i + 1) % log_every == 0:
@@ -210,8 +213,10 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
                 save()
                 saved_at = time.monotonic()
     except BaseException:  # KeyboardInterrupt, a broken screenshot: what was read is kept for the rerun
-        if fresh:
+        try:
             save()
+        except OSError as exc:  # a full disk must not hide the error that stopped the reading
+            log.warning("could not save the feature cache after an interruption: %s", exc)
         raise
     save()
     return out, skipped
