@@ -187,6 +187,27 @@ def test_batch_verbs_hear_ctrl_c_even_when_started_with_sigint_ignored(tmp_path)
         assert out.split() == ["interrupted"] and time.monotonic() - t0 < 10
 
 
+def test_nano_train_stops_cleanly_on_sigterm_in_a_background_job(tmp_path):
+    """`venus nano train` runs for hours: a scheduler's SIGTERM (or Ctrl-C in a process started with SIGINT ignored,
+    as a shell's background job is) stops it with one line and exit 130, keeping what it collected for a rerun."""
+    import signal
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen([*VENUS, "nano", "train", "--seed", "0", "--out", str(out), "--stages", "sft"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (out / "world").exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)  # collection has begun
+    assert proc.poll() is None and (out / "world").exists()
+    time.sleep(2)
+    proc.send_signal(signal.SIGTERM)
+    text, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 130, text
+    assert "interrupted" in text and "the same command resumes" in text and "Traceback" not in text
+
+
 # ---- the probe's last tracebacks -------------------------------------------------------------------
 
 

@@ -314,6 +314,19 @@ def ctrl_c_interrupts() -> Iterator[threading.Event]:
             signal.signal(sig, handler)
 
 
+@contextlib.contextmanager
+def interrupts_raise() -> Iterator[None]:
+    """Ctrl-C and SIGTERM raise KeyboardInterrupt at once, for a long run that keeps its work as it goes (it saves
+    on the way out). Installed explicitly: a background job of a shell starts with SIGINT ignored, and a scheduler
+    stops jobs with SIGTERM, whose default would kill the run without its last save."""
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def stop_point(stop: threading.Event) -> None:
     """A job boundary: raise KeyboardInterrupt if a Ctrl-C asked to stop."""
     if stop.is_set():

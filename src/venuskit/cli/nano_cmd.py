@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from venuskit.cli.common import fail
+from venuskit.cli.common import fail, interrupts_raise
 
 app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False)
 
@@ -34,6 +34,8 @@ def train(
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
     skins: str = typer.Option("0", "--skins", help="World skins the training episodes are spread over, e.g. "
                               "'0-99' (training skins 0-899 only; held-out skins are refused)."),  # fmt: skip
+    world_rows: int = typer.Option(0, "--world-rows", help="World step rows trained on (0: all): a sample spread "
+                                   "evenly over the tasks, rows already read first."),  # fmt: skip
 ) -> None:
     """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
     from venuskit.flywheel.nano import NanoTrainConfig, install, run_all
@@ -46,10 +48,15 @@ def train(
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
                               validation=validation, tasks=tuple(tasks), workers=workers,
                               categories=tuple(c.strip() for c in categories.split(",") if c.strip()),
-                              skins=tuple(parse_skins(skins)))  # fmt: skip
+                              skins=tuple(parse_skins(skins)), world_rows=world_rows)  # fmt: skip
     except ValueError as exc:
         fail(str(exc))
-    summary = run_all(cfg)
+    try:
+        with interrupts_raise():
+            summary = run_all(cfg)
+    except KeyboardInterrupt:
+        fail(f"interrupted: the episodes collected and the rows read are kept in {cfg.out}; the same command resumes "
+             "from them.", code=130)  # fmt: skip
     if install_it:
         summary["installed"] = str(install(cfg.out / summary["final"]))
     typer.echo(json.dumps({k: summary[k] for k in ("final", "minutes", "installed") if k in summary}))

@@ -74,6 +74,9 @@ class NanoTrainConfig:
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
     skins: tuple[int, ...] = field(default=(0,), metadata={
         "help": "World skins the episodes are spread over (training skins only; 0 is the default look)."})
+    world_rows: int = field(default=0, metadata={
+        "help": "World step rows trained on (0: every row): a sample spread evenly over the tasks, rows already "
+                "read first. Reading tens of thousands of screens takes hours on two cores."})
 
     def __post_init__(self) -> None:
         self.out = Path(self.out)
@@ -84,9 +87,9 @@ class NanoTrainConfig:
             raise ValueError(f"Unknown stages {bad}; choose from {', '.join(STAGES)}.")
         if list(self.stages) != [s for s in STAGES if s in self.stages] or self.stages[0] != "sft":
             raise ValueError("Stages run in order and start with sft: sft | sft,grpo | sft,grpo,mopd.")
-        if self.budget_min <= 0 or min(self.rollouts, self.grounding_n, self.captcha_per_type) < 0:
-            raise ValueError("budget_min must be positive; rollouts, grounding_n and captcha_per_type cannot be "
-                             "negative.")  # fmt: skip
+        if self.budget_min <= 0 or min(self.rollouts, self.grounding_n, self.captcha_per_type, self.world_rows) < 0:
+            raise ValueError("budget_min must be positive; rollouts, grounding_n, captcha_per_type and world_rows "
+                             "cannot be negative.")  # fmt: skip
         bad_categories = set(self.categories) - set(CATEGORIES)
         if bad_categories or not self.categories:
             raise ValueError(f"Unknown categories {sorted(bad_categories)}; choose from {', '.join(CATEGORIES)}.")
@@ -185,6 +188,16 @@ class _Run:
         """Minutes left of the safety cap (a stage gets at least a fifth of a minute)."""
         return max(0.2, self.cfg.budget_min - (time.monotonic() - self.started) / 60)
 
+    def kept(self, sources: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+        """The sources the run trains on: the world rows sampled down to `world_rows` when it is set."""
+        if not self.cfg.world_rows or "world" not in sources:
+            return sources
+        world = rows.spread(sources["world"], self.cfg.world_rows, self.cfg.seed, first=self.cache.holds)
+        log.info("world: %d of %d rows kept, %d tasks", len(world), len(sources["world"]),
+                 len({r.get("task") for r in world}))  # fmt: skip
+        self.log["data"]["world_collected"] = len(sources["world"])
+        return {**sources, "world": world}
+
     def featurise(self, sources: dict[str, list[dict[str, Any]]]) -> dict[str, list[Example]]:
         """Every source's rows read in one pass (one reader cache, one feature cache, saved once)."""
         tagged = [(name, row) for name, rs in sources.items() for row in rs]
@@ -229,7 +242,7 @@ def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
     torch.set_num_threads(1)  # one thread: deterministic, and under a loaded machine a second one spins at barriers
     sources = collect_sources(cfg)  # every off-policy source first, each resumable
     run = _Run(cfg)
-    data = run.featurise(sources)  # then every row read once
+    data = run.featurise(run.kept(sources))  # then every row read once
     world, val = data["world"], data.get("validation", [])
     ground, captcha = data.get("grounding", []), data.get("captcha", [])
     s = sft(world + ground + captcha, cfg.out / "sft", SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size,
@@ -280,7 +293,8 @@ def run_examples(run: Path) -> dict[str, list[Example]]:
     """Every off-policy source of a finished run as examples (world, validation, grounding, captcha), read from the
     run's own folders and feature cache: nothing is collected or read again. The flywheel's base data."""
     cfg = run_config(run)
-    return _Run(cfg).featurise(collect_sources(cfg))
+    run_ = _Run(cfg)
+    return run_.featurise(run_.kept(collect_sources(cfg)))
 
 
 def run_featurise(run: Path, name: str, rows_: list[dict[str, Any]], workers: int = 1) -> list[Example]:

@@ -8,6 +8,8 @@ can say what trained on what. Nothing here runs an env; it only reads what `flyw
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,18 +25,50 @@ from venuskit.train.nano.data import reference_rows, targets_of
 def world_rows(index_rows: list[dict[str, Any]], relabelled: bool) -> list[dict[str, Any]]:
     """Step rows of collected world episodes (oracle episodes that reached their verdict, or relabelled rollouts),
     each tagged with its template and skin."""
-    task_of = {r["episode_dir"]: r["task"] for r in index_rows if r.get("episode_dir")}
-    skin_of = {r["episode_dir"]: int(r.get("skin") or 0) for r in index_rows if r.get("episode_dir")}
+    episodes = [r for r in index_rows if r.get("episode_dir")]
+    # Rows name their screenshots by absolute path, an index its folders as the run was given (often relative).
+    tag_of = {_folder(r["episode_dir"]): (r["task"], int(r.get("skin") or 0)) for r in episodes}
     if relabelled:
-        rows = reference_rows(list(task_of))
+        rows = reference_rows([r["episode_dir"] for r in episodes])
     else:
         dirs = [r["episode_dir"] for r in index_rows
                 if r.get("episode_dir") and solved(r.get("verdict"), get_task(r["task"]).feasible)]  # fmt: skip
         rows, _ = build_rows(dirs, "rl", n_img=50, boxes_of=targets_of)
     for row in rows:
-        folder = str(Path(row["images"][-1]).parent)
-        row["task"], row["skin"] = task_of.get(folder, ""), skin_of.get(folder, 0)
+        row["task"], row["skin"] = tag_of.get(_folder(Path(row["images"][-1]).parent), ("", 0))
     return rows
+
+
+def _folder(path: str | Path) -> str:
+    return str(Path(path).resolve())
+
+
+def spread(rows: list[dict[str, Any]], n: int, seed: int,
+           first: Callable[[dict[str, Any]], bool] = lambda row: False) -> list[dict[str, Any]]:  # fmt: skip
+    """At most `n` of the rows, spread evenly over their tasks (collection order kept): one row of every task, then
+    a second of every task, and so on, tasks and rows in a seeded order. A task's `first` rows (e.g. rows already
+    read) come ahead of its others, so a sample resumed after an interruption is the sample it began as.
+
+    Many tasks with a few rows each teach more than a few tasks with every row; and reading every row of a large
+    collection can take longer than a sitting."""
+    if n <= 0 or len(rows) <= n:
+        return rows
+    rng = random.Random(f"spread:{seed}")
+    by_task: dict[str, list[int]] = {}
+    for i, row in enumerate(rows):
+        by_task.setdefault(str(row.get("task", "")), []).append(i)
+    queues = []
+    for task in sorted(by_task):
+        order = by_task[task][:]
+        rng.shuffle(order)
+        queues.append(sorted(order, key=lambda i: not first(rows[i])))  # stable: the seeded order within each part
+    rng.shuffle(queues)
+    kept: list[int] = []
+    for depth in range(max(len(q) for q in queues)):
+        kept += [q[depth] for q in queues if depth < len(q)][: n - len(kept)]
+        if len(kept) == n:
+            break
+    return [rows[i] for i in sorted(kept)]
 
 
 def grounding_rows(folder: Path) -> list[dict[str, Any]]:

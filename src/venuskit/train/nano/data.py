@@ -168,6 +168,10 @@ class FeatureCache:
                 log.warning("feature cache %s is unreadable (%s); recomputing its features", path, exc)
                 self.data = {}
 
+    def holds(self, row: dict[str, Any]) -> bool:
+        """Whether the row's features are in the cache (read already)."""
+        return _row_key(row) in self.data
+
     def save(self) -> None:
         if self.path is not None:
             from venuskit.infra.atomic import write_bytes
