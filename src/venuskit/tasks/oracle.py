@@ -66,6 +66,7 @@ class Oracle:
         self.queue: deque[tuple[str, Action]] = deque()  # actions already planned for the current step
         self.done = False
         self._scrolls = 0  # consecutive scrolls towards one element
+        self._covered_at: float | None = None  # where the element was when it was last scrolled from under a layer
         # (step, page URL, checked state before it or None) of the click just planned
         self._last_click: tuple[tuple[str, ...], str, bool | None] | None = None
         self._replays = 0
@@ -202,13 +203,19 @@ class Oracle:
         pinned = el.evaluate("e => !!e.closest('.topbar, .viewer-bar, .lg-top')")  # sticky bars never scroll away
         top, bottom = (0 if pinned else 70), height - 10  # 70: below the sticky top bar
         cy = box["y"] + box["height"] / 2
-        if top <= cy <= bottom:
-            self._scrolls = 0
+        covered = top <= cy <= bottom and _free_point(el, width, height) is None and el.evaluate(SCROLLS_JS)
+        if covered and self._covered_at == box["y"]:
+            covered = False  # the last scroll did not move it: scrolling cannot uncover it, the centre is clicked
+        if top <= cy <= bottom and not (covered and self._scrolls < MAX_SCROLLS):
+            self._scrolls, self._covered_at = 0, None
             return False
+        self._covered_at = box["y"] if covered else None
         self._scrolls += 1
         if self._scrolls > MAX_SCROLLS:
             raise OracleError(f"Scrolling does not bring {_describe(el)} into view on {page.url}.")
-        delta = round(cy - (top + bottom) / 2)
+        # Covered by a floating layer (a toast over the foot of the sidebar): scroll it towards the middle, or past
+        # it when it is there already.
+        delta = round(cy - (top + bottom) / 2) if not covered or abs(cy - height / 2) > height / 6 else height // 3
         self._scroll(width, height, delta, box["x"] + min(box["width"] / 2, 40))
         return True
 
@@ -232,6 +239,7 @@ class Oracle:
         width, height = _viewport(page)
         cx = min(max(box["x"] + box["width"] / 2, 0), width - 1)
         cy = min(max(box["y"] + box["height"] / 2, 0), height - 1)
+        cx, cy = _free_point(el, width, height) or (cx, cy)  # the centre unless a floating layer covers it
         self.queue.append((thought, Click(point=_point(cx, cy, width, height))))
 
     def _fill(self, page: Any, el: Any, text: str) -> None:
@@ -250,6 +258,44 @@ class Oracle:
             raise OracleError(f"Oracle step {list(step)}: the <select> has no option {label!r}; it has {options}.")
         self._click_element(page, el, f"Open the {_describe(el)} dropdown.")
         self.queue.append((f"Choose {label!r}.", SelectOption(index=index)))
+
+
+# A point of the element's box that a click reaches: the centre first, then a grid over the box. A point is lost
+# only to a fixed or sticky layer that does not hold the element (a toast, a floating button): the element's own
+# children, its label or a styled box drawn over a native control take the click for it.
+FREE_POINT_JS = """(e, [w, h]) => {
+  const r = e.getBoundingClientRect();
+  const lost = (x, y) => {
+    const hit = document.elementFromPoint(x, y);
+    if (!hit || hit === e || e.contains(hit) || hit.contains(e)) return false;
+    for (let a = hit; a; a = a.parentElement) {
+      const p = getComputedStyle(a).position;
+      if (p === 'fixed' || p === 'sticky') return !a.contains(e);
+    }
+    return false;
+  };
+  const xs = [0.5, 0.2, 0.8, 0.35, 0.65, 0.05, 0.95], ys = [0.5, 0.25, 0.75, 0.1, 0.9];
+  for (const fy of ys) for (const fx of xs) {
+    const x = r.left + fx * r.width, y = r.top + fy * r.height;
+    if (x >= 0 && y >= 0 && x < w && y < h && !lost(x, y)) return [x, y];
+  }
+  return null;
+}"""
+# Whether scrolling can move the element: a scrollable box holds it, or the page scrolls and it is not fixed.
+SCROLLS_JS = """e => {
+  for (let a = e.parentElement; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    if (s.position === 'fixed' || s.position === 'sticky')
+      return /(auto|scroll)/.test(s.overflowY) && a.scrollHeight > a.clientHeight;
+    if (/(auto|scroll)/.test(s.overflowY) && a.scrollHeight > a.clientHeight) return true;
+  }
+  return document.scrollingElement.scrollHeight > innerHeight;
+}"""
+
+
+def _free_point(el: Any, width: int, height: int) -> tuple[float, float] | None:
+    point = el.evaluate(FREE_POINT_JS, [width, height])
+    return (float(point[0]), float(point[1])) if point else None
 
 
 def _checked(el: Any) -> bool | None:
