@@ -18,8 +18,10 @@ def test_the_card_names_its_file_and_quotes_the_records(tmp_path):
     for d in (run, loop, curves):
         d.mkdir()
     cfg = {"seed": 0, "stages": ["sft"], "sft_epochs": 10, "seeds_per_variant": 1, "categories": ["short"],
-           "surfaces": ["browser"], "skins": [0, 1], "tasks": [str(tmp_path / "synth-train.toml")]}  # fmt: skip
-    (run / "summary.json").write_text(json.dumps({"config": cfg, "data": {"world": {"rows": 120, "examples": 110}}}))
+           "surfaces": ["browser"], "skins": [0, 1], "tasks": [str(tmp_path / "synth-train.toml")],
+           "world_rows": 120}  # fmt: skip
+    (run / "summary.json").write_text(json.dumps({"config": cfg, "data": {"world": {"rows": 120, "examples": 110},
+                                                                          "world_collected": 900}}))  # fmt: skip
     (loop / "loop.json").write_text(json.dumps({"rollouts": 16, "skins": [0, 1], "sft_epochs": 2, "seed": 0}))
     (loop / "rounds.jsonl").write_text(json.dumps({"round": 0, "eval_success": 0.25, "eval_episodes": 4,
                                                    "eval_ci95": [0.05, 0.7], "validation_success": 0.5,
@@ -40,4 +42,5 @@ def test_the_card_names_its_file_and_quotes_the_records(tmp_path):
     assert "| 0 | 1 / 2 | 25.0% of 4 [5, 70] | 50.0% of 2 | 37 | 1.0 / 0.5 | 0.61 |" in text  # short: 1 of 2
     assert "| 3 | 50 | 10.0% of 10 [0, 100] | 20.0% of 5 [0, 100] |" in text
     assert "world: 120 rows, 110 examples." in text and "synth-train.toml" in text
+    assert "a sample of the 900 collected, spread evenly over the tasks (`--world-rows 120`)" in text
     assert absolute_paths(text) == []  # the task file is named, not its path

@@ -41,6 +41,9 @@ def _data(run: Path) -> list[str]:
     for name, d in data.items():
         if isinstance(d, dict) and "rows" in d:
             lines.append(f"- {name}: {d['rows']} rows, {d['examples']} examples.")
+    if data.get("world_collected"):
+        lines.append(f"- The world rows are a sample of the {data['world_collected']} collected, spread evenly over "
+                     f"the tasks (`--world-rows {cfg.get('world_rows')}`).")  # fmt: skip
     return lines
 
 
