@@ -237,7 +237,7 @@ def main() -> None:
         figures["skins"] = _skins(args.checkpoint, args.skins, args.seeds, out / "skins", args.workers)
         _say(f"skins: {figures['skins']}")
     report = {"figures": figures, "details": details, "load": {"before": load_before, "after": os.getloadavg()},
-              "checkpoint": str(args.checkpoint or "shipped")}  # fmt: skip
+              "checkpoint": str(args.checkpoint or "shipped"), "done_check": model.done_check}  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
     (out / "report.html").write_text(_html(report, args.run))

@@ -72,6 +72,8 @@ def evaluate(
     surface: str = typer.Option("browser", help="browser or mobile."),
     out: Path = typer.Option(Path("runs/nano-eval"), "--out", help="Folder for the episodes."),
     json_out: bool = typer.Option(False, "--json", help="Print every row as JSON."),
+    done_check: bool = typer.Option(True, "--done-check/--no-done-check", help="Finished only with evidence on "
+                                    "screen that the goal's action happened (off: the network's own decision)."),
 ) -> None:
     """venus-nano on the held-out world templates (evaluation seeds), scored by the task contracts."""
     from venuskit.eval.nano_eval import validation_success, world_success
@@ -82,6 +84,7 @@ def evaluate(
         model = NanoModel.load(checkpoint) if checkpoint else load_default()
     except CheckpointError as exc:
         fail(str(exc))
+    model.done_check = done_check
     if surface not in ("browser", "mobile"):
         fail(f"--surface must be browser or mobile, got {surface!r}.")
     if split not in ("heldout", "validation"):

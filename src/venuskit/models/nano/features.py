@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from venuskit.actions.types import Action
+from venuskit.actions.types import Action, Click, DoubleClick, LongPress
 from venuskit.models.lexicon import HAN_CHAR
 from venuskit.models.nano.action_types import SURFACES, TYPES
 from venuskit.models.nano.candidates import (
@@ -45,6 +45,7 @@ from venuskit.models.nano.candidates import (
     under,
     visual,
 )
+from venuskit.models.nano.done import acts_of, done_evidence
 from venuskit.models.nano.entities import (
     ANSWER_KINDS,
     ENTITY_KINDS,
@@ -104,6 +105,10 @@ class Features:
     state: np.ndarray  # (STATE_DIM,)
     texts: list[TextOption]
     text_x: np.ndarray  # (M, TEXT_DIM)
+    # The done check (`models.nano.done`): why Finished is warranted now, "" when nothing on screen says so, None
+    # when it does not apply (a question, CAPTCHA, grounding; features cached before the check existed).
+    done_evidence: str | None = None
+    asks_answer: bool = False  # the goal is a question: Finished carries a value, never "Done."
 
 
 def _onehot(value: str | None, kinds: Sequence[str]) -> list[float]:
@@ -228,23 +233,22 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
     texts, text_x = _text_options(inp, g, cands, own, rows, past, screen)
     state = _state(inp, g, cands, own, past, screen, text_x, texts)
+    evidence = None
+    if inp.surface in ("browser", "mobile") and g.answer is None:
+        last = inp.history[-1] if inp.history else None
+        evidence = done_evidence(goal, acts_of(goal), screen, past, past.clicks[-1] if _is_click(last) else None)
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
-                    state, texts, text_x)  # fmt: skip
+                    state, texts, text_x, evidence, g.answer is not None)  # fmt: skip
+
+
+def _is_click(action: Action | None) -> bool:
+    return isinstance(action, (Click, DoubleClick, LongPress)) and getattr(action, "point", None) is not None
 
 
 # ---- what changed on screen, held against the goal (the done decision) ----------------------------------------
 
-# Concepts of the lexicon that name an action, not a place or a thing: a success flash says which one happened.
-ACTION_CONCEPTS = frozenset({"create", "delete", "forever", "restore", "archive", "star", "unstar", "reply", "forward",
-                             "send", "save", "cancel", "edit", "accept", "decline", "join", "leave", "like", "comment",
-                             "buy", "pay", "attach", "download", "read", "off", "on"})  # fmt: skip
 DONE_NAMES = ("done_goal_verb", "done_other_verb", "done_entity", "new_goal_verb", "new_other_verb", "new_entity",
               "new_lines")  # fmt: skip
-
-
-def _acts(text: str) -> frozenset[str]:
-    found = concepts(text)
-    return (found | ({"send"} if "sent" in found else set())) & ACTION_CONCEPTS  # "Email sent" reports a send
 
 
 def _changes(g: Goal, cands: list[Candidate], past: Past) -> list[float]:
@@ -255,10 +259,10 @@ def _changes(g: Goal, cands: list[Candidate], past: Past) -> list[float]:
     before = {norm(e.text) for e in past.prev.lines if e.text} if past.prev is not None else set()
     new = [c.text for c in cands if c.kind == "text" and c.text and len(c.text) <= 80 and norm(c.text) not in before]
     flashes = [t for t in new if says_done(t)]
-    asked = _acts(g.text)
+    asked = acts_of(g.text)
 
     def verbs(texts: list[str]) -> tuple[float, float, float]:
-        acts = [_acts(t) for t in texts]
+        acts = [acts_of(t) for t in texts]
         goal_verb = any(a & asked for a in acts)
         other = any(a - asked for a in acts)
         entity = any(max((containment(e.text, t) for e in g.entities), default=0.0) >= 0.8 for t in texts)

@@ -45,6 +45,7 @@ from venuskit.actions.types import (
     Type,
 )
 from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES, allowed_types
+from venuskit.models.nano.done import answer_options
 from venuskit.models.nano.features import Features, NanoInput, build
 from venuskit.models.nano.history import read_past
 from venuskit.models.nano.net import NanoNet, NetConfig, collate
@@ -140,8 +141,11 @@ class NanoModel:
     name = "venus-nano"
 
     def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None,
-                 checkpoint: dict[str, str] | None = None) -> None:  # fmt: skip
+                 checkpoint: dict[str, str] | None = None, done_check: bool = True) -> None:  # fmt: skip
         self.net = net.eval()
+        # The done check at inference (`models.nano.done`): Finished only with evidence on screen that the goal's
+        # action happened, and a question answered with a value. The on-policy stages sample the network as it is.
+        self.done_check = done_check
         self.meta = meta or {}
         self.reader = reader or default_reader()
         # Which file the weights came from, by name and digests (never its path: it is recorded in episodes).
@@ -198,6 +202,9 @@ class NanoModel:
         e = self.net.encode(collate([f]))
         logits = self.net.type_logits(e)[0]
         allowed = allowed_types(surface)
+        answers = answer_options(f.texts) if self.done_check and f.asks_answer else None
+        if self.done_check and (f.done_evidence == "" or answers == []):
+            allowed[TYPE_INDEX["Finished"]] = False  # nothing on screen says the goal's action happened, or no answer
         logits = logits.masked_fill(~allowed, -1e9)
         t = _pick(logits, greedy, temperature, generator)
         ptr, txt, nl = self.net.heads(e, torch.tensor([t]))
@@ -206,6 +213,10 @@ class NanoModel:
         if tname in POINTER_TYPES or surface in ("captcha", "grounding"):
             choice.cand = _pick(ptr[0], greedy, temperature, generator)
         if tname in TEXT_TYPES:
+            if tname == "Finished" and answers:
+                keep = torch.zeros(txt.shape[1], dtype=torch.bool)
+                keep[answers] = True
+                txt = txt.masked_fill(~keep, -1e9)  # a question is answered with a value read from the screen
             choice.text = _pick(txt[0], greedy, temperature, generator)
             if tname == "SelectOption" and not any(o.index is not None for o in f.texts):
                 choice = Choice("Click", cand=_pick(self.net.heads(e, torch.tensor([TYPE_INDEX["Click"]]))[0][0],
@@ -254,7 +265,7 @@ class NanoModel:
         the file's SHA-256, the weights' SHA-256; None for weights never saved)."""
         params = sum(p.numel() for p in self.net.parameters())
         return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta,
-                "checkpoint": self.checkpoint}  # fmt: skip
+                "checkpoint": self.checkpoint, "done_check": self.done_check}  # fmt: skip
 
 
 def _temperature(value: Any) -> float:

@@ -1,0 +1,114 @@
+"""The done check: venus-nano may say Finished only with evidence on screen that the goal's action happened.
+
+The network's Finished was learned from oracle episodes, where it always follows the last step of a solution. On
+templates it has not seen it fires after any change that looks like an ending: a success flash for another action
+("File moved to Trash" when asked to star), the page an app-link click opened, a message it sent by mistake. The
+check holds Finished against what the agent's actions changed, read from its own screenshots only:
+
+- a success flash new since the last screen says an action the goal asks for ("Conversation archived"), names one
+  of the goal's values (the event title, the recipient), or says no action in particular ("Recipient saved.");
+- a line naming one of the goal's values was on the last screen and is gone from a page that otherwise stayed
+  (trashed, archived, moved);
+- the agent clicked a control whose label says an action the goal asks for ("Archive", "Save", "Accept");
+- the agent's last click changed the pixels under it while the rest of the screen stayed (a star or a check box
+  toggled: icons carry no text to read).
+
+Without any of these, Finished is not offered to the type head; the agent acts on. A question is answered with a
+value read from the screen (`answer_options`): never "Done.", never the question's own words or values (the code it
+says to search for is not the subject it asks for), never a success flash ("Saved."). With no such value on screen,
+Finished is not offered either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from venuskit.models.nano.entities import ENTITY_KINDS, concepts, containment, goal_entities, norm, says_done
+from venuskit.models.nano.history import Past
+from venuskit.models.nano.reader import Screen
+
+TOGGLE_BOX = 0.03  # half-size, as a share of the screen's width, of the area under a click compared for a toggle
+TOGGLE_NEAR = 0.02  # share of that area's pixels that must change
+TOGGLE_FAR = 0.02  # share of the rest of the screen that may change (a toast); more is another page
+FLASH_CHARS = 48  # a success flash is a short line; a longer one is a message snippet that happens to say "done"
+SAME_PAGE = 0.5  # share of the last screen's lines still shown when the page is the same one
+CONTROL_CHARS = 30  # a clicked text this long or shorter is a control's label; longer is a list row or a snippet
+
+
+# Concepts of the lexicon that name an action, not a place or a thing: a success flash says which one happened.
+ACTION_CONCEPTS = frozenset({"create", "delete", "forever", "restore", "archive", "star", "unstar", "reply", "forward",
+                             "send", "save", "cancel", "edit", "accept", "decline", "join", "leave", "like", "comment",
+                             "buy", "pay", "attach", "download", "read", "off", "on"})  # fmt: skip
+
+
+def acts_of(text: str) -> frozenset[str]:
+    """The actions a text names ("Email sent" reports a send)."""
+    found = concepts(text)
+    return (found | ({"send"} if "sent" in found else set())) & ACTION_CONCEPTS
+
+
+def _hits_entity(text: str, values: list[str]) -> bool:
+    return any(containment(v, text) >= 0.8 for v in values)
+
+
+def _lines(screen: Screen) -> list[str]:
+    return [e.text for e in screen.lines if e.text and len(e.text) <= 120]
+
+
+def _toggled(prev: Screen, now: Screen, point: tuple[float, float]) -> bool:
+    """The pixels around the last click changed, and (almost) nothing else did."""
+    a, b = prev.gray, now.gray
+    if a is None or b is None or a.shape != b.shape:
+        return False
+    h, w = a.shape
+    r = max(6, int(TOGGLE_BOX * w))
+    x, y = int(point[0] * w), int(point[1] * h)
+    x1, y1, x2, y2 = max(0, x - r), max(0, y - r), min(w, x + r), min(h, y + r)
+    diff = abs(a.astype("int16") - b.astype("int16")) > 24
+    near = diff[y1:y2, x1:x2]
+    if near.size == 0 or near.mean() < TOGGLE_NEAR:
+        return False
+    rest = diff.sum() - near.sum()
+    return rest / max(1, diff.size - near.size) <= TOGGLE_FAR
+
+
+def done_evidence(goal: str, acts: frozenset[str], screen: Screen, past: Past,
+                  last_click: tuple[float, float] | None) -> str:  # fmt: skip
+    """Why Finished is warranted now ("" when nothing on screen ties the agent's actions to the goal). `acts`: the
+    action concepts the goal asks for (`acts_of(goal)`); `last_click`: the point of the last action when it was a
+    click."""
+    if past.prev is None:
+        return ""  # nothing has been done yet
+    # A reply or a forward is sent: "Message sent" reports it. "on" and "off" are prepositions as often as switches
+    # ("Feedback on your proposal"): they tie nothing to the goal.
+    wanted = (acts | ({"send"} if acts & {"reply", "forward"} else set())) - {"on", "off"}
+    values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
+    before = _lines(past.prev)
+    before_n = {norm(t) for t in before}
+    now = _lines(screen)
+    now_n = {norm(t) for t in now}
+    for t in now:
+        if norm(t) in before_n or len(t) > FLASH_CHARS or not says_done(t):
+            continue
+        said = acts_of(t) - {"save", "on", "off"}  # "Saved" ends any edit: it names no action of its own
+        if said & wanted or _hits_entity(t, values) or not said or not wanted:
+            return f"new on screen: {t!r}"  # a flash of the goal's action, of its object, or of no action at all
+    same_page = len(before_n & now_n) >= SAME_PAGE * max(1, len(before_n))  # else everything is gone, not the object
+    for t in before if same_page else []:
+        if norm(t) not in now_n and _hits_entity(t, values) and not any(_hits_entity(n, [t]) for n in now):
+            return f"gone from the screen: {t!r}"
+    for t in past.clicked:
+        if t and len(t) <= CONTROL_CHARS and acts_of(t) & wanted:
+            return f"clicked {t!r}"
+    if last_click is not None and _toggled(past.prev, screen, last_click):
+        return "the last click toggled what it clicked"
+    return ""
+
+
+GOAL_SOURCES = frozenset({"done", "word", *ENTITY_KINDS})  # text options taken from the goal itself
+
+
+def answer_options(texts: list[Any]) -> list[int]:
+    """Indices of the text options (`features.TextOption`) that can answer a question: read from the screen or the
+    page's options, and not a success flash."""
+    return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)]

@@ -1,0 +1,150 @@
+"""The done check: venus-nano says Finished only with evidence on its own screenshots that the goal's action happened
+(a flash of that action, the goal's object gone or flashed, a control of that action clicked, a toggle under the last
+click), and answers a question with a value, never "Done."."""
+
+import numpy as np
+import pytest
+import torch
+
+from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
+from venuskit.models.nano.candidates import Candidate
+from venuskit.models.nano.done import acts_of, done_evidence
+from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
+from venuskit.models.nano.history import Past
+from venuskit.models.nano.model import NanoModel
+from venuskit.models.nano.net import NanoNet, NetConfig
+from venuskit.models.nano.reader import Line, Screen
+
+
+def _screen(texts: list[str], gray: np.ndarray | None = None) -> Screen:
+    lines = [Line((10, 20 + 30 * i, 300, 40 + 30 * i), t, 1.0, "text") for i, t in enumerate(texts)]
+    return Screen(1000, 800, lines, gray if gray is not None else np.full((800, 1000), 255, np.uint8))
+
+
+def _evidence(goal: str, before: list[str], after: list[str], clicked: tuple[str, ...] = (),
+              last_click: tuple[float, float] | None = None, grays=(None, None)) -> str:  # fmt: skip
+    prev = _screen(before, grays[0])
+    past = Past([last_click or (0.5, 0.5)] * max(1, len(clicked)), list(clicked) or [""], [], prev)
+    return done_evidence(goal, acts_of(goal), _screen(after, grays[1]), past, last_click)
+
+
+def test_a_flash_of_the_asked_action_is_evidence_and_a_flash_of_another_is_not():
+    inbox = ["Inbox", "Quarterly budget", "Team lunch"]
+    archive = 'Archive the email "Team lunch".'
+    assert "archived" in _evidence(archive, inbox, [*inbox, "Conversation archived."])
+    star = 'Star the email "Quarterly budget".'
+    assert _evidence(star, inbox, [*inbox, "Conversation moved to Trash."]) == ""
+    assert _evidence("把邮件“Quarterly budget”归档", ["收件箱"], ["收件箱", "邮件已归档。"]) != ""
+    # "Saved" names no action of its own: it ends any edit, even one whose verb the lexicon does not know.
+    assert _evidence("Switch the workspace language to Chinese.", ["Language"], ["语言", "设置已保存。"]) != ""
+
+
+def test_opening_another_page_is_not_evidence_even_when_it_shows_a_sent_folder_or_snippets():
+    goal = 'Reply to the post "Tripod tips" with a comment saying: carbon is light.'
+    feed = ["Home feed", "Tripod tips", "Write a comment..."]
+    inbox = ["Inbox", "Re: Q2 roadmap draft — Thanks for the draft. I left comments, all done...", "Drafts"]
+    assert _evidence(goal, feed, inbox, clicked=("Mail",)) == ""
+
+
+def test_the_goal_object_gone_and_a_clicked_control_of_the_goal_action_are_evidence():
+    goal = 'Move the email "Signed offer letter" to the trash.'
+    assert "gone" in _evidence(goal, ["Inbox", "Signed offer letter", "Team lunch"], ["Inbox", "Team lunch"])
+    goal = 'Mark the email "Feedback on your proposal" as unread.'
+    assert "Mark as unread" in _evidence(goal, ["Feedback on your proposal"], ["Inbox"],
+                                         clicked=("Feedback on your proposal — Hi", "Mark as unread"))  # fmt: skip
+    # A long clicked text is a list row or a snippet, not a control: its words are not an action.
+    assert _evidence(goal, ["x"], ["y"], clicked=("Feedback on your proposal — Hi, I read it twice. A few",)) == ""
+
+
+def test_a_toggle_under_the_last_click_is_evidence_and_a_new_page_is_not():
+    goal = 'Star the file "Q2 roadmap.docx".'
+    before = np.full((800, 1000), 255, np.uint8)
+    toggled = before.copy()
+    toggled[390:410, 490:510] = 0  # the star under the click filled in
+    page = toggled.copy()
+    page[100:700, 200:900] = 40  # everything else changed too: another page opened
+    files = ["My Drive", "Q2 roadmap.docx"]
+    assert "toggled" in _evidence(goal, files, files, last_click=(0.5, 0.5), grays=(before, toggled))
+    assert _evidence(goal, files, files, last_click=(0.5, 0.5), grays=(before, page)) == ""
+    assert _evidence(goal, files, files, last_click=None, grays=(before, toggled)) == ""  # the last action typed
+
+
+def test_nothing_is_evidence_before_the_first_action():
+    goal = 'Star the email "Quarterly budget".'
+    assert done_evidence(goal, acts_of(goal), _screen(["Conversation starred."]), Past([], [], [], None), None) == ""
+
+
+def _features(evidence: str | None, asks_answer: bool, texts: list[TextOption] | None = None) -> Features:
+    cands_n = 3
+    texts = texts or [TextOption("Done.", "done"), TextOption("42.50", "s_amount")]
+    cands = [Candidate((10, 10 + 20 * i, 100, 25 + 20 * i), f"line {i}", "text") for i in range(cands_n)]
+    return Features((1000, 800), cands, np.zeros((cands_n, CAND_DIM), np.float16), [[1]] * cands_n,
+                    np.zeros((0, 16, 16), np.float16), [], [1], np.zeros(STATE_DIM, np.float32), texts,
+                    np.zeros((len(texts), TEXT_DIM), np.float16), evidence, asks_answer)  # fmt: skip
+
+
+def _finishing_model(done_check: bool = True) -> NanoModel:
+    """A network whose type head always prefers Finished and whose text head prefers "Done."."""
+    torch.manual_seed(0)
+    net = NanoNet(NetConfig())
+    model = NanoModel(net, reader=object(), done_check=done_check)  # type: ignore[arg-type]
+    def type_logits(e):
+        out = torch.zeros(1, len(TYPES))
+        out[0, TYPE_INDEX["Finished"]] = 10.0
+        return out
+
+    heads = net.heads
+
+    def biased_heads(e, types):
+        ptr, txt, nl = heads(e, types)
+        txt = txt.clone()
+        txt[0, 0] = 50.0
+        return ptr, txt, nl
+
+    net.type_logits = type_logits  # type: ignore[method-assign]
+    net.heads = biased_heads  # type: ignore[method-assign]
+    return model
+
+
+def test_finished_is_withheld_without_evidence_and_a_question_is_answered_with_a_value():
+    model = _finishing_model()
+    assert model.decide(_features("", False), "browser").type != "Finished"
+    assert model.decide(_features("new on screen: 'Starred'", False), "browser").type == "Finished"
+    assert model.decide(_features(None, False), "browser").type == "Finished"  # features cached before the check
+    answer = model.decide(_features(None, True), "browser")
+    assert answer.type == "Finished" and _features(None, True).texts[answer.text].text == "42.50"
+    # Only the question's own value, a success flash and "Done." to answer with: no answer yet, so no Finished.
+    echo = [TextOption("Done.", "done"), TextOption("PRJ-7741", "code"), TextOption("Saved.", "screen")]
+    assert model.decide(_features(None, True, echo), "browser").type != "Finished"
+    off = _finishing_model(done_check=False)
+    assert off.decide(_features("", False), "browser").type == "Finished"
+    assert _features(None, True).texts[off.decide(_features(None, True), "browser").text].text == "Done."
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("task", ["mail.star_message", "drive.trash_file", "calendar.accept_invite",
+                                  "mail.restore_from_trash", "settings.language_zh"])  # fmt: skip
+def test_the_oracle_real_episodes_give_evidence_at_their_end_and_none_at_their_start(tmp_path, task):
+    """Real Chromium, the world server and the task oracle: on the oracle's own solved episode, venus-nano's features
+    find evidence that the goal's action happened on the last screen (where the oracle says Finished), and none on
+    the first (nothing done yet). The kinds differ by task: a toggle, a flash, an object gone, a generic "saved"."""
+    from venuskit.actions import parse_response
+    from venuskit.models.nano import load_default
+    from venuskit.models.nano.features import NanoInput
+    from venuskit.record.store import load_episode
+    from venuskit.runs.world import run_world_task
+
+    run = run_world_task(task, 11, out=tmp_path)
+    assert run.verdict.verdict == "completed"
+    episode = load_episode(run.episode_dir)
+    model = load_default()
+    goal, steps = episode.task["goal"], episode.steps
+    pngs = [(run.episode_dir / s.screenshot).read_bytes() for s in steps]
+    history = [a for s in steps[:-1] for a in parse_response(s.raw_output, "browser").actions]
+    shots = [png for s, png in zip(steps[:-1], pngs, strict=False)
+             for _ in parse_response(s.raw_output, "browser").actions]  # fmt: skip
+    assert steps[-1].action is not None and steps[-1].action.name == "Finished"
+    end = model.features(NanoInput(pngs[-1], goal, "browser", history, None, shots))
+    assert end.done_evidence, f"{task}: no evidence on the oracle's last screen"
+    start = model.features(NanoInput(pngs[0], goal, "browser", [], None, []))
+    assert start.done_evidence == "" and not start.asks_answer
