@@ -8,7 +8,7 @@ import torch
 
 from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
 from venuskit.models.nano.candidates import Candidate
-from venuskit.models.nano.done import acts_of, done_evidence
+from venuskit.models.nano.done import done_evidence
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
 from venuskit.models.nano.history import Past
 from venuskit.models.nano.model import NanoModel
@@ -25,7 +25,7 @@ def _evidence(goal: str, before: list[str], after: list[str], clicked: tuple[str
               last_click: tuple[float, float] | None = None, grays=(None, None)) -> str:  # fmt: skip
     prev = _screen(before, grays[0])
     past = Past([last_click or (0.5, 0.5)] * max(1, len(clicked)), list(clicked) or [""], [], prev)
-    return done_evidence(goal, acts_of(goal), _screen(after, grays[1]), past, last_click)
+    return done_evidence(goal, _screen(after, grays[1]), past, last_click)
 
 
 def test_a_flash_of_the_asked_action_is_evidence_and_a_flash_of_another_is_not():
@@ -71,7 +71,7 @@ def test_a_toggle_under_the_last_click_is_evidence_and_a_new_page_is_not():
 
 def test_nothing_is_evidence_before_the_first_action():
     goal = 'Star the email "Quarterly budget".'
-    assert done_evidence(goal, acts_of(goal), _screen(["Conversation starred."]), Past([], [], [], None), None) == ""
+    assert done_evidence(goal, _screen(["Conversation starred."]), Past([], [], [], None), None) == ""
 
 
 def _features(evidence: str | None, asks_answer: bool, texts: list[TextOption] | None = None) -> Features:

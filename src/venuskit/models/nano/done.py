@@ -72,15 +72,14 @@ def _toggled(prev: Screen, now: Screen, point: tuple[float, float]) -> bool:
     return rest / max(1, diff.size - near.size) <= TOGGLE_FAR
 
 
-def done_evidence(goal: str, acts: frozenset[str], screen: Screen, past: Past,
-                  last_click: tuple[float, float] | None) -> str:  # fmt: skip
-    """Why Finished is warranted now ("" when nothing on screen ties the agent's actions to the goal). `acts`: the
-    action concepts the goal asks for (`acts_of(goal)`); `last_click`: the point of the last action when it was a
-    click."""
+def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float, float] | None) -> str:
+    """Why Finished is warranted now ("" when nothing on screen ties the agent's actions to the goal). `last_click`:
+    the point of the last action when it was a click."""
     if past.prev is None:
         return ""  # nothing has been done yet
     # A reply or a forward is sent: "Message sent" reports it. "on" and "off" are prepositions as often as switches
     # ("Feedback on your proposal"): they tie nothing to the goal.
+    acts = acts_of(goal)
     wanted = (acts | ({"send"} if acts & {"reply", "forward"} else set())) - {"on", "off"}
     values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
     before = _lines(past.prev)

@@ -236,7 +236,7 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     evidence = None
     if inp.surface in ("browser", "mobile") and g.answer is None:
         last = inp.history[-1] if inp.history else None
-        evidence = done_evidence(goal, acts_of(goal), screen, past, past.clicks[-1] if _is_click(last) else None)
+        evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None)
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
                     state, texts, text_x, evidence, g.answer is not None)  # fmt: skip
 
