@@ -47,3 +47,51 @@ def test_a_long_read_saves_as_it_goes(tmp_path: Path) -> None:
              on_save=lambda: sizes.append(len(FeatureCache(tmp_path / "features.pkl").data)))  # fmt: skip
     assert sizes[0] == 1  # the first row is on disk before the run goes on (a zero interval)
     assert sizes[-1] == 3  # and every row at the end
+
+
+def _list_rows(n_screens: int) -> list[dict]:
+    """Two web rows on each of `n_screens` different list screens (text the reader must recognise)."""
+    from nano_fixtures import WORDS, list_screen, web_row
+
+    rows = []
+    for i in range(n_screens):
+        words = [f"{WORDS[(i + k) % len(WORDS)]} {i}" for k in range(4)]
+        png, boxes = list_screen(words)
+        rows += [web_row(png, f'Open the email "{words[k]}".', boxes[k]) for k in (0, 2)]
+    return rows
+
+
+def _same(a, b) -> bool:  # noqa: ANN001 - two Features
+    import numpy as np
+
+    return all(np.array_equal(getattr(a, f), getattr(b, f)) if isinstance(getattr(a, f), np.ndarray)
+               else getattr(a, f) == getattr(b, f) for f in a.__dataclass_fields__)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_rows_read_in_two_processes_get_the_features_a_serial_read_gets(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("venuskit.train.nano.data.PROCESS_MIN_ROWS", 48)  # a short test: 52 rows start processes
+    rows = _list_rows(26)
+    serial = FeatureCache(None)
+    one, _ = examples(rows, NanoModel(NanoNet(), reader=Reader()), serial)
+    parent = NanoModel(NanoNet(), reader=Reader())
+    two_cache = FeatureCache(tmp_path / "features.pkl")
+    two, _ = examples(rows, parent, two_cache, workers=2)
+    assert len(two) == len(one) == 52
+    assert serial.data.keys() == two_cache.data.keys()
+    assert all(_same(serial.data[k], two_cache.data[k]) for k in serial.data)
+    assert [e.target.ptr.tolist() for e in two] == [e.target.ptr.tolist() for e in one]  # same order, same targets
+    assert len(parent.reader.cache) > 50, "the crops the processes recognised come back to the run's reader"
+    assert len(FeatureCache(tmp_path / "features.pkl").data) == 52  # and the features are on disk
+
+
+@pytest.mark.slow
+def test_a_broken_screenshot_in_a_reading_process_is_one_clear_error(tmp_path: Path, monkeypatch) -> None:
+    from venuskit.models.nano import NanoError
+
+    monkeypatch.setattr("venuskit.train.nano.data.PROCESS_MIN_ROWS", 48)
+    rows = _list_rows(25)
+    rows.append({**rows[0], "images": [b"not a png"]})
+    with pytest.raises(NanoError) as err:
+        examples(rows, NanoModel(NanoNet(), reader=Reader()), FeatureCache(tmp_path / "features.pkl"), workers=2)
+    assert "\n" not in str(err.value)

@@ -28,7 +28,8 @@ def train(
                                     help="Keep the validation templates out of training (learning curves)."),
     tasks: list[Path] = typer.Option([], "--tasks", help="Synthesised task files (`venus tasks synth --split train`); "
                                      "their train-split tasks join the training templates. Repeatable."),
-    workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world server)."),
+    workers: int = typer.Option(1, "--workers", help="Collection workers (each a browser and a world "
+                                "server), and the processes that read the rows."),
     categories: str = typer.Option("short,medium,infeasible", "--categories", help="World task categories to train "
                                    "on (short, medium, long, interrupt, infeasible); a task file's tasks alike."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
@@ -39,6 +40,7 @@ def train(
 ) -> None:
     """Collect training data, then SFT -> per-domain GRPO -> MOPD; writes OUT/venus-nano.pt + summary.json."""
     from venuskit.flywheel.nano import NanoTrainConfig, install, run_all
+    from venuskit.models.nano import NanoError
     from venuskit.world.skins import parse as parse_skins
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -57,6 +59,8 @@ def train(
     except KeyboardInterrupt:
         fail(f"interrupted: the episodes collected and the rows read are kept in {cfg.out}; the same command resumes "
              "from them.", code=130)  # fmt: skip
+    except NanoError as exc:  # a screenshot the reader cannot read, a reading process that died
+        fail(str(exc))
     if install_it:
         summary["installed"] = str(install(cfg.out / summary["final"]))
     typer.echo(json.dumps({k: summary[k] for k in ("final", "minutes", "installed") if k in summary}))

@@ -110,9 +110,10 @@ class LoopConfig:
             raise ValueError("--validation-seeds cannot be negative.")
         if self.base and not (Path(self.base) / "summary.json").is_file():
             raise ValueError(f"--base {self.base}: not a `venus nano train` run folder (no summary.json).")
-        missing = [p for p in self.tasks if not Path(p).is_file()]
-        if missing:
-            raise ValueError(f"Task files not found: {', '.join(missing)}.")
+        from venuskit.tasks.synth.taskfile import task_file
+
+        # A shipped file's name resolves inside the package; a missing file is a ValueError that names it.
+        self.tasks = tuple(str(task_file(p)) for p in self.tasks)
         if (self.judge_set or self.judge_bench or self.judge_miniwob) and not self.judge:
             raise ValueError("--judge-set, --judge-bench and --judge-miniwob belong to a loop that trains the judge "
                              "(--judge).")
@@ -333,7 +334,8 @@ def round_rows(out: Path, k: int, relabel: bool, keep: str = "sgv") -> list[dict
 # ---- 4-5. train and evaluate ---------------------------------------------------------------------------------
 
 
-def _train(config: LoopConfig, folder: Path, rows: list[dict[str, Any]], init: str, k: int) -> tuple[str, dict]:
+def _train(config: LoopConfig, folder: Path, rows: list[dict[str, Any]], init: str, k: int,
+           workers: int = 1) -> tuple[str, dict]:  # fmt: skip
     """SFT from `init` on every round's rows, then GRPO on this round's; returns the new checkpoint and what
     happened. Rows are read once for the whole run (`features.pkl`)."""
     from venuskit.models.nano import NanoModel
@@ -342,7 +344,8 @@ def _train(config: LoopConfig, folder: Path, rows: list[dict[str, Any]], init: s
 
     write_json(folder / "data.json", {"rows": [{"episode_id": r["episode_id"], "step": r["step"], "round": r["round"],
                                                 "source": r["source"]} for r in rows]}, durable=True)  # fmt: skip
-    exs, skipped = examples(rows, NanoModel.load(init), FeatureCache(Path(config.out) / "features.pkl"))
+    exs, skipped = examples(rows, NanoModel.load(init), FeatureCache(Path(config.out) / "features.pkl"),
+                            workers=workers)  # fmt: skip
     own = "sgv_kept" if config.keep == "sgv" else "unfiltered"
     sources = {s: sum(r["source"] == s and r["round"] == k for r in rows) for s in (own, "relabelled")}
     info: dict[str, Any] = {"rows": len(rows), "rows_added": sum(sources.values()), **{f"rows_{s}": n for s, n in
@@ -389,7 +392,7 @@ def validation_examples(config: LoopConfig, parallel: Parallel) -> list[Any]:
     jobs = collect.world_jobs(splits.validation_templates(), (config.surface,), seed_offset=4000)
     index = collect.world_oracle_episodes(out / "validation", jobs, parallel=parallel)
     exs, _ = examples(world_rows(index, relabelled=False), NanoModel.load(default_checkpoint()),
-                      FeatureCache(out / "features.pkl"))  # fmt: skip
+                      FeatureCache(out / "features.pkl"), workers=parallel.workers)  # fmt: skip
     return exs
 
 
@@ -445,7 +448,7 @@ def run_round(config: LoopConfig, k: int, checkpoint: str, weights: dict[str, fl
     judged = train_judge_round(config, folder, k, labelled) if config.judge else {}
     ok = [r for r in labelled if not r.get("infra_error")]
     rows = round_rows(Path(config.out), k, config.relabel, config.keep)
-    new_checkpoint, trained = _train(config, folder, rows, checkpoint, k)
+    new_checkpoint, trained = _train(config, folder, rows, checkpoint, k, parallel.workers)
     evaluation = WorldSuiteConfig(out=str(folder / "eval"), policy=PolicySpec("nano", checkpoint=new_checkpoint),
                                   templates=config.eval_templates, split="heldout", n_seeds=config.eval_seeds,
                                   surfaces=(config.surface,), max_steps=config.max_steps, sgv="off")  # fmt: skip

@@ -37,6 +37,7 @@ from venuskit.models.nano.reader import Reader
 from venuskit.runs.parallel import Parallel
 from venuskit.tasks import splits
 from venuskit.tasks.spec import CATEGORIES, register_file
+from venuskit.tasks.synth.taskfile import task_file
 from venuskit.train.nano.common import StageResult
 from venuskit.train.nano.data import Example, FeatureCache, examples
 from venuskit.train.nano.grpo import GRPOConfig, grpo
@@ -69,7 +70,8 @@ class NanoTrainConfig:
     rollouts: int = field(default=60, metadata={"help": "Policy rollouts per round (GRPO, MOPD states)."})
     tasks: tuple[Path, ...] = field(default=(), metadata={
         "help": "Synthesised task files (`venus tasks synth`); their train-split tasks join the training templates."})
-    workers: int = field(default=1, metadata={"help": "Collection workers (each a browser and a world server)."})
+    workers: int = field(default=1, metadata={
+        "help": "Collection workers (each a browser and a world server), and the processes that read the rows."})
     size: str = field(default="small", metadata={"help": "Student size: small (shipped) or large."})
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
     skins: tuple[int, ...] = field(default=(0,), metadata={
@@ -98,9 +100,7 @@ class NanoTrainConfig:
         NetConfig.named(self.size)
         NetConfig.named(self.teacher_size)
         self.tasks = tuple(Path(p) for p in self.tasks)
-        missing = [str(p) for p in self.tasks if not p.is_file()]
-        if missing:
-            raise ValueError(f"Task files not found: {', '.join(missing)}.")
+        self.task_files()  # every file exists, on disk or shipped (a ValueError names the one missing)
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, got {self.workers}.")
         self.skins = tuple(self.skins)
@@ -110,7 +110,8 @@ class NanoTrainConfig:
             splits.require_train_skin(skin)
 
     def task_files(self) -> tuple[str, ...]:
-        return tuple(str(p) for p in self.tasks)
+        """The task files' paths: a shipped file's name resolves inside the package (the summary keeps the name)."""
+        return tuple(str(task_file(p)) for p in self.tasks)
 
     def parallel(self) -> Parallel:
         return Parallel(workers=self.workers)
@@ -121,7 +122,7 @@ def templates_of(cfg: NanoTrainConfig) -> list[str]:
     the train-split tasks of every registered task file. While the validation slice is kept out, so is every
     synthesised task that composes a capability only validation templates exercise: validation measures
     transfer to functions no training task shows, as held-out evaluation does."""
-    for path in cfg.tasks:
+    for path in cfg.task_files():
         register_file(path)
     if cfg.templates:
         return list(cfg.templates)
@@ -174,8 +175,9 @@ class _Run:
     def __init__(self, cfg: NanoTrainConfig) -> None:
         self.cfg = cfg
         cfg.out.mkdir(parents=True, exist_ok=True)
-        # The reader is most of featurising (PP-OCR on every unread crop) and runs while no browser does: it takes
-        # as many intra-op threads as the run has collection workers (1.7x on two cores).
+        # The reader is most of featurising (PP-OCR on every unread crop) and runs while no browser does: the rows
+        # are read in as many processes as the run has collection workers; a few stragglers here, with as many
+        # intra-op threads.
         self.reader = Reader(threads=cfg.workers)
         self.reader.load_cache(cfg.out / "reader_cache.json")
         self.cache = FeatureCache(cfg.out / "features.pkl")
@@ -203,7 +205,7 @@ class _Run:
         tagged = [(name, row) for name, rs in sources.items() for row in rs]
         for name, row in tagged:
             row["source"] = name  # not part of the cache key: a row reads the same whatever its source
-        exs, skipped = examples([row for _, row in tagged], self.featurizer, self.cache,
+        exs, skipped = examples([row for _, row in tagged], self.featurizer, self.cache, workers=self.cfg.workers,
                                 on_save=lambda: self.reader.save_cache(self.cfg.out / "reader_cache.json"))
         by: dict[str, list[Example]] = {name: [] for name in sources}
         for ex in exs:

@@ -62,3 +62,25 @@ def write_task_file(path: Path | str, tables: list[dict[str, Any]], header: str 
     for raw in tomllib.loads(text).get("task", []):
         parse(raw, str(path))
     return atomic.write_text(path, text, durable=True)
+
+
+# ---- task files shipped with venuskit ----
+
+SHIPPED = Path(__file__).parent / "shipped"
+
+
+def shipped_task_files() -> list[str]:
+    """The names of the synthesised task files inside the package (each file's header gives its command)."""
+    return sorted(p.stem for p in SHIPPED.glob("*.toml"))
+
+
+def task_file(ref: str | Path) -> Path:
+    """A task file by path, or by the name of one shipped with venuskit (`synth-train-seed7`): a synthesis run is
+    deterministic for its seed, and shipping its file spares every rebuild the run (25 minutes on two cores)."""
+    path = Path(ref)
+    if path.is_file():
+        return path
+    if str(ref) in shipped_task_files():
+        return SHIPPED / f"{ref}.toml"
+    raise ValueError(f"Task file not found: {ref} (neither a file nor a shipped one: "
+                     f"{', '.join(shipped_task_files()) or 'none'}).")  # fmt: skip

@@ -14,11 +14,13 @@ next stage) does not read the screens again.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import pickle
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from typing import Any
 from venuskit.actions import ActionParseError, parse_response
 from venuskit.actions.types import Action, Click, Point, Type, action_from_dict
 from venuskit.models.nano.features import Features, NanoInput
-from venuskit.models.nano.model import NanoModel
+from venuskit.models.nano.model import NanoError, NanoModel
 from venuskit.train.nano.targets import Target, target_for
 
 log = logging.getLogger(__name__)
@@ -180,13 +182,15 @@ class FeatureCache:
 
 
 def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCache | None = None,
-             log_every: int = 500, save_every_s: float = 300.0,
-             on_save: Callable[[], None] | None = None) -> tuple[list[Example], dict[str, int]]:  # fmt: skip
+             log_every: int = 500, save_every_s: float = 300.0, on_save: Callable[[], None] | None = None,
+             workers: int = 1) -> tuple[list[Example], dict[str, int]]:  # fmt: skip
     """Examples of every row venus-nano can learn from; the rest counted by reason.
 
     Reading tens of thousands of screens takes longer than a sitting, so the cache is saved (and `on_save` called,
     e.g. to save the reader's cache) every `save_every_s` seconds of new reading and when the reading is
-    interrupted: a rerun reads only the rows not yet read."""
+    interrupted: a rerun reads only the rows not yet read. `workers` > 1 reads the unread rows in that many
+    processes first (`read_ahead`); the features are the same, row by row, as a serial read's."""
+    rows = list(rows)
     skipped: dict[str, int] = {}
     out: list[Example] = []
     cache = cache or FeatureCache(None)
@@ -202,21 +206,29 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
             on_save()
         took, unsaved = time.monotonic() - start, False
 
+    def read(n: int) -> None:
+        nonlocal fresh, unsaved, saved_at
+        fresh += n
+        unsaved = unsaved or n > 0
+        # A cache of tens of thousands of rows is gigabytes: saving waits at least 20x its last save's time,
+        # so saving never costs more than a twentieth of the reading.
+        if n and time.monotonic() - saved_at > max(save_every_s, 20 * took):
+            save()
+            saved_at = time.monotonic()
+
     try:
+        if workers > 1:
+            for n in read_ahead(rows, model, cache, workers, log_every):
+                read(n)
         for i, row in enumerate(rows):
             ex, fresh_row = _example(row, model, cache, skipped)
-            fresh += fresh_row
-            unsaved = unsaved or fresh_row
             if ex is not None:
                 out.append(ex)
             if log_every and (i + 1) % log_every == 0:
-                log.info("features: %d rows (%d read)", i + 1, fresh)
-            # A cache of tens of thousands of rows is gigabytes: saving waits at least 20x its last save's time,
-            # so saving never costs more than a twentieth of the reading.
-            if fresh_row and time.monotonic() - saved_at > max(save_every_s, 20 * took):
-                save()
-                saved_at = time.monotonic()
+                log.info("features: %d rows (%d read)", i + 1, fresh + fresh_row)
+            read(int(fresh_row))
     except BaseException:  # KeyboardInterrupt, a broken screenshot: what was read is kept for the rerun
+        unsaved = unsaved or workers > 1  # the reading processes' last chunks are merged as they stop
         try:
             save()
         except OSError as exc:  # a full disk must not hide the error that stopped the reading
@@ -226,22 +238,128 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
     return out, skipped
 
 
-def _example(row: dict[str, Any], model: NanoModel, cache: FeatureCache,
-             skipped: dict[str, int]) -> tuple[Example | None, bool]:  # fmt: skip
-    """One row's example (None when venus-nano cannot learn from it; `skipped` says why) and whether its features
-    were read now rather than found in the cache."""
+# ---- reading in several processes ----
+
+CHUNK = 24  # rows a worker reads per task: consecutive rows, so an episode's screens mostly stay in one worker
+# A reading process starts in ~6 s (torch and onnxruntime imported, the recognizer built): worth it from a few
+# hundred rows (at 77 rows two processes read at 0.84x one; benchmarks/collection.py).
+PROCESS_MIN_ROWS = 200
+_WORKER: dict[str, Any] = {}
+
+
+def read_ahead(rows: list[dict[str, Any]], model: NanoModel, cache: FeatureCache, workers: int,
+               log_every: int = 500) -> Iterator[int]:  # fmt: skip
+    """Read the features of every unread, learnable row in `workers` processes into `cache` (and the new crops into
+    `model.reader`'s cache); yields the rows read after each chunk, so the caller can save as it goes.
+
+    PP-OCR is most of reading and one process's intra-op threads use two cores at 1.7x; two processes of one
+    thread each also read the rest of a row (finding lines, the features) in parallel."""
+    todo = [r for r in rows if isinstance(_reference(r), tuple) and _row_key(r) not in cache.data]
+    if len(todo) < max(PROCESS_MIN_ROWS, 2 * CHUNK):
+        return
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    start, done, logged = time.monotonic(), 0, 0
+    # spawn, not fork: onnxruntime's and torch's thread pools do not survive a fork.
+    pool = ProcessPoolExecutor(workers, mp.get_context("spawn"), initializer=_worker_init,
+                               initargs=(dict(model.reader.cache),))  # fmt: skip
+    merged: set[Future] = set()
+
+    def merge(fut: Future) -> int:
+        merged.add(fut)
+        try:
+            feats, crops = fut.result()
+        except BrokenProcessPool as exc:  # killed (out of memory, a signal): no traceback from the pool
+            raise NanoError(f"a process reading rows died ({exc}); the rows read so far are kept, and the same "
+                            "command resumes from them") from None  # fmt: skip
+        cache.data.update(feats)
+        model.reader.cache.update(crops)
+        return len(feats)
+
+    submitted = [pool.submit(_worker_read, c) for c in chunks[: 2 * workers]]
+    queued = chunks[2 * workers :]
+    try:
+        pending = set(submitted)
+        while pending:
+            ready, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in ready:
+                n = merge(fut)
+                done += n
+                if queued:
+                    submitted.append(pool.submit(_worker_read, queued.pop(0)))
+                    pending.add(submitted[-1])
+                yield n
+            if log_every and done - logged >= log_every:
+                logged = done
+                log.info("features: %d of %d unread rows read (%.2f s a row, %d processes)", done, len(todo),
+                         (time.monotonic() - start) / done, workers)  # fmt: skip
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM, an error): the chunks the workers finish while the pool stops are kept too.
+        pool.shutdown(wait=True, cancel_futures=True)
+        for fut in submitted:
+            if fut not in merged and fut.done() and not fut.cancelled() and fut.exception() is None:
+                merge(fut)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_init(crops: dict[str, tuple[str, float]]) -> None:
+    import signal
+
+    import torch
+
+    # Ctrl-C reaches the whole process group: the run's process saves what was read and stops the pool; a worker
+    # finishes its chunk quietly instead of printing a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    from venuskit.models.nano.net import NanoNet, NetConfig
+    from venuskit.models.nano.reader import Reader
+
+    torch.set_num_threads(1)
+    reader = Reader(crops, threads=1)
+    _WORKER["model"] = NanoModel(NanoNet(NetConfig()), reader=reader)  # the net is unused: features only
+    _WORKER["known"] = len(reader.cache)
+
+
+def _worker_read(chunk: list[dict[str, Any]]) -> tuple[dict[str, Features], dict[str, tuple[str, float]]]:
+    """One chunk's features by row key, and the crops this worker recognised since its last chunk."""
+    model: NanoModel = _WORKER["model"]
+    feats = {_row_key(row): model.features(input_from_row(row)) for row in chunk}
+    cache = model.reader.cache
+    new = dict(itertools.islice(cache.items(), _WORKER["known"], None))  # a dict keeps insertion order
+    _WORKER["known"] = len(cache)
+    return feats, new
+
+
+def _reference(row: dict[str, Any]) -> tuple[list[Action], list[Any], bool] | str:
+    """The row's reference actions, target boxes and whether it is a click-then-type; or why venus-nano cannot
+    learn from the row ("refusal": a grounding row without a target; "sequence": more than the heads take)."""
     actions = [action_from_dict(a) for a in json.loads(row["gt_actions"])] if row.get("gt_actions") else []
     boxes = json.loads(row["gt_boxes"]) if row.get("gt_boxes") else [None]
     if row.get("surface") == "grounding":
         box = boxes[0]
         if box is None or box[0] < 0:
-            skipped["refusal"] = skipped.get("refusal", 0) + 1
-            return None, False
+            return "refusal"
         actions = [Click(point=Point((box[0] + box[2]) / 2, (box[1] + box[3]) / 2))]
     click_type = len(actions) == 2 and isinstance(actions[0], Click) and isinstance(actions[1], Type)
     if len(actions) != 1 and not click_type:
-        skipped["sequence"] = skipped.get("sequence", 0) + 1
+        return "sequence"
+    return actions, boxes, click_type
+
+
+def _example(row: dict[str, Any], model: NanoModel, cache: FeatureCache,
+             skipped: dict[str, int]) -> tuple[Example | None, bool]:  # fmt: skip
+    """One row's example (None when venus-nano cannot learn from it; `skipped` says why) and whether its features
+    were read now rather than found in the cache."""
+    ref = _reference(row)
+    if isinstance(ref, str):
+        skipped[ref] = skipped.get(ref, 0) + 1
         return None, False
+    actions, boxes, click_type = ref
     key = _row_key(row)
     feats = cache.data.get(key)
     fresh = feats is None
