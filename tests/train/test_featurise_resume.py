@@ -95,3 +95,17 @@ def test_a_broken_screenshot_in_a_reading_process_is_one_clear_error(tmp_path: P
     with pytest.raises(NanoError) as err:
         examples(rows, NanoModel(NanoNet(), reader=Reader()), FeatureCache(tmp_path / "features.pkl"), workers=2)
     assert "\n" not in str(err.value)
+
+
+def test_reading_chunks_keep_each_episode_whole() -> None:
+    from venuskit.train.nano.data import CHUNK, _chunks
+
+    rows = [{"images": [f"/runs/ep-{e}/step_{i:04d}.png"], "step": i} for e, n in enumerate((5, 30, 7, 20, 3))
+            for i in range(n)]  # fmt: skip
+    chunks = _chunks(rows)
+    assert [r for c in chunks for r in c] == rows  # every row once, in order
+    episodes = [{r["images"][0].split("/")[2] for r in c} for c in chunks]
+    assert all(not (a & b) for a, b in zip(episodes, episodes[1:], strict=False))  # no episode cut in two
+    assert all(len(c) >= CHUNK for c in chunks[:-1])
+    in_memory = [{"images": [b"png"]}] * (3 * CHUNK)
+    assert [len(c) for c in _chunks(in_memory)] == [CHUNK] * 3

@@ -240,7 +240,7 @@ def examples(rows: Iterable[dict[str, Any]], model: NanoModel, cache: FeatureCac
 
 # ---- reading in several processes ----
 
-CHUNK = 24  # rows a worker reads per task: consecutive rows, so an episode's screens mostly stay in one worker
+CHUNK = 24  # rows a worker reads per task at least: whole episodes (`_chunks`)
 # A reading process starts in ~6 s (torch and onnxruntime imported, the recognizer built): worth it from a few
 # hundred rows (at 77 rows two processes read at 0.84x one; benchmarks/collection.py).
 PROCESS_MIN_ROWS = 200
@@ -261,7 +261,7 @@ def read_ahead(rows: list[dict[str, Any]], model: NanoModel, cache: FeatureCache
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
+    chunks = _chunks(todo)
     start, done, logged = time.monotonic(), 0, 0
     # spawn, not fork: onnxruntime's and torch's thread pools do not survive a fork.
     pool = ProcessPoolExecutor(workers, mp.get_context("spawn"), initializer=_worker_init,
@@ -305,6 +305,23 @@ def read_ahead(rows: list[dict[str, Any]], model: NanoModel, cache: FeatureCache
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _chunks(rows: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The rows in order, cut into chunks of about CHUNK rows at episode boundaries: a row reads its episode's past
+    screens too, and they are in the screen cache of the process that read the episode's earlier rows."""
+    chunks: list[list[dict[str, Any]]] = []
+    cur: list[dict[str, Any]] = []
+    last: str | None = None
+    for row in rows:
+        image = (row.get("images") or [None])[-1]
+        episode = str(Path(image).parent) if isinstance(image, str) else None  # in-memory screens: no episode
+        if len(cur) >= CHUNK and (episode is None or episode != last):
+            chunks.append(cur)
+            cur = []
+        cur.append(row)
+        last = episode
+    return [*chunks, cur] if cur else chunks
 
 
 def _worker_init(crops: dict[str, tuple[str, float]]) -> None:
