@@ -52,3 +52,11 @@ def test_a_recipe_config_keeps_the_name_and_reads_the_shipped_file(tmp_path: Pat
     assert len(synth) >= 150 and not set(trained) & splits.load().world_heldout
     with pytest.raises(ValueError, match="not found"):
         NanoTrainConfig(out=tmp_path, tasks=("no-such-file",))
+
+
+def test_a_loop_config_takes_the_shipped_name() -> None:
+    from venuskit.flywheel.loop import LoopConfig
+
+    assert LoopConfig(out="x", tasks=(NAME,)).tasks == (str(task_file(NAME)),)
+    with pytest.raises(ValueError, match="not found"):
+        LoopConfig(out="x", tasks=("no-such-file",))

@@ -113,7 +113,7 @@ class LoopConfig:
         from venuskit.tasks.synth.taskfile import task_file
 
         # A shipped file's name resolves inside the package; a missing file is a ValueError that names it.
-        self.tasks = tuple(str(task_file(p)) for p in self.tasks)
+        object.__setattr__(self, "tasks", tuple(str(task_file(p)) for p in self.tasks))  # a frozen config
         if (self.judge_set or self.judge_bench or self.judge_miniwob) and not self.judge:
             raise ValueError("--judge-set, --judge-bench and --judge-miniwob belong to a loop that trains the judge "
                              "(--judge).")
