@@ -236,8 +236,12 @@ def main() -> None:
     if args.skins and "skins" not in skip:
         figures["skins"] = _skins(args.checkpoint, args.skins, args.seeds, out / "skins", args.workers)
         _say(f"skins: {figures['skins']}")
+    from venuskit.models.nano.icons import default_namer
+
+    namer = default_namer()  # its figures come from its training run (`venus nano icons`: metrics.json)
     report = {"figures": figures, "details": details, "load": {"before": load_before, "after": os.getloadavg()},
-              "checkpoint": str(args.checkpoint or "shipped"), "done_check": model.done_check}  # fmt: skip
+              "checkpoint": str(args.checkpoint or "shipped"), "done_check": model.done_check,
+              "icon_namer": {"sha256": namer.sha256, **namer.meta} if namer else None}  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=1, default=str))
     (out / "report.html").write_text(_html(report, args.run))

@@ -9,13 +9,14 @@ PY="${PYTHON:-python3.11}"
 
 # Debian's Chromium (Playwright drives it through executable_path; `playwright install` is never used),
 # its driver (only the miniwob selenium anchor in benchmarks needs it), Xvfb/xdotool for desktop runs,
-# bootstrap-icons (a real icon set for grounding synthesis),
+# bootstrap-icons (a real icon set for grounding synthesis; with adwaita-icon-theme, the pictures venus-nano's icon
+# namer learns from),
 # fonts incl. CJK so zh pages render real glyphs, and the shared libraries OpenCV needs (the verifier's OCR).
 # The desktop env (venuskit.envs.desktop): openbox, the apps it opens, a session bus and GTK themes.
 # The Android env (venuskit.envs.android): Debian's adb, the real adb server it drives devices (and the stand-in) through.
 # Python 3.11 and its venv module (a bare Debian 12 has neither; Debian ships ensurepip separately).
 APT_PKGS=(python3.11 python3.11-venv
-          chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation bootstrap-icons libgl1 libglib2.0-0
+          chromium chromium-headless-shell chromium-driver xvfb xdotool fonts-noto-cjk fonts-dejavu-core fonts-liberation bootstrap-icons adwaita-icon-theme libgl1 libglib2.0-0
           openbox mousepad pcmanfm gnumeric xterm x11-utils gpicview lxappearance dbus-daemon gnome-themes-extra
           gtk2-engines-pixbuf adb)
 missing=()

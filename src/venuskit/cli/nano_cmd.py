@@ -1,4 +1,4 @@
-"""`venus nano train|eval|info`: venus-nano, the embedded default policy."""
+"""`venus nano train|eval|info|icons`: venus-nano, the embedded default policy."""
 
 from __future__ import annotations
 
@@ -33,6 +33,8 @@ def train(
     categories: str = typer.Option("short,medium,infeasible", "--categories", help="World task categories to train "
                                    "on (short, medium, long, interrupt, infeasible); a task file's tasks alike."),
     install_it: bool = typer.Option(False, "--install", help="Copy the result over the shipped checkpoint."),
+    icon_names: bool = typer.Option(False, "--icon-names/--no-icon-names", help="The network reads the icon namer's "
+                                    "names of icons (docs/nano.md); off, as the shipped checkpoint."),
     skins: str = typer.Option("0", "--skins", help="World skins the training episodes are spread over, e.g. "
                               "'0-99' (training skins 0-899 only; held-out skins are refused)."),  # fmt: skip
     world_rows: int = typer.Option(0, "--world-rows", help="World step rows trained on (0: all): a sample spread "
@@ -50,7 +52,8 @@ def train(
                               rollouts=rollouts, grounding_n=grounding_n, captcha_per_type=captcha_per_type,
                               validation=validation, tasks=tuple(tasks), workers=workers,
                               categories=tuple(c.strip() for c in categories.split(",") if c.strip()),
-                              skins=tuple(parse_skins(skins)), world_rows=world_rows)  # fmt: skip
+                              skins=tuple(parse_skins(skins)), world_rows=world_rows,
+                              icon_names=icon_names)  # fmt: skip
     except ValueError as exc:
         fail(str(exc))
     try:
@@ -110,6 +113,29 @@ def evaluate(
         typer.echo(f"success {result['success']:.1%} ({result['solved']} of {result['n']} episodes; 95% interval "
                    f"{low:.1%}-{high:.1%}); Finished/Answer without solving: {result['premature_finish']}; "
                    f"forbidden side effects: {result['side_effects']}")  # fmt: skip
+
+
+@app.command("icons")
+def icons(
+    out: Path = typer.Option(Path("runs/icons"), "--out", help="Folder for icon-namer.pt and metrics.json."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sheets' looks and of training."),
+    variants: int = typer.Option(24, help="Looks drawn per named icon file."),
+    epochs: int = typer.Option(30, help="Training passes."),
+    install_it: bool = typer.Option(False, "--install", help="Copy the namer over the shipped one (the features "
+                                    "change: the shipped policy must then be trained again on them)."),
+) -> None:
+    """Train the icon namer on two icon libraries' sheets; measured on held-out looks and the world's own icons."""
+    from venuskit.flywheel.icons import IconsConfig, train_icons
+    from venuskit.synth.grounding.spec import SynthError
+    from venuskit.train.nano.icons import NamerConfig
+
+    try:
+        cfg = IconsConfig(seed=seed, variants=variants, namer=NamerConfig(epochs=epochs, seed=seed))
+        metrics = train_icons(out, cfg, install=install_it)
+    except SynthError as exc:
+        fail(str(exc))
+    keys = ("pictures", "library_heldout", "world_default", "seconds")
+    typer.echo(json.dumps({k: metrics[k] for k in keys}))
 
 
 @app.command("info")

@@ -76,6 +76,8 @@ class NanoTrainConfig:
     teacher_size: str = field(default="small", metadata={"help": "Size of the per-domain GRPO teachers."})
     skins: tuple[int, ...] = field(default=(0,), metadata={
         "help": "World skins the episodes are spread over (training skins only; 0 is the default look)."})
+    icon_names: bool = field(default=False, metadata={
+        "help": "The network reads the icon-name features (`models.nano.icons`); off, as the shipped checkpoint."})
     world_rows: int = field(default=0, metadata={
         "help": "World step rows trained on (0: every row): a sample spread evenly over the tasks, rows already "
                 "read first. Reading tens of thousands of screens takes hours on two cores."})
@@ -247,9 +249,9 @@ def run_all(cfg: NanoTrainConfig) -> dict[str, Any]:
     data = run.featurise(run.kept(sources))  # then every row read once
     world, val = data["world"], data.get("validation", [])
     ground, captcha = data.get("grounding", []), data.get("captcha", [])
-    s = sft(world + ground + captcha, cfg.out / "sft", SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size,
-                                                             max_minutes=run.left()),
-            val=val)  # fmt: skip
+    sft_cfg = SFTConfig(epochs=cfg.sft_epochs, seed=cfg.seed, size=cfg.size, icon_names=cfg.icon_names,
+                        max_minutes=run.left())  # fmt: skip
+    s = sft(world + ground + captcha, cfg.out / "sft", sft_cfg, val=val)
     run.record(s)
     final = s.checkpoint
     if "grpo" in cfg.stages:

@@ -66,10 +66,16 @@ from venuskit.models.nano.entities import (
     words,
 )
 from venuskit.models.nano.history import Past, history_types, used_entities
+from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_version, words_of
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 4  # bump when features change: cached features of an older version are recomputed
+VERSION = 6  # bump when features change: cached features of an older version are recomputed (5: an unmerged branch)
+
+
+def version() -> str:
+    """What cached features depend on: this module's VERSION and the icon namer's weights."""
+    return f"{VERSION}+{namer_version()}"
 
 
 @dataclass
@@ -178,7 +184,8 @@ GEO_NAMES = ("cx", "cy", "w", "h", "area", *(f"kind_{k}" for k in CAND_KINDS), "
              "std", "saturated", "dark", "bias")  # fmt: skip
 HIST_NAMES = ("clicked_n", "last_click_in", "typed_in", "text_clicked_before", "new_on_screen", "dx_last", "dy_last",
               "same_row_last", "label_used", "container_clicked")  # fmt: skip
-CAND_DIM = 4 * MATCH_DIM + len(GEO_NAMES) + len(HIST_NAMES)
+CAND_DIM = 5 * MATCH_DIM + len(GEO_NAMES) + len(HIST_NAMES)  # own, row, container, label, icon name
+ICON_NAME_COLS = range(4 * MATCH_DIM, 5 * MATCH_DIM)  # the icon-name block (a network reads it when configured to)
 
 
 def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
@@ -199,6 +206,10 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     heights = [c.box[3] - c.box[1] for c in cands if c.kind == "text"]
     med_h = float(np.median(heights)) if heights else 16.0
     zero = [0.0] * MATCH_DIM
+    icon_index = [i for i, c in enumerate(cands) if c.kind == "icon"]
+    icons = np.stack([icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
+        else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
+    named = _icon_matches(g, icon_index, icons)
     x_rows = []
     for i, c in enumerate(cands):
         row = [max((own[j][k] for j in rows[i]), default=0.0) for k in range(MATCH_DIM)]
@@ -226,11 +237,8 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         hist = [min(sum(inside), 3) / 3, float(bool(inside) and inside[-1]), typed_in,
                 float(bool(nc) and nc in clicked_norm), new, dx, dy, float(abs(dy) < 0.02 and last_click is not None),
                 float(bool(label_text) and norm(label_text) in clicked_norm), cont_clicked]  # fmt: skip
-        x_rows.append(own[i] + row + cont + label + geo + hist)
+        x_rows.append(own[i] + row + cont + label + named.get(i, zero) + geo + hist)
     cand_x = np.asarray(x_rows, np.float16).reshape(n, CAND_DIM)  # float16: features are cached by the thousand
-    icon_index = [i for i, c in enumerate(cands) if c.kind == "icon"]
-    icons = np.stack([icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
-        else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
     texts, text_x = _text_options(inp, g, cands, own, rows, past, screen)
     state = _state(inp, g, cands, own, past, screen, text_x, texts)
     evidence = None
@@ -239,6 +247,19 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None)
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
                     state, texts, text_x, evidence, g.answer is not None)  # fmt: skip
+
+
+def _icon_matches(g: Goal, index: list[int], patches: np.ndarray) -> dict[int, list[float]]:
+    """For each icon candidate the namer names (`models.nano.icons`): the goal's match against the name's words,
+    scaled by the namer's probability ("star the message" against a star icon)."""
+    namer = default_namer()
+    if namer is None or not index:
+        return {}
+    out = {}
+    for i, (name, p) in zip(index, namer.name(patches.astype(np.float32)), strict=True):
+        if name != OTHER and p >= MIN_PROB:
+            out[i] = [p * v for v in g.match(words_of(name))]
+    return out
 
 
 def _is_click(action: Action | None) -> bool:

@@ -25,7 +25,7 @@ from torch import nn
 from venuskit.models.nano.action_types import TYPES
 from venuskit.models.nano.candidates import ICON_PX
 from venuskit.models.nano.entities import BUCKETS
-from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features
+from venuskit.models.nano.features import CAND_DIM, ICON_NAME_COLS, STATE_DIM, TEXT_DIM, Features
 
 NEG = -1e9
 
@@ -40,6 +40,9 @@ class NetConfig:
     icon_dim: int = 16
     dropout: float = 0.1
     word_dropout: float = 0.25  # share of hashed words hidden in training: the relational features must carry it
+    # Read the icon-name block of the candidate features (`models.nano.icons`). Off, those columns are dropped and
+    # the network sees exactly the features of checkpoints trained before the block existed (they load as off).
+    icon_names: bool = False
 
     @classmethod
     def named(cls, name: str) -> NetConfig:
@@ -120,6 +123,7 @@ class Encoded:
     state: torch.Tensor  # (B, d)
     pooled: torch.Tensor  # (B, d)
     batch: Batch
+    cand_x: torch.Tensor  # (B, N, the columns this network reads)
 
 
 class NanoNet(nn.Module):
@@ -133,7 +137,9 @@ class NanoNet(nn.Module):
             nn.Conv2d(8, cfg.icon_dim, 3, padding=1), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
         )  # fmt: skip
         self.state_in = nn.Sequential(nn.Linear(STATE_DIM + d, d), nn.ReLU(), nn.Linear(d, d))
-        self.cand_in = nn.Sequential(nn.Linear(CAND_DIM + 2 * d + cfg.icon_dim, d), nn.ReLU(), nn.Linear(d, d))
+        cols = [i for i in range(CAND_DIM) if cfg.icon_names or i not in ICON_NAME_COLS]
+        self._cols = None if len(cols) == CAND_DIM else torch.tensor(cols)  # not a parameter: old files load as-is
+        self.cand_in = nn.Sequential(nn.Linear(len(cols) + 2 * d + cfg.icon_dim, d), nn.ReLU(), nn.Linear(d, d))
         layer = nn.TransformerEncoderLayer(d, cfg.heads, 2 * d, cfg.dropout, batch_first=True)
         self.encoder = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
         self.pool_q = nn.Linear(d, d)
@@ -145,7 +151,7 @@ class NanoNet(nn.Module):
         self.nl_head = nn.Linear(2 * d, 1)
         # Linear scorers over the raw relational features, their weights set by the state and the type: the part of
         # the decision that transfers to unseen tasks most directly ("the line that holds the quoted subject").
-        self.ptr_lin = nn.Linear(d, CAND_DIM)
+        self.ptr_lin = nn.Linear(d, len(cols))
         self.text_lin = nn.Linear(d, TEXT_DIM)
 
     def _bag(self, ids: torch.Tensor) -> torch.Tensor:
@@ -164,11 +170,12 @@ class NanoNet(nn.Module):
         if len(b.icon_pos):
             icon = icon.index_copy(0, b.icon_pos, self.icon(b.icons.unsqueeze(1)))
         icon = icon.view(bsz, n, -1)
-        x = self.cand_in(torch.cat([b.cand_x, cw, cw * g[:, None], icon], -1)) + s[:, None]
+        cx = b.cand_x if self._cols is None else b.cand_x.index_select(-1, self._cols)
+        x = self.cand_in(torch.cat([cx, cw, cw * g[:, None], icon], -1)) + s[:, None]
         x = self.encoder(x, src_key_padding_mask=~b.cand_mask)
         att = (x @ self.pool_q(s)[:, :, None]).squeeze(-1).masked_fill(~b.cand_mask, NEG)
         pooled = (torch.softmax(att, -1)[:, :, None] * x).sum(1)
-        return Encoded(x, s, pooled, b)
+        return Encoded(x, s, pooled, b, cx)
 
     def type_logits(self, e: Encoded) -> torch.Tensor:
         return self.type_head(torch.cat([e.state, e.pooled], -1))
@@ -177,7 +184,7 @@ class NanoNet(nn.Module):
         """(pointer logits (B, N), text logits (B, M), newline logit (B,)) given the action type of each row."""
         q = e.state + self.type_emb(types)
         b = e.batch
-        ptr = self.ptr_head(e.cands + q[:, None]).squeeze(-1) + (b.cand_x * self.ptr_lin(q)[:, None]).sum(-1)
+        ptr = self.ptr_head(e.cands + q[:, None]).squeeze(-1) + (e.cand_x * self.ptr_lin(q)[:, None]).sum(-1)
         ptr = ptr.masked_fill(~b.cand_mask, NEG)
         t = self.text_in(b.text_x)
         txt = self.text_head(t + q[:, None]).squeeze(-1) + (b.text_x * self.text_lin(q)[:, None]).sum(-1)

@@ -172,6 +172,18 @@ def find_regions(gray: np.ndarray) -> list[tuple[Box, Kind]]:
     return out
 
 
+def icon_boxes(img: np.ndarray) -> list[Box]:
+    """The icon boxes the reader finds on a BGR screenshot, in its pixels (what `Reader.read` makes candidates of,
+    without reading any text)."""
+    import cv2
+
+    h, w = img.shape[:2]
+    f = read_scale(w, h)
+    work = img if f == 1.0 else cv2.resize(img, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA)
+    found = find_lines(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY))
+    return [_scaled(box, f) for box, kind in found if kind == "icon"]
+
+
 def _inside(box: Box, outer: Box) -> bool:
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return outer[0] <= cx <= outer[2] and outer[1] <= cy <= outer[3]

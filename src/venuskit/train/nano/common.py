@@ -198,7 +198,7 @@ def sample(net: NanoNet, e: Encoded, allowed: torch.Tensor, generator: torch.Gen
 def repeat_encoded(e: Encoded, g: int) -> Encoded:
     """Each row repeated g times, adjacent (a GRPO group per state)."""
     return Encoded(e.cands.repeat_interleave(g, 0), e.state.repeat_interleave(g, 0),
-                   e.pooled.repeat_interleave(g, 0), e.batch.repeat(g))  # fmt: skip
+                   e.pooled.repeat_interleave(g, 0), e.batch.repeat(g), e.cand_x.repeat_interleave(g, 0))  # fmt: skip
 
 
 def split_by_template(examples: list[Example], val_share: float, seed: int) -> tuple[list[Example], list[Example]]:

@@ -146,9 +146,9 @@ def reference_rows(episode_dirs: Iterable[Path | str]) -> list[dict[str, Any]]:
 
 
 def _row_key(row: dict[str, Any]) -> str:
-    from venuskit.models.nano.features import VERSION
+    from venuskit.models.nano.features import version
 
-    h = hashlib.sha1(str(VERSION).encode())
+    h = hashlib.sha1(version().encode())
     h.update(json.dumps(row.get("prompt"), sort_keys=True, default=str).encode())
     h.update(str(row.get("images", [])[-1:]).encode())
     h.update(str(row.get("gt_actions")).encode())

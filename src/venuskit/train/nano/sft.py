@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ class SFTConfig:
     lr: float = field(default=2e-3, metadata={"help": "AdamW learning rate (cosine decay to 10%)."})
     weight_decay: float = field(default=1e-4, metadata={"help": "AdamW weight decay."})
     size: str = field(default="small", metadata={"help": "Network size: small (shipped) or large (teachers)."})
+    icon_names: bool = field(default=False, metadata={"help": "Read the icon-name features (models.nano.icons)."})
     seed: int = field(default=0, metadata={"help": "Seed of initialisation and batch order."})
     max_minutes: float = field(default=60.0, metadata={"help": "Safety cap in minutes (a capped run says so; "
                                                                 "epochs are the budget)."})
@@ -83,6 +84,6 @@ def sft(train: list[Example], out: Path, config: SFTConfig | None = None, *, val
     if not train:
         raise ValueError("SFT got no training examples; collect episodes first (`venus nano train`).")
     gen = seed_everything(cfg.seed)
-    net = NanoModel.load(init).net if init else NanoNet(NetConfig.named(cfg.size))
+    net = NanoModel.load(init).net if init else NanoNet(replace(NetConfig.named(cfg.size), icon_names=cfg.icon_names))
     metrics = train_supervised(net, train, val or [], cfg, gen)
     return save_stage(net, out, "sft", {"stage": "sft", "seed": cfg.seed}, metrics, cfg)
