@@ -85,7 +85,8 @@ def _half(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     return {k: v.detach().cpu().half() if v.is_floating_point() else v.detach().cpu() for k, v in state.items()}
 
 
-def _digest(state: dict[str, torch.Tensor]) -> str:
+def weights_digest(state: dict[str, torch.Tensor]) -> str:
+    """SHA-256 over a state dict, key by key (venus-nano's checkpoints and the namer's files check it at load)."""
     h = hashlib.sha256()
     for k in sorted(state):
         h.update(k.encode())
@@ -100,7 +101,7 @@ class IconNamer:
         self.net = net.eval()
         self.names = names
         self.meta = meta or {}
-        self.sha256 = _digest(_half(net.state_dict()))
+        self.sha256 = weights_digest(_half(net.state_dict()))
 
     @torch.no_grad()
     def probs(self, patches: np.ndarray) -> np.ndarray:
@@ -116,7 +117,7 @@ class IconNamer:
         state = _half(self.net.state_dict())
         width = self.net.body[0].out_channels
         payload = {"format": "venuskit.icon-namer/1", "names": list(self.names), "width": width, "state": state,
-                   "sha256": _digest(state), "meta": self.meta}  # fmt: skip
+                   "sha256": weights_digest(state), "meta": self.meta}  # fmt: skip
         buf = io.BytesIO()
         torch.save(payload, buf)
         from venuskit.infra.atomic import write_bytes
@@ -132,7 +133,7 @@ class IconNamer:
             raise NamerError(f"{p}: not an icon-namer file ({type(exc).__name__})") from exc
         if not isinstance(payload, dict) or payload.get("format") != "venuskit.icon-namer/1":
             raise NamerError(f"{p}: not an icon-namer file")
-        if not isinstance(payload.get("state"), dict) or _digest(payload["state"]) != payload.get("sha256"):
+        if not isinstance(payload.get("state"), dict) or weights_digest(payload["state"]) != payload.get("sha256"):
             raise NamerError(f"{p}: its weights do not match the SHA-256 stored with them")
         names = tuple(payload["names"])
         if names != classes():

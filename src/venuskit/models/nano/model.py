@@ -48,6 +48,7 @@ from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_IN
 from venuskit.models.nano.done import answer_options
 from venuskit.models.nano.features import Features, NanoInput, build
 from venuskit.models.nano.history import read_past
+from venuskit.models.nano.icons import weights_digest as _weights_digest
 from venuskit.models.nano.net import NanoNet, NetConfig, collate
 from venuskit.models.nano.reader import Reader, ReaderError, default_reader
 
@@ -125,14 +126,6 @@ def _thought(f: Features, c: Choice) -> str:
 
 
 # ---- the model ----------------------------------------------------------------------------------------------
-
-
-def _weights_digest(state: dict[str, torch.Tensor]) -> str:
-    h = hashlib.sha256()
-    for k in sorted(state):
-        h.update(k.encode())
-        h.update(state[k].detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()
 
 
 class NanoModel:
