@@ -266,3 +266,12 @@ def test_the_desktop_gate_refuses_the_browser_only_safety_flags(tmp_path: Path) 
     (tmp_path / "s.toml").write_text('[pw]\nvalue = "x"\norigins = ["http://127.0.0.1:1"]\n')
     out = cli("run", "--surface", "computer", "--desktop-task", "files.trash", "--secrets", str(tmp_path / "s.toml"))
     assert "--secrets is for the browser surfaces" in one_line_error(out)
+
+
+def test_nano_curves_of_a_folder_that_is_no_recipe_run(tmp_path: Path) -> None:
+    """`venus nano curves` reads a finished run; a folder that is none, a torn summary or a bad flag is one line."""
+    assert "not a `venus nano train` run folder" in one_line_error(cli("nano", "curves", "--run", str(tmp_path)))
+    (tmp_path / "summary.json").write_text("{torn")
+    assert "not a `venus nano train` summary" in one_line_error(cli("nano", "curves", "--run", str(tmp_path)))
+    assert "points must be at least 2" in one_line_error(cli("nano", "curves", "--run", str(tmp_path),
+                                                             "--points", "1"))  # fmt: skip

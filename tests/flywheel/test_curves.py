@@ -62,3 +62,22 @@ def test_synthesised_tasks_that_compose_a_validation_only_function_stay_out_whil
     assert "synth.68f957eba472" in on and "synth.12366989eb47" not in on  # composes shop.read_order_total
     assert {"synth.68f957eba472", "synth.12366989eb47"} <= set(off)
     assert not set(on) & set(splits.validation_templates()) and set(splits.validation_templates()) <= set(off)
+
+
+def test_a_point_trains_the_runs_own_network(tmp_path, monkeypatch):
+    """A scaling point differs from the run only in its data: a run trained with the icon-name block (or a larger
+    network) gets points that read it too, else the curve would compare two recipes."""
+    import importlib
+
+    from venuskit.flywheel import curves
+
+    sft_mod = importlib.import_module("venuskit.train.nano.sft")  # the module: the package exports its function
+
+    cfg = NanoTrainConfig(out=tmp_path, seed=3, sft_epochs=2, icon_names=True, size="large", stages=("sft",))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary.json").write_text(json.dumps({"config": json.loads(json.dumps(vars(cfg), default=str))}))
+    seen = []
+    monkeypatch.setattr(sft_mod, "sft", lambda exs, folder, c: seen.append(c) or NS(checkpoint=folder / "x.pt"))
+    curves._train("tasks-2", [NS()] * 4, CurveConfig(run=run, out=tmp_path / "out", seed=3), budget=8)
+    assert [(c.icon_names, c.size, c.epochs, c.seed) for c in seen] == [(True, "large", 2, 3)]

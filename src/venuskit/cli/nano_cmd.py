@@ -1,4 +1,4 @@
-"""`venus nano train|eval|info|icons`: venus-nano, the embedded default policy."""
+"""`venus nano train|eval|curves|icons|info`: venus-nano, the embedded default policy."""
 
 from __future__ import annotations
 
@@ -136,6 +136,41 @@ def icons(
         fail(str(exc))
     keys = ("pictures", "library_heldout", "world_default", "seconds")
     typer.echo(json.dumps({k: metrics[k] for k in keys}))
+
+
+@app.command("curves")
+def curves(
+    run: Path = typer.Option(..., "--run", help="A finished `venus nano train --tasks ...` run folder."),
+    out: Path = typer.Option(Path("runs/curves"), "--out", help="Folder for the points and curves.json (a rerun "
+                             "reuses every point done)."),
+    points: int = typer.Option(4, help="Scaling points: the hand-written templates alone, then synthesised tasks "
+                               "added in equal steps up to all of them."),
+    epochs: int = typer.Option(10, help="SFT epochs of the largest set; a smaller set sees as many examples in all."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every point (the run's own seed reuses its SFT checkpoint)."),
+    eval_seeds: int = typer.Option(3, help="Evaluation seeds per held-out and validation short template."),
+    workers: int = typer.Option(2, help="Evaluation (and one-skin collection) workers."),
+    environments: bool = typer.Option(False, "--environments/--no-environments", help="Also the one-skin point: "
+                                      "the run's world jobs collected again on the default skin (long)."),
+) -> None:
+    """The scaling curve and the axes ablation of one recipe run (read by `benchmarks/nano.py --curves OUT`)."""
+    from venuskit.flywheel.curves import CurveConfig, run_curves
+    from venuskit.models.nano import NanoError
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    try:
+        cfg = CurveConfig(run=run, out=out, points=points, epochs=epochs, seed=seed, eval_seeds=eval_seeds,
+                          workers=workers, environments=environments)  # fmt: skip
+        with interrupts_raise():
+            result = run_curves(cfg)
+    except KeyboardInterrupt:
+        fail(f"interrupted: every finished point is kept in {out}; the same command resumes from them.", code=130)
+    except (ValueError, NanoError) as exc:
+        fail(str(exc))
+    for p in result["scaling"]:
+        h, v = p["heldout_short"], p["validation_short"]
+        typer.echo(f"{p['tasks']:5d} tasks  held-out short {h['success']:.1%} of {h['n']}  "
+                   f"validation short {v['success']:.1%} of {v['n']}")  # fmt: skip
+    typer.echo(json.dumps({"out": str(out / "curves.json"), "points": len(result["scaling"])}))
 
 
 @app.command("info")

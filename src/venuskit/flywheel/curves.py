@@ -95,6 +95,7 @@ def one_skin(cfg: CurveConfig) -> list[Example]:
 
 
 def _train(name: str, exs: list[Example], cfg: CurveConfig, budget: int) -> Path:
+    from venuskit.flywheel.nano import run_config
     from venuskit.train.nano.sft import SFTConfig, sft
 
     folder = cfg.out / "points" / name
@@ -106,7 +107,9 @@ def _train(name: str, exs: list[Example], cfg: CurveConfig, budget: int) -> Path
         for name_ in ("venus-nano.pt", "metrics.json"):
             shutil.copyfile(Path(cfg.run) / "sft" / name_, folder / name_)
         return folder / "venus-nano.pt"
-    return sft(exs, folder, SFTConfig(epochs=epochs, seed=cfg.seed, max_minutes=60.0)).checkpoint
+    run = run_config(cfg.run)  # the run's own network: its size and whether it reads the icon-name block
+    return sft(exs, folder, SFTConfig(epochs=epochs, seed=cfg.seed, size=run.size, icon_names=run.icon_names,
+                                      max_minutes=60.0)).checkpoint  # fmt: skip
 
 
 def _is_run_sft(cfg: CurveConfig, n: int, epochs: int) -> bool:

@@ -31,6 +31,7 @@ import torch
 
 from venuskit.actions import ActionParseError, format_response, parse_response
 from venuskit.actions.coords import from_pixel, to_grid
+from venuskit.actions.grammar import TAG
 from venuskit.actions.types import (
     Action,
     CallUser,
@@ -116,13 +117,20 @@ def to_actions(f: Features, c: Choice, surface: str) -> list[Action]:
 
 
 def _thought(f: Features, c: Choice) -> str:
+    # Screen text is quoted into the thought: a page that shows "<action>" must not end the think block.
+    return TAG.sub(lambda m: "‹" + m.group(0)[1:-1] + "›", _said(f, c))
+
+
+def _said(f: Features, c: Choice) -> str:
     if c.type == "Click" and c.cand is not None:
         cand = f.cands[c.cand]
         what = repr(cand.text) if cand.text else f"the {cand.kind} at {cand.box[:2]}"
         return f"Click {what}."
+    # A Finished says why the done check let it through, so a premature one can be traced to its evidence.
+    why = f" ({f.done_evidence})" if c.type == "Finished" and f.done_evidence else ""
     if c.type in TEXT_TYPES and c.text is not None:
-        return f"{c.type} {f.texts[c.text].text!r}."
-    return f"{c.type}."
+        return f"{c.type} {f.texts[c.text].text!r}{why}."
+    return f"{c.type}{why}."
 
 
 # ---- the model ----------------------------------------------------------------------------------------------
