@@ -81,3 +81,20 @@ def test_a_point_trains_the_runs_own_network(tmp_path, monkeypatch):
     monkeypatch.setattr(sft_mod, "sft", lambda exs, folder, c: seen.append(c) or NS(checkpoint=folder / "x.pt"))
     curves._train("tasks-2", [NS()] * 4, CurveConfig(run=run, out=tmp_path / "out", seed=3), budget=8)
     assert [(c.icon_names, c.size, c.epochs, c.seed) for c in seen] == [(True, "large", 2, 3)]
+
+
+def test_a_point_whose_evaluation_did_not_run_is_an_error_not_a_zero(tmp_path, monkeypatch):
+    """Workers that die before an episode (a broken install, a process that cannot start) leave no episodes: the
+    curve must not record that point as 0% success."""
+    from venuskit.flywheel import curves
+
+    dead = {"episodes": 0, "success": 0.0, "rates": {"success": {"ci95": [0.0, 1.0]}},
+            "infra_failures": [{"key": "mail.star_message/browser/5000", "error": "worker process died (exit code 1)"}]}
+    monkeypatch.setattr(curves, "run_world_suite", lambda *a, **k: dead)
+    cfg = CurveConfig(run=tmp_path, out=tmp_path / "out")
+    (tmp_path / "ck.pt").write_bytes(b"")  # the suite's config names the checkpoint; no episode opens it here
+    with pytest.raises(curves.CurveError, match="1 evaluation episodes did not run .worker process died"):
+        curves._suite(tmp_path / "ck.pt", tmp_path / "h", ["mail.star_message"], "heldout", (5000,), cfg)
+    ok = {"episodes": 3, "success": 1 / 3, "rates": {"success": {"ci95": [0.06, 0.79]}}, "infra_failures": []}
+    monkeypatch.setattr(curves, "run_world_suite", lambda *a, **k: ok)
+    assert curves._suite(tmp_path / "ck.pt", tmp_path / "h", ["mail.star_message"], "heldout", (5000,), cfg)["n"] == 3

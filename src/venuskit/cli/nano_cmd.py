@@ -153,7 +153,7 @@ def curves(
                                       "the run's world jobs collected again on the default skin (long)."),
 ) -> None:
     """The scaling curve and the axes ablation of one recipe run (read by `benchmarks/nano.py --curves OUT`)."""
-    from venuskit.flywheel.curves import CurveConfig, run_curves
+    from venuskit.flywheel.curves import CurveConfig, CurveError, run_curves
     from venuskit.models.nano import NanoError
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -166,6 +166,8 @@ def curves(
         fail(f"interrupted: every finished point is kept in {out}; the same command resumes from them.", code=130)
     except (ValueError, NanoError) as exc:
         fail(str(exc))
+    except CurveError as exc:
+        fail(str(exc), code=1)
     for p in result["scaling"]:
         h, v = p["heldout_short"], p["validation_short"]
         typer.echo(f"{p['tasks']:5d} tasks  held-out short {h['success']:.1%} of {h['n']}  "

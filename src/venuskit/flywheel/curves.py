@@ -32,6 +32,10 @@ from venuskit.train.nano.data import Example
 HAND = "hand-written"
 
 
+class CurveError(RuntimeError):
+    """A point could not be measured (its evaluation episodes did not run); the points done are kept."""
+
+
 @dataclass(frozen=True)
 class CurveConfig:
     """`flywheel.curves`: the scaling curve and the axes ablation of one recipe run."""
@@ -131,6 +135,11 @@ def _suite(checkpoint: Path, out: Path, templates: list[str], split: str, seeds:
                               templates=",".join(templates), split=split, seeds=seeds, surfaces=("browser",),
                               max_steps=cfg.max_steps, sgv="off")  # fmt: skip
     done = run_world_suite(config, Parallel(workers=cfg.workers), resume=(out / "suite.json").exists())
+    failed = done.get("infra_failures") or []
+    if failed or done.get("missing"):  # a point measured on the episodes that happened to run is no point
+        first = failed[0]["error"] if failed else "episodes missing"
+        raise CurveError(f"{out}: {len(failed) or done['missing']} evaluation episodes did not run ({first}); the "
+                         "same command runs them again and keeps the rest.")  # fmt: skip
     return {"n": done["episodes"], "success": done["success"], "ci95": done["rates"]["success"]["ci95"]}
 
 
