@@ -56,6 +56,27 @@ def test_the_goal_object_gone_and_a_clicked_control_of_the_goal_action_are_evide
     assert _evidence(goal, ["x"], ["y"], clicked=("Feedback on your proposal — Hi, I read it twice. A few",)) == ""
 
 
+def test_its_own_typing_gone_and_a_control_naming_another_thing_are_not_evidence():
+    """The goal's title typed into a search box and then cleared is not the object gone; a control that says the
+    goal's verb about something else ("Change password" for a display name, "Search posts" for a reaction to a post)
+    is not the goal's action. The object gone while the query stays, and a control about the goal's own thing,
+    still are."""
+    goal = 'Move the archived email "Tax documents 2023" back to the inbox.'
+    rows = ["Inbox", "Team lunch", "Quarterly budget", "Offsite agenda"]
+    past = Past([(0.3, 0.05)], ["Search mail"], ["Tax documents 2023"], _screen(["Tax documents 2023", *rows]))
+    assert done_evidence(goal, _screen(["Search mail", *rows]), past, None) == ""
+    goal = 'Delete the file "Tax documents 2023".'
+    found = ["Tax documents 2023", "Tax documents 2023.pdf — 2 MB", "My Drive"]
+    past = Past([(0.5, 0.5)], ["Tax documents 2023.pdf — 2 MB"], ["Tax documents 2023"], _screen(found))
+    assert "gone" in done_evidence(goal, _screen(["Tax documents 2023", "My Drive"]), past, None)
+    rename = "把显示名称改为“林晓（产品）”，部门改为 Sales。"
+    assert _evidence(rename, ["个人资料"], ["修改密码"], clicked=("修改密码",)) == ""
+    react = 'React with "Celebrate" to Maya Larsen\'s post "Finished my first ultramarathon!"'
+    assert _evidence(react, ["Forum"], ["Forum", "Results"], clicked=("Search posts",)) == ""
+    assert "Join event" in _evidence('Join the event "Design review".', ["x"], ["y"], clicked=("Join event",))
+    assert "Attach file" in _evidence('Attach the file "a.pdf" to the draft.', ["x"], ["y"], clicked=("Attach file",))
+
+
 def test_a_toggle_under_the_last_click_is_evidence_and_a_new_page_is_not():
     goal = 'Star the file "Q2 roadmap.docx".'
     before = np.full((800, 1000), 255, np.uint8)

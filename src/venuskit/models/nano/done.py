@@ -8,8 +8,10 @@ check holds Finished against what the agent's actions changed, read from its own
 - a success flash new since the last screen says an action the goal asks for ("Conversation archived"), names one
   of the goal's values (the event title, the recipient), or says no action in particular ("Recipient saved.");
 - a line naming one of the goal's values was on the last screen and is gone from a page that otherwise stayed
-  (trashed, archived, moved);
-- the agent clicked a control whose label says an action the goal asks for ("Archive", "Save", "Accept");
+  (trashed, archived, moved), and it is not text the agent typed itself (a search box emptied is no effect);
+- the agent clicked a control whose label says an action the goal asks for ("Archive", "Save", "Accept") and
+  names nothing the goal does not ("Change password" is not evidence for changing a display name, nor "Search
+  posts" for reacting to a post);
 - the agent's last click changed the pixels under it while the rest of the screen stayed (a star or a check box
   toggled: icons carry no text to read).
 
@@ -94,10 +96,12 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
             return f"new on screen: {t!r}"  # a flash of the goal's action, of its object, or of no action at all
     same_page = len(before_n & now_n) >= SAME_PAGE * max(1, len(before_n))  # else everything is gone, not the object
     for t in before if same_page else []:
-        if norm(t) not in now_n and _hits_entity(t, values) and not any(_hits_entity(n, [t]) for n in now):
+        if norm(t) not in now_n and _hits_entity(t, values) and not any(_hits_entity(n, [t]) for n in now) \
+                and not any(_hits_entity(typed, [t]) for typed in past.typed):  # the line is what it typed
             return f"gone from the screen: {t!r}"
+    things = concepts(goal)
     for t in past.clicked:
-        if t and len(t) <= CONTROL_CHARS and acts_of(t) & wanted:
+        if t and len(t) <= CONTROL_CHARS and acts_of(t) & wanted and concepts(t) - ACTION_CONCEPTS <= things:
             return f"clicked {t!r}"
     if last_click is not None and _toggled(past.prev, screen, last_click):
         return "the last click toggled what it clicked"
