@@ -98,3 +98,25 @@ def test_a_point_whose_evaluation_did_not_run_is_an_error_not_a_zero(tmp_path, m
     ok = {"episodes": 3, "success": 1 / 3, "rates": {"success": {"ci95": [0.06, 0.79]}}, "infra_failures": []}
     monkeypatch.setattr(curves, "run_world_suite", lambda *a, **k: ok)
     assert curves._suite(tmp_path / "ck.pt", tmp_path / "h", ["mail.star_message"], "heldout", (5000,), cfg)["n"] == 3
+
+
+def test_every_point_is_measured_on_validation_states_none_of_them_trains_on(tmp_path, monkeypatch):
+    """run_curves: the points grow by synthesised tasks, each is scored on the same validation oracle states
+    (teacher-forced), and no validation state is ever in a point's training set."""
+    from venuskit.flywheel import curves, nano
+
+    val = [NS(row={"task": "mail.unarchive"}) for _ in range(3)]
+    extra = [NS(row={"task": "grounding"})]
+    monkeypatch.setattr(nano, "run_examples", lambda run: {"world": _world(), "validation": val, "grounding": extra})
+    trained, scored = [], []
+    monkeypatch.setattr(curves, "_train", lambda name, exs, cfg, budget: trained.append(exs) or tmp_path / name)
+    monkeypatch.setattr(curves, "evaluate", lambda ck, folder, cfg: {"heldout_short": {"n": 1, "success": 0.0},
+                                                                      "validation_short": {"n": 1, "success": 0.0}})
+    monkeypatch.setattr(curves, "teacher_forced", lambda ck, v: scored.append(v) or {"n": len(v), "step_acc": 0.5})
+    monkeypatch.setattr(nano, "run_config", lambda run: NS(skins=(0,)))
+    out = curves.run_curves(CurveConfig(run=tmp_path, out=tmp_path / "out", points=3))
+    assert [p["tasks"] for p in out["scaling"]] == [2, 6, 11]
+    assert all(p["validation_teacher_forced"] == {"n": 3, "step_acc": 0.5} for p in out["scaling"])
+    assert all(v is val for v in scored) and not any(e in exs for exs in trained for e in val)
+    assert all(extra[0] in exs for exs in trained)  # grounding rows stay in every point
+    assert json.loads((tmp_path / "out" / "curves.json").read_text())["axes"]["tasks"]["examples"] == 7

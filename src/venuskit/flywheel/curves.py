@@ -158,11 +158,24 @@ def evaluate(checkpoint: Path, folder: Path, cfg: CurveConfig) -> dict[str, Any]
                                        tuple(range(lo, lo + cfg.eval_seeds)), cfg)}  # fmt: skip
 
 
+def teacher_forced(checkpoint: Path, val: list[Example]) -> dict[str, Any] | None:
+    """Greedy decisions on the validation templates' oracle states against the oracle's actions (type, target,
+    text, all three): how well a point transfers, measured without rolling out."""
+    if not val:
+        return None
+    from venuskit.models.nano.model import NanoModel
+    from venuskit.train.nano.common import step_accuracy
+
+    acc = step_accuracy(NanoModel.load(checkpoint).net, val)
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in acc.items()}
+
+
 def _point(name: str, exs: list[Example], extra: list[Example], cfg: CurveConfig, budget: int,
-           info: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+           info: dict[str, Any], val: list[Example]) -> dict[str, Any]:  # fmt: skip
     checkpoint = _train(name, exs + extra, cfg, budget)
     figures = evaluate(checkpoint, cfg.out / "points" / name, cfg)
-    return {"name": name, **info, "examples": len(exs) + len(extra), "checkpoint": str(checkpoint), **figures}
+    return {"name": name, **info, "examples": len(exs) + len(extra), "checkpoint": str(checkpoint), **figures,
+            "validation_teacher_forced": teacher_forced(checkpoint, val)}  # fmt: skip
 
 
 def run_curves(cfg: CurveConfig) -> dict[str, Any]:
@@ -175,17 +188,20 @@ def run_curves(cfg: CurveConfig) -> dict[str, Any]:
     sets = scaling_sets(world, cfg.points, cfg.seed)
     if len({len(exs) for _, _, exs in sets}) < 2:
         raise ValueError(f"{cfg.run} trained on no synthesised task (`venus nano train --tasks`): no scaling curve.")
+    val = data.get("validation", [])  # the validation templates' oracle states: never trained on by any point
     budget = cfg.epochs * (len(world) + len(extra))
-    scaling = [_point(name, exs, extra, cfg, budget, {"tasks": n}) for name, n, exs in sets]
+    scaling = [_point(name, exs, extra, cfg, budget, {"tasks": n}, val) for name, n, exs in sets]
+    keys = ("name", "examples", "heldout_short", "validation_short", "validation_teacher_forced")
     full = scaling[-1]
-    axes: dict[str, Any] = {"full": {k: full[k] for k in ("name", "examples", "heldout_short", "validation_short")}}
+    axes: dict[str, Any] = {"full": {k: full[k] for k in keys}}
     if cfg.environments and len(set(run_config(cfg.run).skins)) > 1:
-        one = _point("one-skin", one_skin(cfg), extra, cfg, budget, {"skins": 1})
-        axes["environments"] = {k: one[k] for k in ("name", "examples", "heldout_short", "validation_short")}
-    axes["tasks"] = {k: scaling[0][k] for k in ("name", "examples", "heldout_short", "validation_short")}
+        one = _point("one-skin", one_skin(cfg), extra, cfg, budget, {"skins": 1}, val)
+        axes["environments"] = {k: one[k] for k in keys}
+    axes["tasks"] = {k: scaling[0][k] for k in keys}
     result = {"run": str(cfg.run), "seed": cfg.seed, "budget_examples": budget, "eval_seeds": cfg.eval_seeds,
-              "scaling": [{k: p[k] for k in ("tasks", "examples", "heldout_short", "validation_short")}
-                          for p in scaling], "axes": axes}  # fmt: skip
+              "scaling": [{"tasks": p["tasks"], **{k: p[k] for k in keys[1:]}} for p in scaling],
+              "axes": axes}  # fmt: skip
+    Path(cfg.out).mkdir(parents=True, exist_ok=True)
     write_json(cfg.out / "curves.json", result, durable=False)
     return result
 
