@@ -53,10 +53,16 @@ def scaling_png(points: Sequence[Mapping[str, Any]]) -> str:
     xs = [p["tasks"] for p in points]
     _errorbar(ax, xs, [rate_of(p.get("heldout_short")) for p in points], "held-out short", "o")
     _errorbar(ax, xs, [rate_of(p.get("validation_short")) for p in points], "validation short", "s")
+    forced = [(x, p["validation_teacher_forced"]["step_acc"]) for x, p in zip(xs, points, strict=True)
+              if (p.get("validation_teacher_forced") or {}).get("step_acc") is not None]  # fmt: skip
+    if forced:  # no interval: the states are not independent draws (a template's states move together)
+        ax.plot([x for x, _ in forced], [a for _, a in forced], "^--", color="gray",
+                label="validation states, teacher-forced step accuracy")  # fmt: skip
     ax.set_xscale("log")
     ax.set_xticks(xs, [str(x) for x in xs])
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())  # the log axis's own labels would overlap the points'
     ax.set_xlabel("training tasks (hand-written templates, then synthesised tasks added)")
-    ax.set_ylabel("success (contract, 95% CI)")
+    ax.set_ylabel("success (contract, 95% CI) / accuracy")
     ax.set_ylim(-0.05, 1.05)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return png_data_url(fig)
