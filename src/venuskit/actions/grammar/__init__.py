@@ -27,7 +27,7 @@ The package, by what each file holds:
 
 from venuskit.actions.calls import CallSpec, Param
 from venuskit.actions.grammar.envelope import TAG, Envelope, split_envelope
-from venuskit.actions.grammar.format import check_thought, format_call, format_response, quote
+from venuskit.actions.grammar.format import check_thought, defang_thought, format_call, format_response, quote
 from venuskit.actions.grammar.parse import grid_value, parse_action_block, parse_call, parse_response
 from venuskit.actions.grammar.pysource import PySource, literal
 from venuskit.actions.grammar.response import ActionParseError, ActionSpan, BadValue, Response, short
@@ -46,6 +46,7 @@ __all__ = [
     "PySource",
     "Response",
     "check_thought",
+    "defang_thought",
     "format_call",
     "format_response",
     "get_grammar",

@@ -73,6 +73,12 @@ def check_thought(thought: str) -> None:
         raise ActionError("A thought cannot contain <think>, <action> or <conclusion> tags; it would not parse back.")
 
 
+def defang_thought(text: str) -> str:
+    """Text quoted into a thought (a label read off a page) with the envelope's tags made inert: `<action>` becomes
+    `‹action›`, so a page cannot end the think block or pass check_thought's refusal."""
+    return TAG.sub(lambda m: "‹" + m.group(0)[1:-1] + "›", text)
+
+
 def format_response(thought: str | None, actions: Action | Iterable[Action], surface: str) -> str:
     """`<think>thought</think>\\n<action>Call(...)</action>`; CAPTCHA joins several calls with commas.
     With thought None the think block is left out."""

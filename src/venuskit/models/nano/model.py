@@ -31,7 +31,7 @@ import torch
 
 from venuskit.actions import ActionParseError, format_response, parse_response
 from venuskit.actions.coords import from_pixel, to_grid
-from venuskit.actions.grammar import TAG
+from venuskit.actions.grammar import defang_thought
 from venuskit.actions.types import (
     Action,
     CallUser,
@@ -117,8 +117,7 @@ def to_actions(f: Features, c: Choice, surface: str) -> list[Action]:
 
 
 def _thought(f: Features, c: Choice) -> str:
-    # Screen text is quoted into the thought: a page that shows "<action>" must not end the think block.
-    return TAG.sub(lambda m: "‹" + m.group(0)[1:-1] + "›", _said(f, c))
+    return defang_thought(_said(f, c))  # screen text is quoted into it: a page showing "<action>" stays inert
 
 
 def _said(f: Features, c: Choice) -> str:
