@@ -17,7 +17,7 @@ from venuskit.models.lexicon import (
     URL,
     quoted_spans,
 )
-from venuskit.models.nano.entities import goal_entities, goal_words
+from venuskit.models.nano.entities import concepts, goal_entities, goal_words, says_done
 from venuskit.verify import text as T
 
 
@@ -67,3 +67,26 @@ def test_nano_judge_and_verifier_read_the_same_values():
     # The goal's words stop at every quote mark, as the quoted spans do.
     assert ("Loyer", goal.index("Loyer")) in goal_words(goal)
     assert J.norm("«Loyer»") == J.norm("Loyer") and T.normalise("『草稿』") == T.normalise("草稿")
+
+
+@pytest.mark.parametrize(("text", "has", "lacks"), [
+    ("Starred", {"star"}, set()),
+    ("Tell me the start time", set(), {"star"}),  # "start" begins like "star" and is not one
+    ("Is the order ready?", {"buy"}, {"read"}),
+    ("Only one", set(), {"on"}),
+    ("Address", {"address"}, {"create"}),  # "add" is no prefix of it
+    ("Payee", {"contact"}, {"pay"}),
+    ("Not now", {"today"}, {"decline"}),  # "no" is no prefix of "not" / "now"
+    ("Deleting replies", {"delete", "reply"}, set()),
+    ("Permanently stopped", {"forever", "off"}, set()),
+    ("Searches", {"search"}, set()),
+    ("已删除", {"delete"}, set()),
+])  # fmt: skip
+def test_lexicon_words_match_their_inflections_not_every_word_they_begin(text, has, lacks):
+    found = concepts(text)
+    assert has <= found and not lacks & found
+
+
+def test_done_words_read_adverbs_but_not_words_that_merely_begin_alike():
+    assert says_done("Payment successful") and says_done("Saved successfully") and says_done("已保存")
+    assert not says_done("Sentence") and not says_done("Leftover items")

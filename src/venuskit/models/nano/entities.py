@@ -103,12 +103,36 @@ def lexicon() -> Lexicon:
                    {k: tuple(v) for k, v in raw["questions"].items()})  # fmt: skip
 
 
+_VERB_NOUN = ("s", "ed", "ing", "er", "ers")
+_ADVERB = ("ly", "ful", "fully")  # permanent -> permanently, success -> successful; only for words of 4+ letters
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def inflections(form: str) -> frozenset[str]:
+    """A word's regular English inflections: "star" -> stars, starred, starring; "delete" -> deleted, deleting;
+    "reply" -> replies, replied. Only these, so "start" is not a star, "ready" not read and "only" not on, which a
+    match on any word that starts with the form (as before) let through."""
+    out = {form, *(form + x for x in _VERB_NOUN)}
+    if len(form) >= 4:
+        out.update(form + x for x in _ADVERB)
+    if form.endswith(("s", "x", "z", "ch", "sh")):
+        out.add(form + "es")  # search -> searches
+    if form.endswith("e"):
+        out.update(form[:-1] + x for x in ("ing", "ed", "er", "ers"))  # delete -> deleting
+    if len(form) > 2 and form[-1] == "y" and form[-2] not in "aeiou":
+        out.update(form[:-1] + x for x in ("ies", "ied", "ier"))  # reply -> replies, replied
+    if len(form) >= 3 and form[-1] not in "aeiouwxy" and form[-2] in "aeiou" and form[-3] not in "aeiou":
+        out.update(form + form[-1] + x for x in ("ed", "ing", "er"))  # star -> starred, stop -> stopping
+    return frozenset(out)
+
+
 def _has_form(text: str, low: str, toks: list[str], form: str) -> bool:
     if HAN_CHAR.search(form):
         return form in text
     if " " in form:
         return form in low
-    return any(t.startswith(form) and len(t) - len(form) <= 3 for t in toks)
+    forms = inflections(form)
+    return any(t in forms for t in toks)
 
 
 @functools.lru_cache(maxsize=1 << 16)

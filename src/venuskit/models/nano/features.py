@@ -70,7 +70,7 @@ from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_ver
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 6  # bump when features change: cached features of an older version are recomputed (5: an unmerged branch)
+VERSION = 7  # bump when features change: cached features of an older version are recomputed (7: lexicon inflections)
 
 
 def version() -> str:
