@@ -51,6 +51,7 @@ from venuskit.models.nano.entities import (
     ENTITY_KINDS,
     NUMBER,
     SCREEN_KINDS,
+    STOP,
     answer_kind,
     computed,
     concepts,
@@ -70,7 +71,7 @@ from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_ver
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 7  # bump when features change: cached features of an older version are recomputed (7: lexicon inflections)
+VERSION = 8  # bump when features change: cached features of an older version are recomputed (8: label-value answers)
 
 
 def version() -> str:
@@ -239,7 +240,7 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
                 float(bool(label_text) and norm(label_text) in clicked_norm), cont_clicked]  # fmt: skip
         x_rows.append(own[i] + row + cont + label + named.get(i, zero) + geo + hist)
     cand_x = np.asarray(x_rows, np.float16).reshape(n, CAND_DIM)  # float16: features are cached by the thousand
-    texts, text_x = _text_options(inp, g, cands, own, rows, past, screen)
+    texts, text_x = _text_options(inp, g, cands, own, rows, container, past, screen)
     state = _state(inp, g, cands, own, past, screen, text_x, texts)
     evidence = None
     if inp.surface in ("browser", "mobile") and g.answer is None:
@@ -347,12 +348,83 @@ def _state(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float
 
 TEXT_FEATS = ("typed_exact", "typed_part", "unused_rank", "goal_pos", "label_affinity", "first_unused", "answer_fit",
               "near_keyword", "row_match", "on_screen", "in_goal", "length", "n_words", "digit", "currency", "cy",
-              "cx", "main_area", "height_rel", "period", "option_match", "kind_used")  # fmt: skip
+              "cx", "main_area", "height_rel", "period", "option_match", "kind_used", "key_asked", "line_asked",
+              "column_asked", "is_key")  # fmt: skip
 _TEXT_COL = {n: len(TEXT_SOURCES) + MATCH_DIM + i for i, n in enumerate(TEXT_FEATS)}
 TEXT_DIM = len(TEXT_SOURCES) + MATCH_DIM + len(TEXT_FEATS)
 _FITS = {"amount": ("s_amount",), "number": ("s_number", "computed"), "email": ("s_email",),
          "person": ("screen", "s_word", "s_email"), "date": ("s_date",), "time": ("s_time",),
          "code": ("s_code", "s_number", "s_iban"), "word": ("s_word", "screen")}  # fmt: skip
+
+
+# The words every question is framed in: they say that something is asked, not what.
+_FRAME = frozenset(["which", "what", "who", "whom", "when", "where", "how", "many", "much", "answer", "please",
+                    "reply", "请", "回", "答", "多", "少", "几", "什", "么", "哪", "谁", "是", "的"])  # fmt: skip
+
+
+@dataclass
+class _Bindings:
+    """A question's label-value pairs on screen: how much of each text line's key, column header and own line the
+    question asks about, and which lines are keys (an answer is a key's value, not the key)."""
+
+    asked: frozenset[str] = frozenset()  # the question's own words ("category", "status", "剩", "件")
+    key: dict[int, float] = field(default_factory=dict)
+    column: dict[int, float] = field(default_factory=dict)
+    keys: set[int] = field(default_factory=set)
+
+    def score(self, text: str) -> float:
+        """How much of `text` the question's own words name: "Category", "Stat." for status, "Cc" for copied."""
+        ws = [w for w in words(text) if w not in STOP]
+        if not ws or not self.asked:
+            return 0.0
+        joined = " ".join(sorted(self.asked))
+        return max(sum(w in self.asked for w in ws) / len(ws), containment(text, joined),
+                   float(bool(concepts(text) & concepts(joined))))  # fmt: skip
+
+
+def _asked_words(g: Goal) -> frozenset[str]:
+    """The goal's words outside its entities, its first word and its names (runs of capitalised words)."""
+    spans = [(e.start, e.start + len(e.text)) for e in g.entities]
+    caps = {m.start() for m in re.finditer(r"\b[A-Z][\w'’]*(?:\s+[A-Z][\w'’]*)+", g.text)}
+    caps |= {m.start() for m in re.finditer(r"(?<=\s)[A-Z][\w'’]*\s+([A-Z][\w'’]*)", g.text)}
+    first = min((at for _, at in g.words), default=-1)
+    out = set()
+    for w, at in g.words:
+        if at == first or any(a <= at < b for a, b in spans) or (w[:1].isupper() and (at in caps or w.isupper())):
+            continue
+        out.update(words(w))
+    return frozenset(out - _FRAME)
+
+
+def _bindings(g: Goal, cands: list[Candidate], rows: list[list[int]], container: list[int | None]) -> _Bindings:
+    """For a question, each text line's key (the nearest text left of it on its line, in the same container: the
+    "Category" of "Category  Pets") and its column's header (the top of the run of lines stacked right above it).
+    Empty for other goals, which never answer."""
+    if g.answer is None:
+        return _Bindings()
+    out = _Bindings(_asked_words(g))
+    text = [i for i, c in enumerate(cands) if c.kind == "text" and len(norm(c.text)) >= 2]
+    is_text = set(text)
+    above: dict[int, int | None] = {}
+    top: dict[int, int] = {}
+    for i in text:
+        x1, y1, x2, y2 = cands[i].box
+        cy, tol = (y1 + y2) / 2, max(3.0, (y2 - y1) / 4)  # a key sits on its value's line
+        left = [j for j in rows[i] if j in is_text and container[j] == container[i] and 0 <= x1 - cands[j].box[2] < 250
+                and abs((cands[j].box[1] + cands[j].box[3]) / 2 - cy) <= tol]  # fmt: skip
+        if left:
+            j = max(left, key=lambda j: cands[j].box[2])
+            out.key[i] = out.score(cands[j].text)
+            out.keys.add(j)
+        # The column's header: the top of the run of lines stacked right above (a table's cells, then its head).
+        up = [j for j in text if cands[j].box[1] < y1 and 0 <= y1 - cands[j].box[3] < max(12, y2 - y1)
+              and cands[j].box[0] < x2 and cands[j].box[2] > x1]  # fmt: skip
+        above[i] = max(up, key=lambda j: cands[j].box[3]) if up else None
+    for i in sorted(text, key=lambda i: cands[i].box[1]):  # top-down, so each line's run above is known
+        j = above[i]
+        top[i] = i if j is None else top[j]
+        out.column[i] = out.score(cands[top[i]].text) if top[i] != i else 0.0
+    return out
 
 
 def _focus_label(screen: Screen, past: Past) -> str:
@@ -367,7 +439,8 @@ def _focus_label(screen: Screen, past: Past) -> str:
 
 
 def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[list[float]], rows: list[list[int]],
-                  past: Past, screen: Screen) -> tuple[list[TextOption], np.ndarray]:  # fmt: skip
+                  container: list[int | None], past: Past, screen: Screen
+                  ) -> tuple[list[TextOption], np.ndarray]:  # fmt: skip
     opts: list[TextOption] = [TextOption("Done.", "done")]
     opts += [TextOption(e.text, e.kind) for e in g.entities]
     seen = {norm(o.text) for o in opts}
@@ -398,6 +471,7 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
     med_h = float(np.median(heights)) if heights else 16.0
     w, h = screen.width, screen.height
     kw_lines = {i for i, o in enumerate(own) if max(o[0:5]) >= 0.8 or o[8] >= 0.5 or o[10] > 0}
+    bind = _bindings(g, cands, rows, container)
     out = []
     for o in opts:
         nt = norm(o.text)
@@ -436,7 +510,10 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
                  min((cand.box[3] - cand.box[1]) / med_h, 4.0) / 4 if cand else 0.0,
                  float(o.text.endswith((".", "。"))),
                  containment(o.text, g.text) if o.source == "option" else 0.0,
-                 float(is_ent and nt in g.used)]  # fmt: skip
+                 float(is_ent and nt in g.used),
+                 bind.key.get(i, 0.0) if i is not None else 0.0,
+                 bind.score(cand.text.replace(o.text, " ")) if cand and nt != norm(cand.text) else 0.0,
+                 bind.column.get(i, 0.0) if i is not None else 0.0, float(i in bind.keys)]  # type: ignore[union-attr]  # fmt: skip
         out.append(_onehot(o.source, TEXT_SOURCES) + lm + feats)
     return opts, np.asarray(out, np.float16).reshape(len(opts), TEXT_DIM)
 
