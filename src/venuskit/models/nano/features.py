@@ -23,6 +23,7 @@ joins them into one decision's numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -377,9 +378,12 @@ class _Bindings:
         ws = [w for w in words(text) if w not in STOP]
         if not ws or not self.asked:
             return 0.0
-        joined = " ".join(sorted(self.asked))
-        return max(sum(w in self.asked for w in ws) / len(ws), containment(text, joined),
-                   float(bool(concepts(text) & concepts(joined))))  # fmt: skip
+        return max(sum(w in self.asked for w in ws) / len(ws), containment(text, self.joined),
+                   float(bool(concepts(text) & concepts(self.joined))))  # fmt: skip
+
+    @functools.cached_property
+    def joined(self) -> str:  # the asked words as one text, for trigram containment and concepts
+        return " ".join(sorted(self.asked))
 
 
 def _asked_words(g: Goal) -> frozenset[str]:
@@ -513,7 +517,7 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
                  float(is_ent and nt in g.used),
                  bind.key.get(i, 0.0) if i is not None else 0.0,
                  bind.score(cand.text.replace(o.text, " ")) if cand and nt != norm(cand.text) else 0.0,
-                 bind.column.get(i, 0.0) if i is not None else 0.0, float(i in bind.keys)]  # type: ignore[union-attr]  # fmt: skip
+                 bind.column.get(i, 0.0) if i is not None else 0.0, float(i in bind.keys)]  # fmt: skip
         out.append(_onehot(o.source, TEXT_SOURCES) + lm + feats)
     return opts, np.asarray(out, np.float16).reshape(len(opts), TEXT_DIM)
 
