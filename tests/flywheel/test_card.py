@@ -44,3 +44,26 @@ def test_the_card_names_its_file_and_quotes_the_records(tmp_path):
     assert "world: 120 rows, 110 examples." in text and "synth-train.toml" in text
     assert "a sample of the 900 collected, spread evenly over the tasks (`--world-rows 120`)" in text
     assert absolute_paths(text) == []  # the task file is named, not its path
+
+
+def test_an_ensembles_card_names_every_member(tmp_path):
+    from venuskit.models.nano.model import build_ensemble
+
+    paths = []
+    for seed in (0, 1):
+        (tmp_path / f"seed{seed}").mkdir()
+        paths.append(NanoModel(NanoNet(NetConfig()), {"stage": "sft", "seed": seed}).save(
+            tmp_path / f"seed{seed}" / "venus-nano.pt"))  # fmt: skip
+    ckpt = build_ensemble(paths, tmp_path / "ens.pt")
+    run = tmp_path / "run"
+    run.mkdir()
+    cfg = {"seed": 0, "stages": ["sft"], "sft_epochs": 10, "seeds_per_variant": 1, "categories": ["short"],
+           "surfaces": ["browser"], "skins": [0], "tasks": []}  # fmt: skip
+    (run / "summary.json").write_text(json.dumps({"config": cfg, "data": {}}))
+    text = write_nano_card(tmp_path / "MODEL_CARD.md", ckpt, run=run, loop=tmp_path / "no-loop",
+                           curves=tmp_path / "no-curves", report=tmp_path / "none.json", notes=[]).read_text("utf-8")
+    assert "stage `ensemble`, seed `[0, 1]`" in text
+    for i, p in enumerate(paths):
+        digest = hashlib.sha256(p.read_bytes()).hexdigest()
+        assert f"- Member {i}: `seed{i}/venus-nano.pt`, SHA-256 `{digest}`, stage `sft`, seed `{i}`." in text
+    assert absolute_paths(text) == []

@@ -8,7 +8,7 @@ import torch
 
 from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
 from venuskit.models.nano.candidates import Candidate
-from venuskit.models.nano.done import done_evidence
+from venuskit.models.nano.done import answer_options, asked_acts, done_evidence
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
 from venuskit.models.nano.history import Past
 from venuskit.models.nano.model import NanoModel
@@ -90,18 +90,39 @@ def test_a_toggle_under_the_last_click_is_evidence_and_a_new_page_is_not():
     assert _evidence(goal, files, files, last_click=None, grays=(before, toggled)) == ""  # the last action typed
 
 
+def test_the_state_the_goal_names_its_object_by_is_not_an_action_it_asks_for():
+    """"The archived email" says which email, not what to do with it: clicking Archive is no evidence that it went
+    back to the inbox, nor is a line gone after that click (opening the Archive folder clears the search header)."""
+    goal = 'Move the archived email "Tax documents 2023" back to the inbox.'
+    assert asked_acts(goal) == {"restore"} and asked_acts("把已归档的邮件“2023 年纳税材料”移回收件箱。") == frozenset()
+    assert asked_acts('Restore the deleted file "Q3 plan.pdf".') == {"restore"}
+    assert asked_acts('Delete the starred email "Team lunch".') == {"delete"}
+    assert asked_acts('Archive the email "Budget".') == {"archive"}  # the verb itself stays
+    results = ["Inbox", "Search results for “Tax documents 2023”", "Archive", "Trash", "Sent"]
+    assert _evidence(goal, results, results, clicked=("Archive",)) == ""
+    zh = "把已归档的邮件“2023 年纳税材料”移回收件箱。"
+    header = ["收件箱", "“2023年纳税材料”的搜索结果", "归档", "已删除", "已发送"]
+    assert _evidence(zh, header, ["收件箱", "归档", "已删除", "已发送"], clicked=("归档",), last_click=(0.1, 0.3)) == ""
+    # The same line gone after a click on the goal's own action is evidence, as before.
+    trash = 'Move the email "Signed offer letter" to the trash.'
+    rows = ["Inbox", "Signed offer letter", "Team lunch", "Drafts"]
+    assert "gone" in _evidence(trash, rows, ["Inbox", "Team lunch", "Drafts"], clicked=("Delete",),
+                               last_click=(0.1, 0.1))  # fmt: skip
+
+
 def test_nothing_is_evidence_before_the_first_action():
     goal = 'Star the email "Quarterly budget".'
     assert done_evidence(goal, _screen(["Conversation starred."]), Past([], [], [], None), None) == ""
 
 
-def _features(evidence: str | None, asks_answer: bool, texts: list[TextOption] | None = None) -> Features:
+def _features(evidence: str | None, asks_answer: bool, texts: list[TextOption] | None = None,
+              kind: str | None = None) -> Features:  # fmt: skip
     cands_n = 3
     texts = texts or [TextOption("Done.", "done"), TextOption("42.50", "s_amount")]
     cands = [Candidate((10, 10 + 20 * i, 100, 25 + 20 * i), f"line {i}", "text") for i in range(cands_n)]
     return Features((1000, 800), cands, np.zeros((cands_n, CAND_DIM), np.float16), [[1]] * cands_n,
                     np.zeros((0, 16, 16), np.float16), [], [1], np.zeros(STATE_DIM, np.float32), texts,
-                    np.zeros((len(texts), TEXT_DIM), np.float16), evidence, asks_answer)  # fmt: skip
+                    np.zeros((len(texts), TEXT_DIM), np.float16), evidence, asks_answer, kind)  # fmt: skip
 
 
 def _finishing_model(done_check: bool = True) -> NanoModel:
@@ -140,6 +161,24 @@ def test_finished_is_withheld_without_evidence_and_a_question_is_answered_with_a
     off = _finishing_model(done_check=False)
     assert off.decide(_features("", False), "browser").type == "Finished"
     assert _features(None, True).texts[off.decide(_features(None, True), "browser").text].text == "Done."
+
+
+def test_a_question_asking_for_a_shaped_value_is_answered_with_a_value_of_that_shape():
+    model = _finishing_model()
+    screen = [TextOption("Done.", "done"), TextOption("Choose Files", "screen"), TextOption("8,945.52", "s_amount"),
+              TextOption("maya.ross@northwind.example", "s_email"), TextOption("Saved.", "screen")]  # fmt: skip
+    asks = {"email": "maya.ross@northwind.example", "amount": "8,945.52"}
+    for kind, value in asks.items():
+        answer = model.decide(_features(None, True, screen, kind), "browser")
+        assert answer.type == "Finished" and screen[answer.text].text == value
+    # Nothing of the asked shape on screen: no answer yet, the agent acts on.
+    no_email = [o for o in screen if o.source != "s_email"]
+    assert model.decide(_features(None, True, no_email, "email"), "browser").type != "Finished"
+    # A title, a person or a status has no shape: any value read from the screen may answer.
+    assert answer_options(screen, "word") == answer_options(screen) == [1, 2, 3]
+    assert answer_options(screen, "number") == [] and answer_options(screen, "code") == []
+    computed = [TextOption("57.90", "computed")]  # a total summed from the screen's amounts
+    assert answer_options(computed, "amount") == [0]
 
 
 @pytest.mark.browser

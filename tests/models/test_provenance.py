@@ -33,7 +33,11 @@ def test_the_shipped_nano_checkpoint_names_its_teachers_and_itself_without_paths
     payload = torch.load(io.BytesIO(path.read_bytes()), map_location="cpu", weights_only=True)
     assert absolute_paths(payload["meta"]) == [] and absolute_paths(payload["config"]) == []
     meta = payload["meta"]
-    assert meta["stage"] in ("sft", "grpo", "mopd") and isinstance(meta["seed"], int)  # what made it, from which seed
+    # What made it, from which seed; an ensemble says so of each member, named by run folder and file, by digest.
+    for made in meta["members"] if meta["stage"] == "ensemble" else [meta]:
+        assert made["stage"] in ("sft", "grpo", "mopd") and isinstance(made["seed"], int)
+    for member in meta.get("members", []):
+        assert member["name"].count("/") == 1 and member["name"].endswith(".pt") and len(member["sha256"]) == 64
     for teacher in meta.get("teachers", {}).values():  # a distilled checkpoint names its teachers by run folder
         assert teacher["name"].count("/") == 1 and teacher["name"].endswith(".pt")
     described = load_default().describe()

@@ -1,4 +1,4 @@
-"""`venus nano train|eval|curves|icons|info`: venus-nano, the embedded default policy."""
+"""`venus nano train|eval|ensemble|curves|icons|info`: venus-nano, the embedded default policy."""
 
 from __future__ import annotations
 
@@ -113,6 +113,27 @@ def evaluate(
         typer.echo(f"success {result['success']:.1%} ({result['solved']} of {result['n']} episodes; 95% interval "
                    f"{low:.1%}-{high:.1%}); Finished/Answer without solving: {result['premature_finish']}; "
                    f"forbidden side effects: {result['side_effects']}")  # fmt: skip
+
+
+@app.command("ensemble")
+def ensemble(
+    checkpoints: list[Path] = typer.Argument(..., help="Single-network checkpoints of one config (training seeds)."),
+    out: Path = typer.Option(..., "--out", help="The ensemble checkpoint to write."),
+    install_it: bool = typer.Option(False, "--install", help="Copy it over the shipped checkpoint."),
+) -> None:
+    """One checkpoint whose networks decide as one (each head the members' mean distribution)."""
+    from venuskit.flywheel.nano import install
+    from venuskit.models.nano import NanoError
+    from venuskit.models.nano.model import build_ensemble
+
+    try:
+        path = build_ensemble(list(checkpoints), out)
+    except NanoError as exc:  # a missing or damaged member, mixed configs, too few or too many
+        fail(str(exc))
+    result = {"out": str(path), "members": len(checkpoints), "bytes": path.stat().st_size}
+    if install_it:
+        result["installed"] = str(install(path))
+    typer.echo(json.dumps(result))
 
 
 @app.command("icons")

@@ -102,6 +102,12 @@ def _figures(report: Path) -> list[str]:
     return out
 
 
+def _members(meta: dict[str, Any]) -> list[str]:
+    """An ensemble's members, each by run folder and file, SHA-256, stage and seed (nothing for one network)."""
+    return [f"- Member {i}: `{m.get('name')}`, SHA-256 `{m.get('sha256')}`, stage `{m.get('stage')}`, seed "
+            f"`{m.get('seed')}`." for i, m in enumerate(meta.get("members") or [])]  # fmt: skip
+
+
 def write_nano_card(card: Path, checkpoint: Path, *, run: Path, loop: Path, curves: Path, report: Path,
                     notes: list[str]) -> Path:  # fmt: skip
     """Write the model card of `checkpoint` (the file it describes is named by SHA-256, its weights too)."""
@@ -117,7 +123,8 @@ def write_nano_card(card: Path, checkpoint: Path, *, run: Path, loop: Path, curv
              "this file is: its stage below and the notes. How it works: `docs/nano.md`.", "", "## Provenance", "",
              f"- The file: `{Path(checkpoint).name}`, SHA-256 `{digest}`; its weights' SHA-256 (checked at every "
              f"load) `{model.checkpoint['weights_sha256']}`; stage `{model.meta.get('stage')}`, seed "
-             f"`{model.meta.get('seed')}`.", "", "## Data (training splits only, `venuskit/tasks/splits.toml`)", "",
+             f"`{model.meta.get('seed')}`.", *_members(model.meta), "",
+             "## Data (training splits only, `venuskit/tasks/splits.toml`)", "",
              *_data(run), "", "## Rounds", "", *_rounds(loop), "", "## Curves (SFT stage, same budget and seed)", "",
              *_curves(curves), "", "## Figures (`benchmarks/nano.py`; held-out templates, evaluation seeds, "
              "contract verdicts)", "", *_figures(report), "", "## Notes", "", *[f"- {n}" for n in notes], ""]

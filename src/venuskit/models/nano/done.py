@@ -15,14 +15,21 @@ check holds Finished against what the agent's actions changed, read from its own
 - the agent's last click changed the pixels under it while the rest of the screen stayed (a star or a check box
   toggled: icons carry no text to read).
 
+The actions the goal asks for are its verbs, not the words that say what state its object is in: "Move the
+archived email back to the inbox" and "把已归档的邮件移回收件箱" ask for no archiving, so a click on "Archive" (or a
+line gone after it) is no evidence (`asked_acts`). A line gone from the screen is no evidence either when the click
+before it named an action the goal does not ask for: opening the Archive folder is what made the search header go.
+
 Without any of these, Finished is not offered to the type head; the agent acts on. A question is answered with a
 value read from the screen (`answer_options`): never "Done.", never the question's own words or values (the code it
-says to search for is not the subject it asks for), never a success flash ("Saved."). With no such value on screen,
-Finished is not offered either.
+says to search for is not the subject it asks for), never a success flash ("Saved."), and when the question asks for
+a value with a shape (an e-mail address, an amount, a number, a date, a time, a code), a value of that shape ("Choose
+Files" is no organiser's e-mail address). With no such value on screen, Finished is not offered either.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from venuskit.models.nano.entities import ENTITY_KINDS, concepts, containment, goal_entities, norm, says_done
@@ -43,10 +50,23 @@ ACTION_CONCEPTS = frozenset({"create", "delete", "forever", "restore", "archive"
                              "buy", "pay", "attach", "download", "read", "off", "on"})  # fmt: skip
 
 
+REMOVALS = frozenset({"delete", "forever", "archive", "restore"})  # actions that take an item off the list shown
+
+
 def acts_of(text: str) -> frozenset[str]:
     """The actions a text names ("Email sent" reports a send)."""
     found = concepts(text)
     return (found | ({"send"} if "sent" in found else set())) & ACTION_CONCEPTS
+
+
+# A participle between a determiner and its noun, or a Chinese 已…的, says what state the object is in ("the archived
+# email", "your saved payee", "已删除的文件"); the goal's actions are its other words.
+_STATE = re.compile(r"\b((?:the|a|an|your|my|this|that|these|those|its|their)\s+)\w+ed\b(?=\s+\w)|已\w{1,4}?的", re.I)
+
+
+def asked_acts(goal: str) -> frozenset[str]:
+    """The actions a goal asks for: `acts_of` its text without the words that describe its object's state."""
+    return acts_of(_STATE.sub(lambda m: m.group(1) or " ", goal))
 
 
 def _hits_entity(text: str, values: list[str]) -> bool:
@@ -81,7 +101,7 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
         return ""  # nothing has been done yet
     # A reply or a forward is sent: "Message sent" reports it. "on" and "off" are prepositions as often as switches
     # ("Feedback on your proposal"): they tie nothing to the goal.
-    acts = acts_of(goal)
+    acts = asked_acts(goal)
     wanted = (acts | ({"send"} if acts & {"reply", "forward"} else set())) - {"on", "off"}
     values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
     before = _lines(past.prev)
@@ -95,7 +115,11 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
         if said & wanted or _hits_entity(t, values) or not said or not wanted:
             return f"new on screen: {t!r}"  # a flash of the goal's action, of its object, or of no action at all
     same_page = len(before_n & now_n) >= SAME_PAGE * max(1, len(before_n))  # else everything is gone, not the object
-    for t in before if same_page else []:
+    # A line goes when its item is removed or moved; when the last click's label says another removal or move than
+    # the goal asks for (Archive, Delete, Restore), that click made it go, not the goal's action.
+    last_label = past.clicked[-1] if last_click is not None and past.clicked else None
+    unasked = bool(last_label and acts_of(last_label) & REMOVALS - wanted)
+    for t in before if same_page and not unasked else []:
         if norm(t) not in now_n and _hits_entity(t, values) and not any(_hits_entity(n, [t]) for n in now) \
                 and not any(_hits_entity(typed, [t]) for typed in past.typed):  # the line is what it typed
             return f"gone from the screen: {t!r}"
@@ -109,9 +133,16 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
 
 
 GOAL_SOURCES = frozenset({"done", "word", *ENTITY_KINDS})  # text options taken from the goal itself
+# The text option sources with the shape an answer kind asks for (a total may be summed from the screen's amounts).
+# A person, a title or a status has no shape to check.
+ANSWER_SHAPES = {"email": ("s_email",), "amount": ("s_amount", "computed"), "number": ("s_number", "computed"),
+                 "date": ("s_date",), "time": ("s_time",), "code": ("s_code", "s_number", "s_iban")}  # fmt: skip
 
 
-def answer_options(texts: list[Any]) -> list[int]:
-    """Indices of the text options (`features.TextOption`) that can answer a question: read from the screen or the
-    page's options, and not a success flash."""
-    return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)]
+def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
+    """Indices of the text options (`features.TextOption`) that can answer a question asking for `kind`
+    (`entities.answer_kind`): read from the screen or the page's options, not a success flash, and of the kind's
+    shape where it has one."""
+    shaped = ANSWER_SHAPES.get(kind or "")
+    return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)
+            and (shaped is None or o.source in shaped)]  # fmt: skip

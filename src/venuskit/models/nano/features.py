@@ -117,6 +117,7 @@ class Features:
     # when it does not apply (a question, CAPTCHA, grounding; features cached before the check existed).
     done_evidence: str | None = None
     asks_answer: bool = False  # the goal is a question: Finished carries a value, never "Done."
+    answer_kind: str | None = None  # what it asks for (`entities.answer_kind`): the done check's shape of the answer
 
 
 def _onehot(value: str | None, kinds: Sequence[str]) -> list[float]:
@@ -248,7 +249,7 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
         last = inp.history[-1] if inp.history else None
         evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None)
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
-                    state, texts, text_x, evidence, g.answer is not None)  # fmt: skip
+                    state, texts, text_x, evidence, g.answer is not None, g.answer)  # fmt: skip
 
 
 def _icon_matches(g: Goal, index: list[int], patches: np.ndarray) -> dict[int, list[float]]:

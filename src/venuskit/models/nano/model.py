@@ -10,8 +10,10 @@ protocol, or the grounding request) and is what `venus serve nano` serves.
 
 A checkpoint is one file: a format tag, the network config, fp16 weights, a SHA-256 over the weights and the
 training metadata (which names other checkpoints, such as MOPD's teachers, by file name and SHA-256, never by
-path). A missing or corrupt file raises `CheckpointError`, which names the file and the command that rebuilds
-it. `describe()` says which file acted (its name and digests): agents copy it into every episode manifest.
+path). An ensemble checkpoint (stage `ensemble`) holds several networks of one config (`members`), which decide as
+one (`net.NanoEnsemble`); its metadata names each member's file by name and SHA-256. A missing or corrupt file
+raises `CheckpointError`, which names the file and the command that rebuilds it. `describe()` says which file
+acted (its name and digests): agents copy it into every episode manifest.
 """
 
 from __future__ import annotations
@@ -50,12 +52,13 @@ from venuskit.models.nano.done import answer_options
 from venuskit.models.nano.features import Features, NanoInput, build
 from venuskit.models.nano.history import read_past
 from venuskit.models.nano.icons import weights_digest as _weights_digest
-from venuskit.models.nano.net import NanoNet, NetConfig, collate
+from venuskit.models.nano.net import NanoEnsemble, NanoNet, NetConfig, collate
 from venuskit.models.nano.reader import Reader, ReaderError, default_reader
 
 FORMAT = "venus-nano/1"
 DEFAULT_CHECKPOINT = "weights/venus-nano.pt"
 REBUILD = "venus nano train --seed 0 --out runs/nano --install"
+MAX_MEMBERS = 16  # networks in one ensemble checkpoint (a bound on what a file may ask the loader to build)
 CALL_USER_TEXT = "I cannot do this task here: what it asks for is not available on these pages."
 
 
@@ -159,6 +162,8 @@ class NanoModel:
         state = {k: v.detach().to(torch.float16) for k, v in self.net.state_dict().items()}
         payload = {"format": FORMAT, "config": self.net.cfg.to_dict(), "state_dict": state,
                    "sha256": _weights_digest(state), "meta": {**self.meta, **(meta or {})}}  # fmt: skip
+        if isinstance(self.net, NanoEnsemble):
+            payload["members"] = len(self.net.members)
         buf = io.BytesIO()
         torch.save(payload, buf)
         return write_bytes(path, buf.getvalue(), durable=True)
@@ -178,13 +183,35 @@ class NanoModel:
         state = payload.get("state_dict")
         if not isinstance(state, dict) or _weights_digest(state) != payload.get("sha256"):
             raise CheckpointError(p, "its weights do not match the SHA-256 stored with them (altered or damaged)")
-        net = NanoNet(NetConfig(**payload["config"]))
+        members = payload.get("members", 1)
+        if not isinstance(members, int) or isinstance(members, bool) or not 1 <= members <= MAX_MEMBERS:
+            raise CheckpointError(p, f"its member count {members!r} is not a whole number from 1 to {MAX_MEMBERS}")
+        try:
+            cfg = NetConfig(**payload["config"])
+        except (TypeError, KeyError) as exc:
+            raise CheckpointError(p, f"its network config cannot be read ({exc})") from exc
+        net = NanoNet(cfg) if members == 1 else NanoEnsemble([NanoNet(cfg) for _ in range(members)])
         try:
             net.load_state_dict({k: v.float() for k, v in state.items()})
         except RuntimeError as exc:
             raise CheckpointError(p, f"its weights do not fit the network ({exc})") from exc
         ref = {"name": p.name, "sha256": hashlib.sha256(data).hexdigest(), "weights_sha256": payload["sha256"]}
         return cls(net, dict(payload.get("meta") or {}), reader, ref)
+
+    @classmethod
+    def load_trainable(cls, path: str | Path, reader: Reader | None = None) -> NanoModel:
+        """The checkpoint a training stage starts from, as one network: an ensemble's first member (a copy; the
+        stages train one network), its metadata naming the ensemble file it came from (`from_ensemble`)."""
+        m = cls.load(path, reader)
+        if not isinstance(m.net, NanoEnsemble):
+            return m
+        import copy
+
+        first = (m.meta.get("members") or [{}])[0]
+        meta = {k: v for k, v in m.meta.items() if k != "members"}
+        meta.update(stage=first.get("stage"), seed=first.get("seed"),
+                    from_ensemble={**(m.checkpoint or {}), "member": 0})
+        return cls(copy.deepcopy(m.net.members[0]), meta, reader, m.checkpoint)
 
     # ---- deciding ----
 
@@ -202,7 +229,7 @@ class NanoModel:
         e = self.net.encode(collate([f]))
         logits = self.net.type_logits(e)[0]
         allowed = allowed_types(surface)
-        answers = answer_options(f.texts) if self.done_check and f.asks_answer else None
+        answers = answer_options(f.texts, f.answer_kind) if self.done_check and f.asks_answer else None
         if self.done_check and (f.done_evidence == "" or answers == []):
             allowed[TYPE_INDEX["Finished"]] = False  # nothing on screen says the goal's action happened, or no answer
         logits = logits.masked_fill(~allowed, -1e9)
@@ -345,6 +372,33 @@ def input_from_messages(messages: list[dict[str, Any]]) -> NanoInput:
     labels = ("History Screenshot:", "Current Screenshot:")
     feedback = "\n".join(t for t in texts if t.strip() and not t.strip().startswith(labels)) or None
     return NanoInput(png, goal, surface, history, feedback, shots)
+
+
+# ---- ensembles -----------------------------------------------------------------------------------------------
+
+
+def build_ensemble(paths: list[Path], out: Path) -> Path:
+    """One ensemble checkpoint from single-network checkpoints of one config (seeds of one recipe), written to
+    `out`. Its metadata names every member (file name, file and weights SHA-256, stage, seed) and keeps the first
+    member's training metadata (the run's config: what the model card reports)."""
+    if len(paths) < 2:
+        raise NanoError(f"An ensemble needs at least 2 checkpoints, got {len(paths)}.")
+    if len(paths) > MAX_MEMBERS:
+        raise NanoError(f"An ensemble takes at most {MAX_MEMBERS} checkpoints, got {len(paths)}.")
+    models = [NanoModel.load(p) for p in paths]
+    for p, m in zip(paths, models, strict=True):
+        if isinstance(m.net, NanoEnsemble):
+            raise NanoError(f"{p} is an ensemble already; build from its members' own checkpoints.")
+    try:
+        net = NanoEnsemble([m.net for m in models])
+    except ValueError as exc:
+        raise NanoError(f"{exc} ({', '.join(str(p) for p in paths)})") from exc
+    # Members by folder and file name (as MOPD names its teachers) and digests: never a path of this machine.
+    members = [{**(m.checkpoint or {}), "name": f"{Path(p).parent.name}/{Path(p).name}", "stage": m.meta.get("stage"),
+                "seed": m.meta.get("seed")} for p, m in zip(paths, models, strict=True)]  # fmt: skip
+    meta = {**models[0].meta, "stage": "ensemble", "seed": [m.meta.get("seed") for m in models], "members": members}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    return NanoModel(net, meta).save(out)
 
 
 # ---- the shipped checkpoint ---------------------------------------------------------------------------------

@@ -193,6 +193,46 @@ class NanoNet(nn.Module):
         return ptr, txt, nl
 
 
+@dataclass
+class EnsembleEncoded:
+    members: list[Encoded]
+    batch: Batch
+
+
+class NanoEnsemble(nn.Module):
+    """Several networks of one recipe trained with different seeds, deciding as one: each head's distribution is the
+    members' mean (the log of the mean probability; the newline flag's mean probability as a logit), and the pointer
+    and text heads of every member are conditioned on the one type chosen from the mean. Seeds of the same recipe
+    disagree most where the training data says least (held-out wordings, the done decision), and the mean keeps what
+    they agree on. Inference only: training stages take one network (`NanoModel.trainable`)."""
+
+    def __init__(self, members: list[NanoNet]) -> None:
+        super().__init__()
+        if len(members) < 2:
+            raise ValueError(f"An ensemble needs at least 2 networks, got {len(members)}.")
+        if len({repr(m.cfg) for m in members}) != 1:
+            raise ValueError("The networks of an ensemble must share one NetConfig (seeds of one recipe).")
+        self.members = nn.ModuleList(members)
+        self.cfg = members[0].cfg
+
+    def encode(self, b: Batch) -> EnsembleEncoded:
+        return EnsembleEncoded([m.encode(b) for m in self.members], b)
+
+    def type_logits(self, e: EnsembleEncoded) -> torch.Tensor:
+        return _mean_logp([m.type_logits(x) for m, x in zip(self.members, e.members, strict=True)])
+
+    def heads(self, e: EnsembleEncoded, types: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        outs = [m.heads(x, types) for m, x in zip(self.members, e.members, strict=True)]
+        nl = torch.stack([torch.sigmoid(o[2]) for o in outs]).mean(0).clamp(1e-6, 1 - 1e-6)
+        return _mean_logp([o[0] for o in outs]), _mean_logp([o[1] for o in outs]), torch.logit(nl)
+
+
+def _mean_logp(logits: list[torch.Tensor]) -> torch.Tensor:
+    """log of the mean of the members' softmax distributions (masked entries stay at about NEG)."""
+    logp = torch.stack([F.log_softmax(x, -1) for x in logits])
+    return torch.logsumexp(logp, 0) - float(np.log(len(logits)))
+
+
 def masked_log_softmax(logits: torch.Tensor) -> torch.Tensor:
     return F.log_softmax(logits, -1)
 

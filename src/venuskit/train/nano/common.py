@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from venuskit.models.nano.action_types import POINTER_TYPES, TEXT_TYPES, TYPE_INDEX, TYPES
 from venuskit.models.nano.model import NanoModel
-from venuskit.models.nano.net import NEG, Encoded, NanoNet, collate, logsumexp_positive
+from venuskit.models.nano.net import NEG, Encoded, EnsembleEncoded, NanoNet, collate, logsumexp_positive
 from venuskit.train.nano.data import Example
 
 PTR_TYPES = torch.tensor([t in POINTER_TYPES for t in TYPES])
@@ -195,8 +195,10 @@ def sample(net: NanoNet, e: Encoded, allowed: torch.Tensor, generator: torch.Gen
     return Sampled(types, p, t, n)
 
 
-def repeat_encoded(e: Encoded, g: int) -> Encoded:
-    """Each row repeated g times, adjacent (a GRPO group per state)."""
+def repeat_encoded(e: Encoded | EnsembleEncoded, g: int) -> Encoded | EnsembleEncoded:
+    """Each row repeated g times, adjacent (a GRPO group per state); an ensemble teacher's members alike."""
+    if isinstance(e, EnsembleEncoded):
+        return EnsembleEncoded([repeat_encoded(x, g) for x in e.members], e.batch.repeat(g))  # type: ignore[misc]
     return Encoded(e.cands.repeat_interleave(g, 0), e.state.repeat_interleave(g, 0),
                    e.pooled.repeat_interleave(g, 0), e.batch.repeat(g), e.cand_x.repeat_interleave(g, 0))  # fmt: skip
 

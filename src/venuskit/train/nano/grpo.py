@@ -93,7 +93,7 @@ def grpo(states: list[Example], init: Path, out: Path, config: GRPOConfig | None
     if not states:
         raise ValueError(f"GRPO ({domain}) got no states; run the policy's rollouts first.")
     gen = seed_everything(cfg.seed)
-    model = NanoModel.load(init)
+    model = NanoModel.load_trainable(init)
     curve = on_policy(model.net, states, cfg, _GRPO(model, cfg), gen, val)
     return save_stage(model.net, out, f"grpo-{domain}", {**model.meta, "stage": "grpo", "domain": domain},
                       {"curve": curve, "states": len(states), "domain": domain}, cfg)  # fmt: skip

@@ -135,7 +135,7 @@ def mopd(states: list[Example], teachers: dict[str, Path], init: Path, out: Path
     if missing:
         raise ValueError(f"No teacher for the domains {missing}; teachers given: {sorted(teachers)}.")
     gen = seed_everything(cfg.seed)
-    student = NanoModel.load(init)
+    student = NanoModel.load_trainable(init)
     stage = _MOPD(student, teachers, cfg)
     curve = on_policy(student.net, states, cfg, stage, gen, val)
     meta = {**student.meta, "stage": "mopd", "teachers": stage.refs}

@@ -84,6 +84,7 @@ def sft(train: list[Example], out: Path, config: SFTConfig | None = None, *, val
     if not train:
         raise ValueError("SFT got no training examples; collect episodes first (`venus nano train`).")
     gen = seed_everything(cfg.seed)
-    net = NanoModel.load(init).net if init else NanoNet(replace(NetConfig.named(cfg.size), icon_names=cfg.icon_names))
+    fresh = replace(NetConfig.named(cfg.size), icon_names=cfg.icon_names)
+    net = NanoModel.load_trainable(init).net if init else NanoNet(fresh)
     metrics = train_supervised(net, train, val or [], cfg, gen)
     return save_stage(net, out, "sft", {"stage": "sft", "seed": cfg.seed}, metrics, cfg)
