@@ -179,6 +179,9 @@ def test_a_question_asking_for_a_shaped_value_is_answered_with_a_value_of_that_s
     assert answer_options(screen, "number") == [] and answer_options(screen, "code") == []
     computed = [TextOption("57.90", "computed")]  # a total summed from the screen's amounts
     assert answer_options(computed, "amount") == [0]
+    # A clock time the reader took for a number (glued to a Chinese date) still has a time's shape.
+    glued = [TextOption("16:00", "s_time"), TextOption("14:30", "s_number"), TextOption("00", "s_word")]
+    assert answer_options(glued, "time") == [0, 1] and answer_options(glued, "number") == [1]
 
 
 @pytest.mark.browser

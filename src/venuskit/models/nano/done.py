@@ -137,6 +137,8 @@ GOAL_SOURCES = frozenset({"done", "word", *ENTITY_KINDS})  # text options taken 
 # A person, a title or a status has no shape to check.
 ANSWER_SHAPES = {"email": ("s_email",), "amount": ("s_amount", "computed"), "number": ("s_number", "computed"),
                  "date": ("s_date",), "time": ("s_time",), "code": ("s_code", "s_number", "s_iban")}  # fmt: skip
+# A clock time glued to a Chinese date ("2024年3月27日14:30－16:00") is read as a number: its text has the shape.
+_CLOCK = re.compile(r"\d{1,2}[:：]\d{2}")
 
 
 def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
@@ -145,4 +147,4 @@ def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
     shape where it has one."""
     shaped = ANSWER_SHAPES.get(kind or "")
     return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)
-            and (shaped is None or o.source in shaped)]  # fmt: skip
+            and (shaped is None or o.source in shaped or (kind == "time" and _CLOCK.fullmatch(o.text)))]  # fmt: skip
