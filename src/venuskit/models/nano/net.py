@@ -204,7 +204,7 @@ class NanoEnsemble(nn.Module):
     members' mean (the log of the mean probability; the newline flag's mean probability as a logit), and the pointer
     and text heads of every member are conditioned on the one type chosen from the mean. Seeds of the same recipe
     disagree most where the training data says least (held-out wordings, the done decision), and the mean keeps what
-    they agree on. Inference only: training stages take one network (`NanoModel.trainable`)."""
+    they agree on. Inference only: training stages take one network (`NanoModel.load_trainable`)."""
 
     def __init__(self, members: list[NanoNet]) -> None:
         super().__init__()
