@@ -211,3 +211,44 @@ def test_the_oracle_real_episodes_give_evidence_at_their_end_and_none_at_their_s
     assert end.done_evidence, f"{task}: no evidence on the oracle's last screen"
     start = model.features(NanoInput(pngs[0], goal, "browser", [], None, []))
     assert start.done_evidence == "" and not start.asks_answer
+
+
+def test_a_question_is_answered_from_the_row_that_names_its_subject():
+    """Saved recipients listed as cards, each with its IBAN: the IBAN asked for is the one inside the card that names
+    the recipient, not the one of the card below; a page with no card naming the subject restricts nothing."""
+    from venuskit.models.nano.done import bound_answers
+    from venuskit.models.nano.entities import goal_entities
+
+    names = ["City Power & Light", "Harbor MusicSchool", "Sofia Rossi"]  # the reader drops a space now and then
+    ibans = ["DE12 3704 0044 0532 0130 00", "DE02 1203 0000 0000 2020 51", "IT60 X054 2811 1010 0000 0123 456"]
+    cands, texts = [], [TextOption("Done.", "done")]
+    for k, (name, iban) in enumerate(zip(names, ibans, strict=True)):
+        top = 130 + 64 * k
+        cands += [Candidate((246, top, 1006, top + 60), f"{name} {iban}", "region"),
+                  Candidate((312, top + 12, 440, top + 28), name, "text"),
+                  Candidate((313, top + 32, 488, top + 44), iban, "text")]  # fmt: skip
+        texts.append(TextOption(iban, "s_iban", None, len(cands) - 1))
+    goal = "Which IBAN do you have saved for Harbor Music School? Answer with the IBAN."
+    bound = bound_answers(goal_entities(goal), cands, texts, "code")
+    assert [texts[i].text for i in bound] == ["DE02 1203 0000 0000 2020 51"]
+    assert bound_answers(goal_entities("Which IBAN do you have saved for Nora Brooks?"), cands, texts, "code") is None
+    # A status or a title has no shape: any line may be it, so nothing is restricted.
+    assert bound_answers(goal_entities(goal), cands, texts, "word") is None
+    # The subject also named outside every region (a page title): the page is about it, nothing is restricted.
+    titled = [*cands, Candidate((292, 84, 430, 110), "Saved for Harbor Music School", "text")]
+    assert bound_answers(goal_entities(goal), titled, texts, "code") is None
+    # At decision time the bound answer wins over the network's preference for another row's value.
+    model = _finishing_model()
+    heads = model.net.heads
+
+    def prefers_the_last_card(e, types):  # the network's own pick: the IBAN of the card below
+        ptr, txt, nl = heads(e, types)
+        txt = txt.clone()
+        txt[0, 3] = 60.0
+        return ptr, txt, nl
+
+    model.net.heads = prefers_the_last_card  # type: ignore[method-assign]
+    f = _features(None, True, texts, "code")
+    assert texts[model.decide(f, "browser").text].text == "IT60 X054 2811 1010 0000 0123 456"
+    f.bound = bound
+    assert texts[model.decide(f, "browser").text].text == "DE02 1203 0000 0000 2020 51"

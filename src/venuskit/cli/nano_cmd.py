@@ -81,6 +81,8 @@ def evaluate(
     json_out: bool = typer.Option(False, "--json", help="Print every row as JSON."),
     done_check: bool = typer.Option(True, "--done-check/--no-done-check", help="Finished only with evidence on "
                                     "screen that the goal's action happened (off: the network's own decision)."),
+    action_check: bool = typer.Option(True, "--action-check/--no-action-check", help="No click on a control whose "
+                                      "label or icon commits an action the goal does not ask for (delete, buy...)."),
 ) -> None:
     """venus-nano on the held-out world templates (evaluation seeds), scored by the task contracts."""
     from venuskit.eval.nano_eval import validation_success, world_success
@@ -91,7 +93,7 @@ def evaluate(
         model = NanoModel.load(checkpoint) if checkpoint else load_default()
     except CheckpointError as exc:
         fail(str(exc))
-    model.done_check = done_check
+    model.done_check, model.action_check = done_check, action_check
     if surface not in ("browser", "mobile"):
         fail(f"--surface must be browser or mobile, got {surface!r}.")
     if split not in ("heldout", "validation"):

@@ -65,7 +65,10 @@ _STATE = re.compile(r"\b((?:the|a|an|your|my|this|that|these|those|its|their)\s+
 
 
 def asked_acts(goal: str) -> frozenset[str]:
-    """The actions a goal asks for: `acts_of` its text without the words that describe its object's state."""
+    """The actions a goal asks for: `acts_of` its text without its values (a quoted title, the words it dictates:
+    'Star "Delete old drafts"' asks for no deleting) and without the words that describe its object's state."""
+    for e in goal_entities(goal):
+        goal = goal.replace(e.text, " ")
     return acts_of(_STATE.sub(lambda m: m.group(1) or " ", goal))
 
 
@@ -148,3 +151,31 @@ def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
     shaped = ANSWER_SHAPES.get(kind or "")
     return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)
             and (shaped is None or o.source in shaped or (kind == "time" and _CLOCK.fullmatch(o.text)))]  # fmt: skip
+
+
+# What a question can name its subject by; not a dictated text, nor a bare count.
+SUBJECT_KINDS = frozenset({"quoted", "code", "date", "name", "email", "iban", "amount"})
+
+
+def bound_answers(entities: list[Any], cands: list[Any], texts: list[Any], kind: str | None) -> list[int] | None:
+    """Indices of the text options read inside a region (a list row, a card) whose text names one of the question's
+    subjects (`entities.goal_entities` of `SUBJECT_KINDS`): "Which IBAN do you have saved for Harbor Music School?"
+    is answered from the card that says Harbor Music School, not from the card below it. None when the question
+    asks for a value with no shape (a title, a status: any line may be it), when no line on screen names a subject
+    inside a region, or when one names it outside every region (a page title: the whole page is about it, as an
+    order's page is about "Order #62230" and its status badge sits beside the title, not in the item's card)."""
+    if kind not in ANSWER_SHAPES:
+        return None
+    values = [e.text for e in entities if e.kind in SUBJECT_KINDS and len(norm(e.text)) >= 3]
+    named = [c.box for c in cands if c.kind == "text" and any(containment(v, c.text) >= 0.8 for v in values)]
+    boxes = [r.box for r in cands if r.kind == "region"]
+    regions = [r for r in boxes if any(_inside(b, r) for b in named)]
+    if not regions or any(not any(_inside(b, r) for r in boxes) for b in named):
+        return None
+    smallest = [r for r in regions if not any(o != r and _inside(o, r) for o in regions)]  # the row, not the page
+    return [k for k, o in enumerate(texts) if getattr(o, "line", None) is not None
+            and any(_inside(cands[o.line].box, r) for r in smallest)]  # fmt: skip
+
+
+def _inside(box: tuple[int, int, int, int], outer: tuple[int, int, int, int]) -> bool:
+    return outer[0] <= box[0] and outer[1] <= box[1] and box[2] <= outer[2] and box[3] <= outer[3]

@@ -94,13 +94,15 @@ class Lexicon:
     concepts: dict[str, tuple[str, ...]]
     done: tuple[str, ...]
     questions: dict[str, tuple[str, ...]]
+    consequential: dict[str, tuple[str, ...]]  # the action check's words (`models.nano.guard`), by concept
 
 
 @functools.cache
 def lexicon() -> Lexicon:
     raw = tomllib.loads(resources.files("venuskit.models.nano").joinpath("lexicon.toml").read_text("utf-8"))
     return Lexicon({k: tuple(v) for k, v in raw["concepts"].items()}, tuple(raw["done"]["words"]),
-                   {k: tuple(v) for k, v in raw["questions"].items()})  # fmt: skip
+                   {k: tuple(v) for k, v in raw["questions"].items()},
+                   {k: tuple(v) for k, v in raw["consequential"].items()})  # fmt: skip
 
 
 _VERB_NOUN = ("s", "ed", "ing", "er", "ers")

@@ -46,7 +46,7 @@ from venuskit.models.nano.candidates import (
     under,
     visual,
 )
-from venuskit.models.nano.done import acts_of, done_evidence
+from venuskit.models.nano.done import acts_of, bound_answers, done_evidence
 from venuskit.models.nano.entities import (
     ANSWER_KINDS,
     ENTITY_KINDS,
@@ -67,12 +67,13 @@ from venuskit.models.nano.entities import (
     word_ids,
     words,
 )
+from venuskit.models.nano.guard import unasked
 from venuskit.models.nano.history import Past, history_types, used_entities
 from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_version, words_of
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 8  # bump when features change: cached features of an older version are recomputed (8: label-value answers)
+VERSION = 9  # bump when features change: cached features of an older version are recomputed (9: 发帖 is sending)
 
 
 def version() -> str:
@@ -97,6 +98,7 @@ class TextOption:
     text: str
     source: str  # one of TEXT_SOURCES
     index: int | None = None  # SelectOption index
+    line: int | None = None  # the candidate (a text line) a value was read from
 
 
 @dataclass
@@ -118,6 +120,12 @@ class Features:
     done_evidence: str | None = None
     asks_answer: bool = False  # the goal is a question: Finished carries a value, never "Done."
     answer_kind: str | None = None  # what it asks for (`entities.answer_kind`): the done check's shape of the answer
+    # The action check (`models.nano.guard`): candidates whose label or icon commits an action the goal does not ask
+    # for; the pointer head is not offered them.
+    unasked: list[int] = field(default_factory=list)
+    # A question's answers read inside the region (a list row, a card) that shows its subject (`done.bound_answers`);
+    # None when no line on screen names the subject.
+    bound: list[int] | None = None
 
 
 def _onehot(value: str | None, kinds: Sequence[str]) -> list[float]:
@@ -212,7 +220,8 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     icon_index = [i for i, c in enumerate(cands) if c.kind == "icon"]
     icons = np.stack([icon_patch(screen.gray, cands[i].box) for i in icon_index]).astype(np.float16) if icon_index \
         else np.zeros((0, ICON_PX, ICON_PX), np.float16)  # fmt: skip
-    named = _icon_matches(g, icon_index, icons)
+    names = _icon_names(icon_index, icons)
+    named = {i: [p * v for v in g.match(words_of(name))] for i, (name, p) in names.items()}
     x_rows = []
     for i, c in enumerate(cands):
         row = [max((own[j][k] for j in rows[i]), default=0.0) for k in range(MATCH_DIM)]
@@ -248,21 +257,23 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     if inp.surface in ("browser", "mobile") and g.answer is None:
         last = inp.history[-1] if inp.history else None
         evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None)
+    # What each candidate says it does, for the action check: its text and its icon's name ("trash delete").
+    labels = [" ".join(filter(None, (c.text, words_of(names[i][0]) if i in names else ""))) for i, c in
+              enumerate(cands)]  # fmt: skip
+    held = unasked(goal, labels, g.answer is not None) if inp.surface in ("browser", "mobile") else []
+    bound = bound_answers(g.entities, cands, texts, g.answer) if g.answer is not None else None
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
-                    state, texts, text_x, evidence, g.answer is not None, g.answer)  # fmt: skip
+                    state, texts, text_x, evidence, g.answer is not None, g.answer, held, bound)  # fmt: skip
 
 
-def _icon_matches(g: Goal, index: list[int], patches: np.ndarray) -> dict[int, list[float]]:
-    """For each icon candidate the namer names (`models.nano.icons`): the goal's match against the name's words,
-    scaled by the namer's probability ("star the message" against a star icon)."""
+def _icon_names(index: list[int], patches: np.ndarray) -> dict[int, tuple[str, float]]:
+    """The icon candidates the namer names (`models.nano.icons`), with the name's probability. Their features are
+    the goal's match against the name's words scaled by it ("star the message" against a star icon)."""
     namer = default_namer()
     if namer is None or not index:
         return {}
-    out = {}
-    for i, (name, p) in zip(index, namer.name(patches.astype(np.float32)), strict=True):
-        if name != OTHER and p >= MIN_PROB:
-            out[i] = [p * v for v in g.match(words_of(name))]
-    return out
+    named = zip(index, namer.name(patches.astype(np.float32)), strict=True)
+    return {i: (name, p) for i, (name, p) in named if name != OTHER and p >= MIN_PROB}
 
 
 def _is_click(action: Action | None) -> bool:
@@ -464,7 +475,7 @@ def _text_options(inp: NanoInput, g: Goal, cands: list[Candidate], own: list[lis
         for value, source in found:
             if norm(value) and norm(value) not in seen:
                 seen.add(norm(value))
-                opts.append(TextOption(value, source))
+                opts.append(TextOption(value, source, None, i))
                 line_of[norm(value)] = i
     opts += [TextOption(label, "option", index) for index, label in options_of(inp.feedback)]
     screen_norm = [norm(c.text) for c in cands if c.text and c.kind != "region"]

@@ -144,11 +144,14 @@ class NanoModel:
     name = "venus-nano"
 
     def __init__(self, net: NanoNet, meta: dict[str, Any] | None = None, reader: Reader | None = None,
-                 checkpoint: dict[str, str] | None = None, done_check: bool = True) -> None:  # fmt: skip
+                 checkpoint: dict[str, str] | None = None, done_check: bool = True,
+                 action_check: bool = True) -> None:  # fmt: skip
         self.net = net.eval()
         # The done check at inference (`models.nano.done`): Finished only with evidence on screen that the goal's
         # action happened, and a question answered with a value. The on-policy stages sample the network as it is.
         self.done_check = done_check
+        # The action check (`models.nano.guard`): no click on a control that commits what the goal does not ask for.
+        self.action_check = action_check
         self.meta = meta or {}
         self.reader = reader or default_reader()
         # Which file the weights came from, by name and digests (never its path: it is recorded in episodes).
@@ -230,6 +233,8 @@ class NanoModel:
         logits = self.net.type_logits(e)[0]
         allowed = allowed_types(surface)
         answers = answer_options(f.texts, f.answer_kind) if self.done_check and f.asks_answer else None
+        if answers and f.bound:  # read in the row that names the question's subject, where the screen has one there
+            answers = [i for i in answers if i in f.bound] or answers
         if self.done_check and (f.done_evidence == "" or answers == []):
             allowed[TYPE_INDEX["Finished"]] = False  # nothing on screen says the goal's action happened, or no answer
         logits = logits.masked_fill(~allowed, -1e9)
@@ -237,8 +242,10 @@ class NanoModel:
         ptr, txt, nl = self.net.heads(e, torch.tensor([t]))
         tname = TYPES[t]
         choice = Choice(tname)
+        held = torch.tensor(f.unasked if self.action_check else [], dtype=torch.long)
         if tname in POINTER_TYPES or surface in ("captcha", "grounding"):
-            choice.cand = _pick(ptr[0], greedy, temperature, generator)
+            choice.cand = _pick(ptr[0].index_fill(0, held, -1e9) if tname in POINTER_TYPES else ptr[0], greedy,
+                                temperature, generator)  # a click never commits an action the goal does not ask for
         if tname in TEXT_TYPES:
             if tname == "Finished" and answers:
                 keep = torch.zeros(txt.shape[1], dtype=torch.bool)
@@ -246,8 +253,8 @@ class NanoModel:
                 txt = txt.masked_fill(~keep, -1e9)  # a question is answered with a value read from the screen
             choice.text = _pick(txt[0], greedy, temperature, generator)
             if tname == "SelectOption" and not any(o.index is not None for o in f.texts):
-                choice = Choice("Click", cand=_pick(self.net.heads(e, torch.tensor([TYPE_INDEX["Click"]]))[0][0],
-                                                    greedy, temperature, generator))  # fmt: skip
+                ptr = self.net.heads(e, torch.tensor([TYPE_INDEX["Click"]]))[0]
+                choice = Choice("Click", cand=_pick(ptr[0].index_fill(0, held, -1e9), greedy, temperature, generator))
         if tname == "Type":
             choice.newline = bool(torch.sigmoid(nl[0]) > 0.5) if greedy else bool(
                 torch.rand((), generator=generator) < torch.sigmoid(nl[0]))  # fmt: skip
@@ -292,7 +299,8 @@ class NanoModel:
         the file's SHA-256, the weights' SHA-256; None for weights never saved)."""
         params = sum(p.numel() for p in self.net.parameters())
         return {"model": self.name, "parameters": params, "config": self.net.cfg.to_dict(), **self.meta,
-                "checkpoint": self.checkpoint, "done_check": self.done_check}  # fmt: skip
+                "checkpoint": self.checkpoint, "done_check": self.done_check,
+                "action_check": self.action_check}  # fmt: skip
 
 
 def _temperature(value: Any) -> float:

@@ -1,0 +1,81 @@
+"""The action check: venus-nano does not click a control that commits an action the goal does not ask for.
+
+On templates it has not seen, the pointer head finds a control of the right type by its place or by loose meaning
+and clicks the trash can when asked to star, Accept when asked to decline, Buy when asked how many are left. The
+report puts a step verifier before each action; this is its rule form, read from the screen alone:
+
+- what a control commits is what its label says ("Delete forever", "Accept", "购买") or what the icon namer names
+  its picture (a trash can), in the lexicon's consequential words (`lexicon.toml`, `[consequential]`): removing,
+  archiving, buying, paying, sending, accepting or declining, joining or leaving;
+- the goal asks for its verbs (`done.asked_acts`); a payment is a transfer of money ("Send €20 to Bob" pays), an
+  order is paid; any action but one on an item in place (delete, archive, restore, star, mark read, like, switch)
+  may end with a Send, Submit or Post, so only a goal asking for in-place actions alone holds sending back (the
+  agent that typed "删除" into a new mail's To line and sent it, when asked to delete an email forever);
+- a control that commits something the goal does not ask for is not offered to the pointer head, unless it names
+  one of the goal's values (an e-mail whose subject says "delete" is the object, not a control).
+
+A goal whose verb the lexicon does not know ("Get rid of the draft") asks for nothing it can tell, so nothing is
+held back, except when it is a question: a question asks for no action at all, and answering one never needs
+deleting, buying or joining.
+"""
+
+from __future__ import annotations
+
+import re
+
+from venuskit.models.lexicon import HAN_CHAR
+from venuskit.models.nano.done import asked_acts
+from venuskit.models.nano.entities import containment, goal_entities, lexicon, norm
+
+LABEL_CHARS = 30  # a text this long or shorter is a control's label; longer is a list row or a snippet
+# What else a goal's action commits: a payment is sent and a transfer paid, an order is paid. Deleting does not imply
+# deleting forever: "Move it to the trash" is no "Delete forever".
+IMPLIED = {"send": {"pay"}, "pay": {"send"}, "buy": {"pay"}}
+# Actions on an item in place. A goal asking only for these never sends anything; any other action may end with a
+# Send, Submit or Post (a reply, a comment, a form, a new event's invitations).
+IN_PLACE = frozenset({"delete", "forever", "archive", "restore", "star", "unstar", "read", "like", "download", "on",
+                      "off"})  # fmt: skip
+
+
+def commits(text: str) -> frozenset[str]:
+    """The consequential actions a control's label commits ("Delete forever" -> delete, forever)."""
+    low = " " + " ".join(re.findall(r"[a-z]+|[^\sa-z]+", text.casefold())) + " "
+    found = set()
+    forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs), key=lambda x: -len(x[0]))
+    for form, concept in forms:  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
+        if HAN_CHAR.search(form):
+            hit = re.search(f"(?<!已){re.escape(form)}", low)
+        else:
+            hit = re.search(rf"(?<![a-z]){re.escape(form)}(?![a-z])", low)
+        if hit:
+            found.add(concept)
+            low = low[: hit.start()] + " " * len(form) + low[hit.end():]
+    return frozenset(found)
+
+
+def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
+    """The actions the goal asks for, with what they imply; None when the check cannot tell (no known verb)."""
+    acts = set(asked_acts(goal))
+    if not acts and not question:
+        return None
+    for a in list(acts):
+        acts |= IMPLIED.get(a, set())
+    if acts - IN_PLACE:
+        acts.add("send")
+    return frozenset(acts)
+
+
+def unasked(goal: str, labels: list[str], question: bool) -> list[int]:
+    """Indices of the labels (a candidate's text, or its icon's name) that commit an action the goal does not ask
+    for and name none of its values."""
+    wanted = wanted_acts(goal, question)
+    if wanted is None:
+        return []
+    values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
+    out = []
+    for i, label in enumerate(labels):
+        if not label or len(label) > LABEL_CHARS or not commits(label) - wanted:
+            continue
+        if not any(containment(v, label) >= 0.8 for v in values):
+            out.append(i)
+    return out

@@ -1,0 +1,147 @@
+"""The action check: venus-nano does not click a control whose label or icon commits an action the goal does not ask
+for (the trash can when asked to star, Accept when asked to decline, Buy when asked how many are left)."""
+
+import numpy as np
+import pytest
+import torch
+
+from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
+from venuskit.models.nano.candidates import Candidate
+from venuskit.models.nano.entities import concepts, lexicon
+from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
+from venuskit.models.nano.guard import commits, unasked, wanted_acts
+from venuskit.models.nano.model import NanoModel
+from venuskit.models.nano.net import NanoNet, NetConfig
+
+CONTROLS = ["Delete", "Accept", "Decline", "Buy now", "Archive", "Delete forever", "Pay", "trash delete", "Leave group",
+            "Join", "Star", "Reply", "Send", "Save"]  # fmt: skip
+
+
+def _held(goal: str, question: bool = False) -> set[str]:
+    return {CONTROLS[i] for i in unasked(goal, CONTROLS, question)}
+
+
+def test_a_control_commits_what_its_label_says_and_a_place_a_state_or_an_answer_commits_nothing():
+    assert commits("Delete forever") == {"delete", "forever"} and commits("永久删除") == {"delete", "forever"}
+    assert commits("Place order") == {"buy"} and commits("立即购买") == {"buy"} and commits("Decline") == {"decline"}
+    assert commits("取消订阅") == {"leave"}  # the longer word wins: unsubscribing is no subscribing
+    # Folders, states, rows, a dialog's answer and a field's placeholder are not consequential controls.
+    for label in ("Trash", "Deleted items", "已删除", "Order #1042", "Payments", "OK", "Confirm", "Enter amount",
+                  "Archived", "已归档"):  # fmt: skip
+        assert commits(label) == frozenset(), label
+
+
+def test_each_consequential_word_is_a_word_of_its_lexicon_concept():
+    """One vocabulary: the action check's words are a subset of the concepts the features and the done check use."""
+    lex = lexicon()
+    for concept, forms in lex.consequential.items():
+        assert concept in lex.concepts, concept
+        for form in forms:
+            assert concept in concepts(form), (concept, form)
+
+
+def test_controls_committing_what_the_goal_does_not_ask_for_are_held_back():
+    # Asked to star: the trash can, Delete, Archive, Accept... are held back; Star, Reply, Send, Save are not.
+    assert _held('Star the email "Quarterly budget".') == set(CONTROLS) - {"Star", "Reply", "Save"}
+    # Accept for Decline, not Decline.
+    held = _held("Decline the invitation to Team sync.")
+    assert "Accept" in held and "Decline" not in held
+    # Moving to the trash is no deleting forever.
+    held = _held("Move the file report.pdf to the trash.")
+    assert "Delete forever" in held and "Delete" not in held and "trash delete" not in held
+    # A question asks for no action: nothing consequential is clicked to answer it.
+    assert _held("How many Blue Mugs are left in stock?", question=True) >= {"Buy now", "Delete", "Pay", "Join"}
+    # A payment is a transfer and a reply is sent; so may be a comment, a form or a new event. Deleting, archiving or
+    # starring alone never sends anything (the agent that typed "删除" into a new mail and sent it).
+    assert "Pay" not in _held("Send 20 EUR to Bob Stone.") and "Send" not in _held("Reply to Bob saying thanks.")
+    assert "Send" not in _held('Add a comment to the post "Tripod tips" saying: carbon is light.')
+    assert "Send" in _held('Delete the email "Old password reset link" forever.')
+    assert commits("Move to trash") == {"delete"} and commits("移到回收站") == {"delete"} and commits("Submit") == {"send"}
+    # The archived email's state is not an action the goal asks for.
+    assert "Archive" in _held("Move the archived email about taxes back to the inbox.")
+
+
+def test_nothing_is_held_back_when_the_goal_names_no_action_the_lexicon_knows_or_the_control_names_its_value():
+    assert wanted_acts("Get rid of the draft.", question=False) is None
+    assert _held("Get rid of the draft.") == set()
+    # A row whose text says "delete" but names the goal's value is the object, not a control of another action.
+    rows = ["Delete old drafts", "Delete"]
+    assert unasked('Star the email "Delete old drafts".', rows, False) == [1]
+
+
+def _features(unasked_idx: list[int]) -> Features:
+    n = 4
+    cands = [Candidate((10, 10 + 20 * i, 100, 25 + 20 * i), f"line {i}", "text") for i in range(n)]
+    texts = [TextOption("Done.", "done")]
+    return Features((1000, 800), cands, np.zeros((n, CAND_DIM), np.float16), [[1]] * n,
+                    np.zeros((0, 16, 16), np.float16), [], [1], np.zeros(STATE_DIM, np.float32), texts,
+                    np.zeros((1, TEXT_DIM), np.float16), None, False, None, unasked_idx)  # fmt: skip
+
+
+def _clicking_model(action_check: bool = True) -> NanoModel:
+    """A network that always clicks, preferring candidate 0, then 1, then 2."""
+    torch.manual_seed(0)
+    net = NanoNet(NetConfig())
+    model = NanoModel(net, reader=object(), action_check=action_check)  # type: ignore[arg-type]
+
+    def type_logits(e):
+        out = torch.zeros(1, len(TYPES))
+        out[0, TYPE_INDEX["Click"]] = 10.0
+        return out
+
+    heads = net.heads
+
+    def biased_heads(e, types):
+        ptr, txt, nl = heads(e, types)
+        return torch.tensor([[30.0, 20.0, 10.0, 0.0]]), txt, nl
+
+    net.type_logits = type_logits  # type: ignore[method-assign]
+    net.heads = biased_heads  # type: ignore[method-assign]
+    return model
+
+
+def test_the_pointer_head_is_not_offered_held_back_candidates():
+    model = _clicking_model()
+    assert model.decide(_features([]), "browser").cand == 0
+    assert model.decide(_features([0]), "browser").cand == 1
+    assert model.decide(_features([0, 1]), "browser").cand == 2
+    # Sampling never picks a held-back candidate either.
+    gen = torch.Generator().manual_seed(3)
+    picks = {model.decide(_features([0]), "browser", greedy=False, temperature=30.0, generator=gen).cand
+             for _ in range(200)}  # fmt: skip
+    assert 0 not in picks and len(picks) > 1
+    assert _clicking_model(action_check=False).decide(_features([0]), "browser").cand == 0
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("task", ["calendar.accept_invite", "drive.trash_file", "mail.archive_message",
+                                  "shop.buy_product", "calendar.delete_event"])  # fmt: skip
+def test_the_oracle_consequential_clicks_are_never_held_back(tmp_path, task):
+    """Real Chromium, the world server and the task oracle: on the oracle's own episode of a template whose goal asks
+    for a consequential action, every click the oracle makes stays offered to the pointer head (the check holds
+    back what the goal does not ask for, never the control that does it)."""
+    from venuskit.actions import parse_response
+    from venuskit.models.nano import load_default
+    from venuskit.models.nano.features import NanoInput
+    from venuskit.record.store import load_episode
+    from venuskit.runs.world import run_world_task
+
+    run = run_world_task(task, 11, out=tmp_path)
+    assert run.verdict.verdict == "completed"
+    episode = load_episode(run.episode_dir)
+    model = load_default()
+    goal, history, shots, clicks = episode.task["goal"], [], [], 0
+    for step in episode.steps:
+        png = (run.episode_dir / step.screenshot).read_bytes()
+        actions = parse_response(step.raw_output, "browser").actions
+        if actions and actions[0].name == "Click":
+            f = model.features(NanoInput(png, goal, "browser", list(history), None, list(shots)))
+            x, y = actions[0].point.x * f.size[0], actions[0].point.y * f.size[1]
+            under = [i for i, c in enumerate(f.cands)
+                     if c.kind != "cell" and c.box[0] <= x <= c.box[2] and c.box[1] <= y <= c.box[3]]  # fmt: skip
+            held = [f.cands[i].text for i in under if i in f.unasked]
+            assert not (under and len(held) == len(under)), (task, step.index, held)
+            clicks += bool(under)  # a click on a blank spot of a card has no candidate to hold back
+        history += actions
+        shots += [png] * len(actions)
+    assert clicks >= 1
