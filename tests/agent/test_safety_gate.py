@@ -146,6 +146,24 @@ def test_a_gate_that_raises_fails_closed(env, site, tmp_path):
     assert step.info["safety_gate"]["decision"] == "ask_user" and "classifier crashed" in step.info["safety_gate"]["reason"]
 
 
+def test_a_browser_that_dies_under_the_inspection_is_an_infrastructure_error_not_a_verdict(env, site, monkeypatch):
+    """Fail-closed is for an action the gate cannot judge; a dead browser is no property of the action, and a
+    "blocked" verdict would count as the agent's result. It propagates, so the suite retries the episode."""
+    from venuskit.envs import BrowserCrashed
+
+    own, _ = site
+    env.reset({"start_url": f"{own}/safety.html"})
+    ctx = context(env, "#pay")
+    gate = SafetyGate(env, approver=DenyApprover(), trusted=[own])
+
+    def died(point):
+        raise BrowserCrashed("Chromium died")
+
+    monkeypatch.setattr(env, "describe_point", died)
+    with pytest.raises(BrowserCrashed):
+        gate(ctx)
+
+
 def test_the_model_judge_and_its_failures(env, site):
     own, _ = site
     env.reset({"start_url": f"{own}/safety.html"})

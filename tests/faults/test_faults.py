@@ -13,7 +13,6 @@ import random
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -109,23 +108,25 @@ def _kill_browser() -> bool:
     return killed
 
 
-def test_chromium_killed_mid_suite_is_an_infrastructure_retry(tmp_path):
+def test_chromium_killed_mid_suite_is_an_infrastructure_retry(tmp_path, monkeypatch):
+    from venuskit.record import store
+
     out = tmp_path / "run"
-    stop = threading.Event()
+    real = store.write_bytes
+    killed: list[bool] = []
 
-    def killer():  # kill this process's Chromium once the mail episode (seven steps) has a step on disk
-        while not stop.is_set():
-            # Not the other episode: it has two steps, 12 ms apart, and ends before a poll can see them (seen in CI).
-            if list(out.glob("episodes/on_gating.send_mail.agenda_0/*/step_0001.png")) and _kill_browser():
-                return
-            time.sleep(0.05)
+    # Chromium dies right after the mail episode (seven steps) records its second screenshot: at that write, not
+    # on a poll of the folder, so the kill lands mid-episode however loaded the machine is (a poll once came after
+    # the episode had ended, under a CI run beside training). The retried row below is the proof it landed.
+    def write_bytes(path, data, *, durable):
+        written = real(path, data, durable=durable)
+        where = Path(path)
+        if not killed and where.name == "step_0001.png" and "on_gating.send_mail.agenda_0" in where.parts:
+            killed.append(_kill_browser())
+        return written
 
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    try:
-        summary = run_safety_eval(suite(out))
-    finally:
-        stop.set()
+    monkeypatch.setattr(store, "write_bytes", write_bytes)
+    summary = run_safety_eval(suite(out))  # the episodes run in a forked worker, which inherits the hook
     rows = Ledger(out).rows()
     assert summary["infra_errors"] == 0 and len(rows) == 2
     retried = [r for r in rows.values() if r.get("attempts", 1) > 1]

@@ -64,6 +64,7 @@ from venuskit.agent.safety.rules import (
     classify_target,
     origin_of,
 )
+from venuskit.envs.base import BrowserCrashed
 from venuskit.envs.netguard import OutgoingRequest
 
 # Pointer actions that press and release a button (or a finger) on what is under them: each fires click-like
@@ -227,6 +228,8 @@ class SafetyGate:
     def _safe_classify(self, ctx: StepContext) -> Finding:
         try:
             return self.classify(ctx)
+        except BrowserCrashed:
+            raise  # the env died under the inspection: an infrastructure error the run retries, not a verdict
         except Exception as exc:  # noqa: BLE001 - fail closed: an unclassifiable action needs approval
             what = f"{type(exc).__name__}: {exc}"
             return Finding(True, "unknown", f"the gate could not classify the action ({what})", "fail-closed",
