@@ -4,14 +4,13 @@ for (the trash can when asked to star, Accept when asked to decline, Buy when as
 import numpy as np
 import pytest
 import torch
+from nano_scripted import scripted_model
 
-from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
 from venuskit.models.nano.candidates import Candidate
 from venuskit.models.nano.entities import concepts, lexicon
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
 from venuskit.models.nano.guard import commits, unasked, wanted_acts
 from venuskit.models.nano.model import NanoModel
-from venuskit.models.nano.net import NanoNet, NetConfig
 
 CONTROLS = ["Delete", "Accept", "Decline", "Buy now", "Archive", "Delete forever", "Pay", "trash delete", "Leave group",
             "Join", "Star", "Reply", "Send", "Save"]  # fmt: skip
@@ -80,24 +79,7 @@ def _features(unasked_idx: list[int]) -> Features:
 
 def _clicking_model(action_check: bool = True) -> NanoModel:
     """A network that always clicks, preferring candidate 0, then 1, then 2."""
-    torch.manual_seed(0)
-    net = NanoNet(NetConfig())
-    model = NanoModel(net, reader=object(), action_check=action_check)  # type: ignore[arg-type]
-
-    def type_logits(e):
-        out = torch.zeros(1, len(TYPES))
-        out[0, TYPE_INDEX["Click"]] = 10.0
-        return out
-
-    heads = net.heads
-
-    def biased_heads(e, types):
-        ptr, txt, nl = heads(e, types)
-        return torch.tensor([[30.0, 20.0, 10.0, 0.0]]), txt, nl
-
-    net.type_logits = type_logits  # type: ignore[method-assign]
-    net.heads = biased_heads  # type: ignore[method-assign]
-    return model
+    return scripted_model("Click", ptr=[30.0, 20.0, 10.0, 0.0], action_check=action_check)
 
 
 def test_the_pointer_head_is_not_offered_held_back_candidates():

@@ -4,15 +4,13 @@ click), and answers a question with a value, never "Done."."""
 
 import numpy as np
 import pytest
-import torch
+from nano_scripted import scripted_model
 
-from venuskit.models.nano.action_types import TYPE_INDEX, TYPES
 from venuskit.models.nano.candidates import Candidate
 from venuskit.models.nano.done import answer_options, asked_acts, done_evidence
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
 from venuskit.models.nano.history import Past
 from venuskit.models.nano.model import NanoModel
-from venuskit.models.nano.net import NanoNet, NetConfig
 from venuskit.models.nano.reader import Line, Screen
 
 
@@ -127,25 +125,7 @@ def _features(evidence: str | None, asks_answer: bool, texts: list[TextOption] |
 
 def _finishing_model(done_check: bool = True) -> NanoModel:
     """A network whose type head always prefers Finished and whose text head prefers "Done."."""
-    torch.manual_seed(0)
-    net = NanoNet(NetConfig())
-    model = NanoModel(net, reader=object(), done_check=done_check)  # type: ignore[arg-type]
-    def type_logits(e):
-        out = torch.zeros(1, len(TYPES))
-        out[0, TYPE_INDEX["Finished"]] = 10.0
-        return out
-
-    heads = net.heads
-
-    def biased_heads(e, types):
-        ptr, txt, nl = heads(e, types)
-        txt = txt.clone()
-        txt[0, 0] = 50.0
-        return ptr, txt, nl
-
-    net.type_logits = type_logits  # type: ignore[method-assign]
-    net.heads = biased_heads  # type: ignore[method-assign]
-    return model
+    return scripted_model("Finished", text={0: 50.0}, done_check=done_check)
 
 
 def test_finished_is_withheld_without_evidence_and_a_question_is_answered_with_a_value():

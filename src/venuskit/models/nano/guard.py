@@ -21,13 +21,13 @@ deleting, buying or joining.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from venuskit.models.lexicon import HAN_CHAR
-from venuskit.models.nano.done import asked_acts
+from venuskit.models.nano.done import CONTROL_CHARS, asked_acts
 from venuskit.models.nano.entities import containment, goal_entities, lexicon, norm
 
-LABEL_CHARS = 30  # a text this long or shorter is a control's label; longer is a list row or a snippet
 # What else a goal's action commits: a payment is sent and a transfer paid, an order is paid. Deleting does not imply
 # deleting forever: "Move it to the trash" is no "Delete forever".
 IMPLIED = {"send": {"pay"}, "pay": {"send"}, "buy": {"pay"}}
@@ -37,19 +37,24 @@ IN_PLACE = frozenset({"delete", "forever", "archive", "restore", "star", "unstar
                       "off"})  # fmt: skip
 
 
+@functools.cache
+def _forms() -> tuple[tuple[re.Pattern[str], int, str], ...]:
+    """The consequential words as patterns, longest first (read once: `commits` runs on every candidate)."""
+    forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs), key=lambda x: -len(x[0]))
+    # A Chinese word right after 已 is a state; an English one is a whole word, as written on a button.
+    pattern = {True: "(?<!已){}", False: "(?<![a-z]){}(?![a-z])"}
+    return tuple((re.compile(pattern[bool(HAN_CHAR.search(f))].format(re.escape(f))), len(f), c) for f, c in forms)
+
+
 def commits(text: str) -> frozenset[str]:
     """The consequential actions a control's label commits ("Delete forever" -> delete, forever)."""
     low = " " + " ".join(re.findall(r"[a-z]+|[^\sa-z]+", text.casefold())) + " "
     found = set()
-    forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs), key=lambda x: -len(x[0]))
-    for form, concept in forms:  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
-        if HAN_CHAR.search(form):
-            hit = re.search(f"(?<!已){re.escape(form)}", low)
-        else:
-            hit = re.search(rf"(?<![a-z]){re.escape(form)}(?![a-z])", low)
+    for pattern, size, concept in _forms():  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
+        hit = pattern.search(low)
         if hit:
             found.add(concept)
-            low = low[: hit.start()] + " " * len(form) + low[hit.end():]
+            low = low[: hit.start()] + " " * size + low[hit.end():]
     return frozenset(found)
 
 
@@ -74,7 +79,7 @@ def unasked(goal: str, labels: list[str], question: bool) -> list[int]:
     values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
     out = []
     for i, label in enumerate(labels):
-        if not label or len(label) > LABEL_CHARS or not commits(label) - wanted:
+        if not label or len(label) > CONTROL_CHARS or not commits(label) - wanted:
             continue
         if not any(containment(v, label) >= 0.8 for v in values):
             out.append(i)
