@@ -119,6 +119,27 @@ def test_safety_gate_block_keeps_the_action_from_running(env, site, tmp_path):
     assert first.error["type"] == "SafetyBlocked" and count(env) == "0"
 
 
+def test_a_browser_dead_under_the_gate_is_the_steps_error_and_the_suite_retries_it(env, site, tmp_path):
+    """Not a fail-closed verdict: the action never ran, the crash is recorded as the step's error (which a suite
+    reads as infrastructure and re-runs), and the episode goes on from the relaunched browser."""
+    from venuskit.envs import BrowserCrashed
+    from venuskit.runs.failures import infra_error
+
+    calls: list[int] = []
+
+    def gate(ctx):  # the browser dies during the first inspection only
+        calls.append(1)
+        if len(calls) == 1:
+            raise BrowserCrashed("The browser died during inspect; it was relaunched at the last URL.")
+        return GateDecision("allow", "")
+
+    episode, folder, _ = run(env, site, tmp_path, [ADD, ADD, FINISH], safety_gate=gate)
+    steps = load_episode(folder).steps
+    assert steps[0].error["type"] == "BrowserCrashed" and "safety_gate" not in steps[0].info
+    assert episode.outcome.reason == "finished" and count(env) == "1"  # only the second click ran
+    assert (infra_error(load_episode(folder)) or "").startswith("BrowserCrashed at step 0")
+
+
 def test_fuzzed_replies_are_recorded_and_the_run_goes_on(env, site, tmp_path):
     junk = [
         "",

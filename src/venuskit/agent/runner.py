@@ -29,7 +29,7 @@ from venuskit.agent.hooks import (
     no_user,
 )
 from venuskit.agent.policy import Policy, PolicyOutput
-from venuskit.envs.base import Env, EnvError, Observation, StepResult
+from venuskit.envs.base import BrowserCrashed, Env, EnvError, Observation, StepResult
 from venuskit.models.openai_backend import ModelError
 from venuskit.record.episode import Episode, FinalObservation, Outcome, Step
 from venuskit.record.store import EpisodeWriter
@@ -243,7 +243,10 @@ class EpisodeRunner:
     def _execute(self, step: Step, obs: Observation, feedback: str | None) -> Observation:
         action = step.action
         assert action is not None
-        gate = self._gate(step, obs)
+        try:
+            gate = self._gate(step, obs)
+        except BrowserCrashed as exc:  # the browser died under the gate's inspection: the action never ran
+            return self._browser_lost(step, obs, exc)
         if gate.decision != "allow" and not self._gate_passes(step, gate):
             self._record(step, obs)
             return obs
@@ -270,11 +273,26 @@ class EpisodeRunner:
         needs the user's approval, like any consequential one."""
         try:
             gate = self.safety_gate(self._context(step, obs, None))
+        except BrowserCrashed:
+            raise  # infrastructure, not a verdict: the step records it and a suite re-runs the episode
         except Exception as exc:  # noqa: BLE001 - whatever broke, the action must not run unapproved
             gate = GateDecision("ask_user", f"The safety gate failed ({type(exc).__name__}: {exc}).")
         if gate.details or gate.decision != "allow":
             step.info["safety_gate"] = {**gate.details, "decision": gate.decision, "reason": gate.reason}
         return gate
+
+    def _browser_lost(self, step: Step, obs: Observation, exc: BrowserCrashed) -> Observation:
+        """Record the crash as the step's error and go on from the relaunched browser's screen, as after a
+        crash in env.step; a screen that cannot be taken ends the episode, resumable."""
+        step.error = _err(exc)
+        self._record(step, obs)
+        try:
+            after = self.env.observe()  # type: ignore[attr-defined]
+        except EnvError as lost:
+            self._end(Outcome(reason="error", error=_err(lost)), finished=False)
+            return obs
+        self._unrecorded = (after, step.index)
+        return after
 
     def _gate_passes(self, step: Step, gate: Any) -> bool:
         if gate.decision == "ask_user":
