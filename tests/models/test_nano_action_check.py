@@ -7,6 +7,7 @@ import torch
 from nano_scripted import scripted_model
 
 from venuskit.models.nano.candidates import Candidate
+from venuskit.models.nano.done import unwritten
 from venuskit.models.nano.entities import concepts, lexicon
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
 from venuskit.models.nano.guard import commits, unasked, wanted_acts
@@ -68,6 +69,28 @@ def test_nothing_is_held_back_when_the_goal_names_no_action_the_lexicon_knows_or
     assert unasked('Star the email "Delete old drafts".', rows, False) == [1]
 
 
+def test_sending_waits_for_the_text_the_goal_dictates():
+    """The agent that opened the reply and clicked Send: a goal dictating words holds Send back until the agent has
+    typed something. The mail's subject the goal names is on the screen; the reply's words are not, yet."""
+    goal = 'Reply to "Budget review" with "Looks good, thanks."'
+    shown = ["Inbox", "Budget review", "Mia Chen", "Reply", "Send"]
+    assert unwritten(goal, [], shown)
+    assert "Send" in {CONTROLS[i] for i in unasked(goal, CONTROLS, False, unsent=True)}
+    assert not unwritten(goal, ["Looks good, thanks."], shown + ["Looks good, thanks."])
+    assert not unwritten(goal, ["Looks"], shown)  # something typed: the check cannot tell what is missing
+    assert not unwritten('Reply to "Budget review".', [], shown)  # the only value is the mail on the screen
+    assert not unwritten("Reply to Mia saying thanks.", [], shown)  # nothing quoted: no dictated text it can tell
+    assert unwritten("回复“预算评审”：我同意，谢谢。", [], ["预算评审", "回复", "发送"])  # the words after the colon
+    # A name is no dictated text: the item removed before the order is submitted is gone without anything typed.
+    assert not unwritten("在购物车里删掉“冰川滑雪镜”，然后提交订单。", [], ["购物车", "提交订单"])
+    assert not unwritten('Star the file "release v2.1 notes".', [], ["Files"])
+    assert not unwritten('Delete the email "Your price alert: Lisbon flights".', [], ["Inbox"])  # a title's colon
+    assert not unwritten('Tidy up Drive: delete "a.txt", then star "b.txt".', [], ["Trash"])  # an instruction's
+    # A verb the lexicon does not know holds only sending back, and only while the text is unwritten.
+    assert {CONTROLS[i] for i in unasked('Tell Mia "see you at noon".', CONTROLS, False, unsent=True)} == {"Send"}
+    assert unasked('Tell Mia "see you at noon".', CONTROLS, False, unsent=False) == []
+
+
 def _features(unasked_idx: list[int]) -> Features:
     n = 4
     cands = [Candidate((10, 10 + 20 * i, 100, 25 + 20 * i), f"line {i}", "text") for i in range(n)]
@@ -97,7 +120,8 @@ def test_the_pointer_head_is_not_offered_held_back_candidates():
 
 @pytest.mark.browser
 @pytest.mark.parametrize("task", ["calendar.accept_invite", "drive.trash_file", "mail.archive_message",
-                                  "shop.buy_product", "calendar.delete_event"])  # fmt: skip
+                                  "shop.buy_product", "calendar.delete_event", "mail.forward_to_colleague",
+                                  "forum.comment_on_post"])  # fmt: skip
 def test_the_oracle_consequential_clicks_are_never_held_back(tmp_path, task):
     """Real Chromium, the world server and the task oracle: on the oracle's own episode of a template whose goal asks
     for a consequential action, every click the oracle makes stays offered to the pointer head (the check holds

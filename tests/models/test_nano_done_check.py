@@ -108,6 +108,20 @@ def test_the_state_the_goal_names_its_object_by_is_not_an_action_it_asks_for():
                                last_click=(0.1, 0.1))  # fmt: skip
 
 
+def test_a_reply_sent_without_the_words_the_goal_dictates_is_not_done():
+    goal = 'Reply to "Budget review" with "Looks good, thanks."'
+    thread = ["Inbox", "Budget review", "Reply", "Send"]
+    sent = ["Inbox", "Budget review", "Message sent."]
+    clicked = ("Reply", "Send")
+    past = Past([(0.5, 0.5), (0.5, 0.6)], list(clicked), [], _screen(thread))
+    assert done_evidence(goal, _screen(sent), past, (0.5, 0.6)) == ""  # the flash and the clicks say sent; no words
+    typed = Past([(0.5, 0.5), (0.5, 0.6)], list(clicked), ["Looks good, thanks."], _screen(thread))
+    assert done_evidence(goal, _screen(sent), typed, (0.5, 0.6)) != ""
+    # An item the goal names by a title, gone without anything typed, is evidence as before.
+    assert "gone" in _evidence('Delete the email "Your alert: new flights".', ["Inbox", "Your alert: new flights",
+                                                                            "Team lunch"], ["Inbox", "Team lunch"])
+
+
 def test_nothing_is_evidence_before_the_first_action():
     goal = 'Star the email "Quarterly budget".'
     assert done_evidence(goal, _screen(["Conversation starred."]), Past([], [], [], None), None) == ""

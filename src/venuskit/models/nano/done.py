@@ -20,11 +20,15 @@ archived email back to the inbox" and "把已归档的邮件移回收件箱" ask
 line gone after it) is no evidence (`asked_acts`). A line gone from the screen is no evidence either when the click
 before it named an action the goal does not ask for: opening the Archive folder is what made the search header go.
 
-Without any of these, Finished is not offered to the type head; the agent acts on. A question is answered with a
-value read from the screen (`answer_options`): never "Done.", never the question's own words or values (the code it
-says to search for is not the subject it asks for), never a success flash ("Saved."), and when the question asks for
-a value with a shape (an e-mail address, an amount, a number, a date, a time, a code), a value of that shape ("Choose
-Files" is no organiser's e-mail address). With no such value on screen, Finished is not offered either.
+None of these counts while the goal dictates a text the agent never typed (`unwritten`: a quoted or colon value
+that reads as a sentence, on no line of the screen, with nothing typed): a reply opened and sent without its words
+is no reply. Without any of these, Finished is not offered to the type head; the agent acts on.
+
+A question is answered with a value read from the screen (`answer_options`): never "Done.", never the question's own
+words or values (the code it says to search for is not the subject it asks for), never a success flash ("Saved."),
+and when the question asks for a value with a shape (an e-mail address, an amount, a number, a date, a time, a
+code), a value of that shape ("Choose Files" is no organiser's e-mail address). With no such value on screen,
+Finished is not offered either.
 """
 
 from __future__ import annotations
@@ -72,6 +76,34 @@ def asked_acts(goal: str) -> frozenset[str]:
     return acts_of(_STATE.sub(lambda m: m.group(1) or " ", goal))
 
 
+# A dictated text reads as a sentence: a stop or a comma inside or at its end. Not a version's dot, and not a colon
+# or a 、: titles have them ("FYI: new parking rules", "知悉：新的停车规定"), and lists of names.
+SENTENCE = re.compile(r"[.!?,;](?:\s|$)|[。！？，；]")
+
+
+def unwritten(goal: str, typed: list[str], shown: list[str]) -> bool:
+    """The goal dictates a text the agent has not written: it has typed nothing, and one of the goal's quoted or
+    colon values that reads as a sentence is on no line of the screen (`shown`). A name is not dictated: an item the
+    goal removes ('删掉"冰川滑雪镜"', then 提交订单) is gone from the screen without anything typed; nor is the rest
+    of an instruction after its colon ("Tidy up Drive: delete …"), which says actions."""
+    if any(t.strip() for t in typed):
+        return False
+    found = goal_entities(goal)
+    quotes = [(q.start, q.start + len(q.text)) for q in found if q.kind == "quoted"]
+    dictated = [e.text for e in found if e.kind in ("quoted", "colon") and len(norm(e.text)) >= 3
+                and SENTENCE.search(e.text) and not (e.kind == "colon" and _instruction(goal, e, quotes))]  # fmt: skip
+    return any(not any(containment(v, line) >= 0.8 for line in shown) for v in dictated)
+
+
+def _instruction(goal: str, colon: Any, quotes: list[tuple[int, int]]) -> bool:
+    """A colon value that is no dictated text: the rest of an instruction (the words before the colon ask for no
+    action, or the value names things in quotes: 'Tidy up Drive: delete "a.txt"…'), or the tail of a colon inside
+    a quoted title ("Your price alert: Lisbon flights")."""
+    if any(a <= colon.start <= b or a >= colon.start for a, b in quotes):
+        return True
+    return not asked_acts(goal[: colon.start])
+
+
 def _hits_entity(text: str, values: list[str]) -> bool:
     return any(containment(v, text) >= 0.8 for v in values)
 
@@ -102,6 +134,8 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
     the point of the last action when it was a click."""
     if past.prev is None:
         return ""  # nothing has been done yet
+    if unwritten(goal, past.typed, _lines(screen)):
+        return ""  # the words the goal dictates were never typed: whatever was sent or saved lacks them
     # A reply or a forward is sent: "Message sent" reports it. "on" and "off" are prepositions as often as switches
     # ("Feedback on your proposal"): they tie nothing to the goal.
     acts = asked_acts(goal)

@@ -46,7 +46,7 @@ from venuskit.models.nano.candidates import (
     under,
     visual,
 )
-from venuskit.models.nano.done import acts_of, bound_answers, done_evidence
+from venuskit.models.nano.done import acts_of, bound_answers, done_evidence, unwritten
 from venuskit.models.nano.entities import (
     ANSWER_KINDS,
     ENTITY_KINDS,
@@ -73,7 +73,7 @@ from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_ver
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 9  # bump when features change: cached features of an older version are recomputed (9: 发帖 is sending)
+VERSION = 10  # bump when features change: cached features of an older version are recomputed (10: unwritten text)
 
 
 def version() -> str:
@@ -260,7 +260,8 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     # What each candidate says it does, for the action check: its text and its icon's name ("trash delete").
     labels = [" ".join(filter(None, (c.text, words_of(names[i][0]) if i in names else ""))) for i, c in
               enumerate(cands)]  # fmt: skip
-    held = unasked(goal, labels, g.answer is not None) if inp.surface in ("browser", "mobile") else []
+    unsent = unwritten(goal, past.typed, [line.text for line in screen.lines])
+    held = unasked(goal, labels, g.answer is not None, unsent) if inp.surface in ("browser", "mobile") else []
     bound = bound_answers(g.entities, cands, texts, g.answer) if g.answer is not None else None
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
                     state, texts, text_x, evidence, g.answer is not None, g.answer, held, bound)  # fmt: skip

@@ -14,6 +14,10 @@ report puts a step verifier before each action; this is its rule form, read from
 - a control that commits something the goal does not ask for is not offered to the pointer head, unless it names
   one of the goal's values (an e-mail whose subject says "delete" is the object, not a control).
 
+A goal that dictates a text (`done.unwritten`: a quoted or colon value that reads as a sentence and is on no line of
+the screen: the reply's words, the comment) holds sending back until the agent has typed something: a Send, Submit
+or Post before any typing sends without the text (the agent that opened the reply and clicked Send).
+
 A goal whose verb the lexicon does not know ("Get rid of the draft") asks for nothing it can tell, so nothing is
 held back, except when it is a question: a question asks for no action at all, and answering one never needs
 deleting, buying or joining.
@@ -70,12 +74,15 @@ def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
     return frozenset(acts)
 
 
-def unasked(goal: str, labels: list[str], question: bool) -> list[int]:
+def unasked(goal: str, labels: list[str], question: bool, unsent: bool = False) -> list[int]:
     """Indices of the labels (a candidate's text, or its icon's name) that commit an action the goal does not ask
-    for and name none of its values."""
+    for and name none of its values. `unsent`: the goal's text is not written yet (`unwritten`), so sending is
+    not asked for now either."""
     wanted = wanted_acts(goal, question)
-    if wanted is None:
+    if wanted is None and not unsent:
         return []
+    if unsent:
+        wanted = (frozenset(lexicon().consequential) if wanted is None else wanted) - {"send"}  # only sending
     values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
     out = []
     for i, label in enumerate(labels):
