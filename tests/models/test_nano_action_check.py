@@ -49,8 +49,14 @@ def test_controls_committing_what_the_goal_does_not_ask_for_are_held_back():
     # Moving to the trash is no deleting forever.
     held = _held("Move the file report.pdf to the trash.")
     assert "Delete forever" in held and "Delete" not in held and "trash delete" not in held
-    # A question asks for no action: nothing consequential is clicked to answer it.
+    # A question asks for no action: nothing consequential is clicked to answer it, whatever words say how to answer
+    # ("Answer with" is no reply to send) or name its object (the payment it asks about).
     assert _held("How many Blue Mugs are left in stock?", question=True) >= {"Buy now", "Delete", "Pay", "Join"}
+    assert _held("Who booked the room? Answer with their e-mail address.", question=True) >= {"Send", "Pay"}
+    assert _held("What was the reference of the payment to Acme on 2 May? Answer with it.", question=True) >= {"Pay"}
+    # A question mark inside quotes is a title, not a question: replying to that post may end with Send.
+    assert "Send" not in _held('Reply to the post "Anyone selling a lamp?" with a comment saying: yes, I am.', True)
+    assert "Buy now" not in _held('Buy the cheapest lamp that comes up when you search for "Nimbus".', True)  # "when"
     # A payment is a transfer and a reply is sent; so may be a comment, a form or a new event. Deleting, archiving or
     # starring alone never sends anything (the agent that typed "删除" into a new mail and sent it).
     assert "Pay" not in _held("Send 20 EUR to Bob Stone.") and "Send" not in _held("Reply to Bob saying thanks.")

@@ -19,8 +19,9 @@ the screen: the reply's words, the comment) holds sending back until the agent h
 or Post before any typing sends without the text (the agent that opened the reply and clicked Send).
 
 A goal whose verb the lexicon does not know ("Get rid of the draft") asks for nothing it can tell, so nothing is
-held back, except when it is a question: a question asks for no action at all, and answering one never needs
-deleting, buying or joining.
+held back. A question asks for no action at all, whatever its words: answering one never needs deleting, buying,
+joining or sending ("Answer with the e-mail address" is no reply to send; "the bank reference of the payment" names
+the payment as its object). A question mark inside quotes asks nothing (a post's title).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import functools
 import re
 
-from venuskit.models.lexicon import HAN_CHAR
+from venuskit.models.lexicon import HAN_CHAR, quoted_spans
 from venuskit.models.nano.done import CONTROL_CHARS, asked_acts
 from venuskit.models.nano.entities import containment, goal_entities, lexicon, norm
 
@@ -62,8 +63,21 @@ def commits(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def asks_question(goal: str) -> bool:
+    """The goal has a question mark outside its quotes. A question word is not enough ("Buy the cheapest product that
+    comes up when you search"), and a post titled "Anyone selling a spare lamp?" is named, not asked, by 'Reply to
+    "Anyone selling a spare lamp?" with …'."""
+    for text, start in quoted_spans(goal):
+        goal = goal[:start] + " " * len(text) + goal[start + len(text) :]
+    return "?" in goal or "？" in goal
+
+
 def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
     """The actions the goal asks for, with what they imply; None when the check cannot tell (no known verb)."""
+    if question and asks_question(goal):
+        # A question asks for no consequential action: "Answer with the IBAN" is its answer, not a reply to send,
+        # and the payment or order it asks about is its object ("the bank reference of the payment on 13 March").
+        return frozenset()
     acts = set(asked_acts(goal))
     if not acts and not question:
         return None
