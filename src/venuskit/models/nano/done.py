@@ -36,7 +36,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from venuskit.models.nano.entities import ENTITY_KINDS, concepts, containment, goal_entities, norm, says_done
+from venuskit.models.nano.entities import (
+    ENTITY_KINDS,
+    Entity,
+    concepts,
+    containment,
+    goal_entities,
+    norm,
+    says_done,
+)
 from venuskit.models.nano.history import Past
 from venuskit.models.nano.reader import Screen
 
@@ -92,10 +100,10 @@ def unwritten(goal: str, typed: list[str], shown: list[str]) -> bool:
     quotes = [(q.start, q.start + len(q.text)) for q in found if q.kind == "quoted"]
     dictated = [e.text for e in found if e.kind in ("quoted", "colon") and len(norm(e.text)) >= 3
                 and SENTENCE.search(e.text) and not (e.kind == "colon" and _instruction(goal, e, quotes))]  # fmt: skip
-    return any(not any(containment(v, line) >= 0.8 for line in shown) for v in dictated)
+    return any(not any(_hits_entity(line, [v]) for line in shown) for v in dictated)
 
 
-def _instruction(goal: str, colon: Any, quotes: list[tuple[int, int]]) -> bool:
+def _instruction(goal: str, colon: Entity, quotes: list[tuple[int, int]]) -> bool:
     """A colon value that is no dictated text: the rest of an instruction (the words before the colon ask for no
     action, or the value names things in quotes: 'Tidy up Drive: delete "a.txt"…'), or the tail of a colon inside
     a quoted title ("Your price alert: Lisbon flights")."""

@@ -261,8 +261,10 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     # What each candidate says it does, for the action check: its text and its icon's name ("trash delete").
     labels = [" ".join(filter(None, (c.text, words_of(names[i][0]) if i in names else ""))) for i, c in
               enumerate(cands)]  # fmt: skip
-    unsent = unwritten(goal, past.typed, [line.text for line in screen.lines])
-    held = unasked(goal, labels, g.answer is not None, unsent) if inp.surface in ("browser", "mobile") else []
+    held: list[int] = []
+    if inp.surface in ("browser", "mobile"):
+        unsent = unwritten(goal, past.typed, [line.text for line in screen.lines])
+        held = unasked(goal, labels, g.answer is not None, unsent)
     bound = bound_answers(g.entities, cands, texts, g.answer) if g.answer is not None else None
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
                     state, texts, text_x, evidence, g.answer is not None, g.answer, held, bound)  # fmt: skip
