@@ -238,6 +238,25 @@ def test_the_set_is_cached(small_set):
         vb.build_set(folder, tasks=SMALL[:1])
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+def test_two_workers_build_the_serial_set(small_set, tmp_path):
+    from venuskit.runs.parallel import Parallel
+
+    folder, index = small_set
+    kinds = ["oracle", "null", "claimed_done", "near_miss", "infeasible_right"]
+    built = vb.build_set(tmp_path, tasks=SMALL, kinds=kinds, parallel=Parallel(workers=2))
+    serial = {i["id"]: i for i in index["items"] if i["kind"] in kinds}
+    # Each worker owns its own world server and Chromium; the index lists the picks in order, as a serial
+    # build does, with every label, reason and step count equal.
+    assert [i["id"] for i in built["items"]] == [i for i in serial]
+    for item in built["items"]:
+        assert {k: item[k] for k in ("label", "reason", "steps", "end")} == \
+            {k: serial[item["id"]][k] for k in ("label", "reason", "steps", "end")}  # fmt: skip
+        assert (tmp_path / item["episode_dir"]).is_dir()
+    assert not (tmp_path / "progress.jsonl").exists()  # a finished build leaves only its index
+
+
 class _Spy:
     """A model-slot judge that records the keypoint texts it is asked about and decides nothing."""
 

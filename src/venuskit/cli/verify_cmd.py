@@ -192,12 +192,15 @@ def bench_cmd(
                                 "final_screenshot, webjudge (needs a model judge)."),  # fmt: skip
     kinds: str = typer.Option("", "--kinds", help="Only these episode kinds, e.g. oracle,claimed_done (default all)."),
     limit: int = typer.Option(0, "--limit", help="Only the first N items (0: all)."),
+    workers: int = typer.Option(1, "--workers", help="Processes that run a new world set's episodes (each its own "
+                                "world server and Chromium); the same set as one."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
     """Score SGV (and the baselines) with these judges on a labelled set, under the honest protocol by default:
     keypoints from the goal, generic evidence."""
     from venuskit.eval.report import write_json_report
     from venuskit.eval.verify_bench import INDEX, build_miniwob_set, build_set, run_bench
+    from venuskit.runs.parallel import Parallel
 
     if set_kind not in ("world", "miniwob"):
         fail(f"--set-kind must be world or miniwob, not {set_kind!r}.")
@@ -209,7 +212,7 @@ def bench_cmd(
                 if set_kind == "world":
                     build_set(folder, n_tasks, seed, split=split, others=others, rebuild=rebuild,
                               locales=_names(locales), surfaces=_names(surfaces), questions=questions,
-                              on_item=progress)  # fmt: skip
+                              on_item=progress, parallel=Parallel(workers=workers))  # fmt: skip
                 else:
                     build_miniwob_set(folder, seeds=range(5000, 5000 + seeds), rebuild=rebuild, on_item=progress)
         judge_list = _judges(judges, model, model_name, api_key, timeout, nano_url)
@@ -393,6 +396,8 @@ def train_judge_cmd(
                                      "set's pool. Repeatable."),  # fmt: skip
     n_tasks: int = typer.Option(32, "--n-tasks", help="Feasible tasks of the set (plus ~1/4 infeasible)."),
     others: int = typer.Option(4, "--others", help="Kinds per task besides the oracle and noisy runs (0: all)."),
+    workers: int = typer.Option(1, "--workers", help="Processes that run the set's episodes (each its own world "
+                                "server and Chromium) and then make its rows; the same set and rows as one."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
     """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
@@ -402,7 +407,8 @@ def train_judge_cmd(
     try:
         with console.status("training the nano judge…") as status:
             metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"),
-                                  tasks=[str(p) for p in tasks], n_tasks=n_tasks, others=others)  # fmt: skip
+                                  tasks=[str(p) for p in tasks], n_tasks=n_tasks, others=others,
+                                  workers=workers)  # fmt: skip
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
     if json_out:

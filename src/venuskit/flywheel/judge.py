@@ -110,12 +110,14 @@ def keypoint_rows(folder: Path, task: str, label: str, given: list[str] | None, 
     asked about gets the contract's label where one follows."""
     from venuskit.models.judge import features as F
     from venuskit.record.store import load_episode
-    from venuskit.verify.sgv import SGVConfig, verify_episode
+    from venuskit.verify.sgv import SGVConfig, prepare, verify_episode
 
     contract = load_episode(folder).verdicts.get("contract", {})
+    config = SGVConfig()
+    prepared = prepare(folder, evidence=config.evidence, targets=config.click_targets)  # read once, verified thrice
     for judges, keypoints in ((rules, None), ([], None), ([], given)):
         capture = CaptureJudge()
-        verify_episode(folder, [*judges, capture], config=SGVConfig(), keypoints=keypoints)
+        verify_episode(prepared, [*judges, capture], config=config, keypoints=keypoints)
         for texts, ev in capture.asked:
             for text in texts:
                 y = keypoint_label(text, contract, label)
@@ -185,8 +187,40 @@ def bench_judge(set_dir: str, weights: str, out: Path, key: str = "judge_bench")
             f"{key}_ci95": {m: result["ci95"].get(m) for m in ("precision", "recall")}}  # fmt: skip
 
 
-def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Keypoint and step rows from every episode of a training set."""
+@dataclass(frozen=True)
+class RowsWorkerSpec:
+    """What a worker making judge rows needs (it crosses processes): the set and the task files it names."""
+
+    set_dir: str
+    task_files: tuple[str, ...] = ()
+
+    def __call__(self) -> RowsWorker:
+        return RowsWorker(self)
+
+
+class RowsWorker:
+    """Makes the keypoint and step rows of one task instance's episodes per job (its episodes share screens, so
+    they share this process's OCR cache)."""
+
+    def __init__(self, spec: RowsWorkerSpec) -> None:
+        from venuskit.tasks.spec import register_file
+        from venuskit.verify.judges import make_judges
+
+        for path in spec.task_files:
+            register_file(path)
+        self.set_dir, self.rules = Path(spec.set_dir), make_judges("ocr,log")
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        kp, steps = item_rows(self.set_dir, job["items"], self.rules)
+        return {"key": job["key"], "keypoints": kp, "steps": steps}
+
+    def close(self) -> None:
+        return None
+
+
+def item_rows(set_dir: Path, items: list[dict[str, Any]], rules: list[Any]) -> tuple[Any, Any]:
+    """The keypoint rows of every item and the step rows of its right ones (the faults by construction are made
+    against the wrong episodes among `items`, so one task instance's items come together)."""
     from venuskit.eval.step_bench import (
         RIGHT,
         RIGHT_KINDS,
@@ -196,19 +230,12 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
         wrong_episodes,
     )
     from venuskit.train.judge import Rows
-    from venuskit.verify.judges import make_judges
     from venuskit.verify.step import StepVerifier
 
-    set_dir = Path(set_dir)
-    items = load_index(set_dir)["items"]
-    check_training_items(items)
     kp, steps = Rows(), Rows()
-    rules = make_judges("ocr,log")
     for item in items:
         keypoint_rows(set_dir / item["episode_dir"], item["task"], item["label"], item.get("keypoints") or None,
                       rules, kp)  # fmt: skip
-        if on_item is not None:
-            on_item(item["id"])
     wrong = wrong_episodes(set_dir, items)
     for item in (i for i in items if i["kind"] in RIGHT_KINDS):
         episode, pngs = load_replay(set_dir / item["episode_dir"])
@@ -221,32 +248,69 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
             if len(capture.asked) > before:
                 feats, bag = capture.asked[-1]
                 steps.add(feats, (bag,), float(p.kind != RIGHT), item["task"])
-    return {"keypoints": kp, "steps": steps}
+    return kp, steps
+
+
+def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = None, workers: int = 1,
+               task_files: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
+    """Keypoint and step rows from every episode of a training set, one job per task instance on
+    `runs.parallel.run_jobs` (`workers` processes; the rows come back in the set's order, as one process makes
+    them). `task_files`: the synthesised task files the set's items name."""
+    from venuskit.runs.parallel import Parallel, run_jobs
+
+    set_dir = Path(set_dir)
+    items = load_index(set_dir)["items"]
+    check_training_items(items)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        groups.setdefault(f"{item['task']}@{item['seed']}", []).append(item)
+    jobs = [{"key": k, "items": v} for k, v in groups.items()]
+    made: dict[str, dict[str, Any]] = {}
+
+    def record(result: dict[str, Any]) -> None:
+        if result.get("infra_error"):
+            raise RuntimeError(f"Judge rows of {result['key']} could not be made: {result['infra_error']}")
+        made[result["key"]] = result
+        for item in groups[result["key"]]:
+            if on_item is not None:
+                on_item(item["id"])
+
+    spec = RowsWorkerSpec(str(set_dir), tuple(str(p) for p in task_files))
+    run_jobs(jobs, spec, Parallel(workers=workers), record)
+    return merge_rows([{"keypoints": made[j["key"]]["keypoints"]} for j in jobs]
+                      + [{"steps": made[j["key"]]["steps"]} for j in jobs])  # fmt: skip
 
 
 def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, build: bool = True,
                 on_item: Callable[[str], None] | None = None, tasks: Sequence[str] = (),
-                n_tasks: int = TRAIN_SET["n_tasks"], others: int = TRAIN_SET["others"]) -> dict[str, Any]:  # fmt: skip
+                n_tasks: int = TRAIN_SET["n_tasks"], others: int = TRAIN_SET["others"],
+                workers: int = 1) -> dict[str, Any]:  # fmt: skip
     """Build (or reuse) the training set, make the rows, fit, and write the weights, their card and the model
     card (default: the packaged weights). Returns the training figures. `tasks`: synthesised task files whose
     train-split tasks join the hand-written training templates in the set's pool (their held-out tasks never do:
-    the set draws the train split, and `build_rows` checks every item again)."""
+    the set draws the train split, and `build_rows` checks every item again). `workers`: processes that run the
+    set's episodes and then make its rows (`runs.parallel`); the set and the rows are those of one process."""
     from venuskit.models.judge import model as M
+    from venuskit.runs.parallel import Parallel
     from venuskit.tasks.spec import register_file
+    from venuskit.tasks.synth.taskfile import task_file
     from venuskit.train.judge import JudgeTrainConfig, fit
 
     t0, c0 = time.perf_counter(), time.process_time()
-    for path in tasks:
+    files = [str(task_file(p)) for p in tasks]
+    for path in files:
         register_file(path)
     if build:
-        build_set(set_dir, n_tasks, seed, split="train", others=others)
-    rows = build_rows(set_dir, on_item=on_item)
-    t_rows = time.process_time() - c0
+        build_set(set_dir, n_tasks, seed, split="train", others=others, parallel=Parallel(workers=workers),
+                  task_files=files)  # fmt: skip
+    r0 = time.perf_counter()
+    rows = build_rows(set_dir, on_item=on_item, workers=workers, task_files=files)
+    t_rows = time.perf_counter() - r0
     net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
     index = load_index(set_dir)
     card.training.update({"set": Path(set_dir).name, "set_request": index["request"], "set_counts": index["counts"],
                           "task_files": [Path(p).name for p in tasks],
-                          "rows_cpu_seconds": round(t_rows, 1)})  # fmt: skip
+                          "rows_seconds": round(t_rows, 1), "workers": workers})  # fmt: skip
     path = out or M.WEIGHTS
     card = M.save(net, path, card)  # the weights, judge.json and MODEL_CARD.md
     metrics.update({"weights": str(path), "bytes": path.stat().st_size,

@@ -498,26 +498,52 @@ def _keypoints(episode: Episode, judges: Sequence[Judge], given: Sequence[str] |
     return extract_keypoints(episode.goal, model)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """An episode as every verifier reads it, whatever its judges and keypoints: the record as a verifier may
+    read it, its folder, one view per step and the log facts. `prepare` makes it once for an episode that is
+    verified several ways (OCR and the drawn overlays are most of a verification's own cost)."""
+
+    episode: Episode
+    folder: Path | None
+    views: list[Evidence]
+    facts: LogFacts
+    evidence: str
+    targets: bool
+
+
+def prepare(episode: Episode | Path | str, *, folder: Path | str | None = None, evidence: str = "generic",
+            targets: bool = True) -> Prepared:  # fmt: skip
+    ep, where = _load(episode, folder)
+    ep = evidence_view(ep, evidence)
+    views = step_views(ep, where, targets=targets)
+    return Prepared(ep, where, views, trajectory_facts(ep, views, read=targets), evidence, targets)
+
+
 def _prepare(episode, folder, judges, keypoints, evidence: str = "generic",
              targets: bool = True) -> tuple[Episode, Path | None, _Tally, list[Evidence], LogFacts]:  # fmt: skip
     """What every verifier starts from: the record as a verifier may read it (`evidence_view`), its folder,
-    the keypoints, one view per step, log facts."""
-    ep, where = _load(episode, folder)
-    ep = evidence_view(ep, evidence)
-    tally = _Tally(_keypoints(ep, judges, keypoints))
-    views = step_views(ep, where, targets=targets)
-    return ep, where, tally, views, trajectory_facts(ep, views, read=targets)
+    the keypoints, one view per step, log facts. A `Prepared` episode is used as it is when it was read the
+    same way (the same evidence view and click targets); else it is read again."""
+    if isinstance(episode, Prepared):
+        if (episode.evidence, episode.targets) != (evidence, targets):
+            raise ValueError(f"This episode was prepared with evidence {episode.evidence!r}, targets "
+                             f"{episode.targets}; this verification reads {evidence!r}, {targets}.")  # fmt: skip
+        p = episode
+    else:
+        p = prepare(episode, folder=folder, evidence=evidence, targets=targets)
+    return p.episode, p.folder, _Tally(_keypoints(p.episode, judges, keypoints)), p.views, p.facts
 
 
 def verify_episode(
-    episode: Episode | Path | str,
+    episode: Episode | Path | str | Prepared,
     judges: Sequence[Judge],
     config: SGVConfig = SGVConfig(),
     keypoints: Sequence[str] | None = None,
     *,
     folder: Path | str | None = None,
 ) -> Report:
-    """Verify one episode (a folder, or an Episode plus its `folder`) with SGV."""
+    """Verify one episode (a folder, an Episode plus its `folder`, or a `Prepared` one) with SGV."""
     t0, before = time.perf_counter(), _spent(judges)
     ep, where, tally, views, facts = _prepare(episode, folder, judges, keypoints, config.evidence,
                                               config.click_targets)  # fmt: skip

@@ -15,11 +15,13 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from venuskit.eval.report import write_json_report
 from venuskit.eval.verify_bench.kinds import KIND_BY_NAME, Plan, Trace, locale_of, plan_for, task_type
+from venuskit.runs.parallel import Parallel
 
 INDEX = "index.json"
 SET_FORMAT = 2
@@ -121,13 +123,18 @@ def build_set(
     rebuild: bool = False,
     settle_s: float = 0.1,
     on_item: Callable[[dict[str, Any]], None] | None = None,
+    parallel: Parallel | None = None,
+    task_files: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Run the kinds on every picked task (one WorldServer, one Chromium per surface) and write
     `out_dir/index.json`. A folder that already holds the index of the same request is reused as it is
     (`rebuild` to start over). `tasks`: explicit (task_id, seed[, surface]) tuples or ids (seed 0, browser)
     instead of `pick_tasks(n_tasks, seed, split=..., locales=..., surfaces=..., questions=...)`.
     `others` > 0: each task runs the oracle and noisy kinds and `others` of its other applicable kinds, drawn
-    with a generator fixed by the task (so a set holds more tasks, and more completed runs, for its size)."""
+    with a generator fixed by the task (so a set holds more tasks, and more completed runs, for its size).
+    `parallel`: a `runs.parallel.Parallel` (default serial); each worker runs whole tasks in its own WorldServer
+    and Chromium, and the index is the one a serial build writes. `task_files`: synthesised task files the
+    picks may name, registered in every worker."""
     out_dir = Path(out_dir)
     for k in kinds or ():
         if k not in KIND_BY_NAME:
@@ -144,7 +151,9 @@ def build_set(
              for k, r in reusable_rows(out_dir, cached, request, grows=("kinds",)).items()}
     t0 = time.perf_counter()
     with Progress(out_dir, request, rebuild, reuse) as progress:
-        items, rejected, skipped = _run_all(out_dir, picked, request["kinds"], others, settle_s, on_item, progress)
+        files = tuple(str(p) for p in task_files)
+        spec = SetWorkerSpec(str(out_dir), tuple(request["kinds"]), others, settle_s, files)
+        items, rejected, skipped = _run_all(out_dir, picked, spec, parallel or Parallel(), on_item, progress)
         return write_index(out_dir, request, items, rejected, skipped, time.perf_counter() - t0)
 
 
@@ -175,7 +184,7 @@ def _kept_episode(out_dir: Path, episode_dir: object) -> bool:
 
 
 class Progress:
-    """Rows of a set being built, appended as each episode ends (`progress.jsonl`), so a build that is stopped
+    """Rows of a set being built, appended as each task ends (`progress.jsonl`), so a build that is stopped
     resumes where it was: an episode already recorded for the same request is not run again (nor one `reuse`
     holds, from the set this one extends). Removed once the index is written."""
 
@@ -232,60 +241,135 @@ def write_index(out_dir: Path, request: dict[str, Any], items: list, rejected: l
 ALWAYS = ("oracle", "noisy_extra", "noisy_omit", "noisy_swap", "infeasible_right", "infeasible_wrong", "agent")
 
 
-def _run_all(out_dir: Path, picked: list[Pick], kinds: list[str], others: int, settle_s: float,
+@dataclass(frozen=True)
+class SetWorkerSpec:
+    """What every set worker needs (it crosses processes): the set's folder, the kinds, the draw of the others,
+    the browser's settle time and the synthesised task files the picks may name."""
+
+    out_dir: str
+    kinds: tuple[str, ...]
+    others: int
+    settle_s: float
+    task_files: tuple[str, ...] = ()
+
+    def __call__(self) -> SetWorker:
+        return SetWorker(self)
+
+
+class SetWorker:
+    """Owns one WorldServer and one Chromium per surface (started when a task first needs it); one job is one
+    task with every kind run on it, in order, so the kinds made from the oracle's episode can use it."""
+
+    def __init__(self, spec: SetWorkerSpec) -> None:
+        from venuskit.tasks.spec import register_file
+
+        self.spec = spec
+        for path in spec.task_files:
+            register_file(path)
+        self.server: Any = None
+        self.envs: dict[str, Any] = {}
+
+    def run(self, job: dict[str, Any]) -> dict[str, Any]:
+        from venuskit.envs.browser import BrowserConfig
+        from venuskit.runs.world import world_browser
+        from venuskit.tasks.spec import get_task
+        from venuskit.world.server import WorldServer
+
+        if self.server is None:
+            self.server = WorldServer().start()
+        surface, out_dir = job["surface"], Path(self.spec.out_dir)
+        if surface not in self.envs:
+            preset = "mobile" if surface == "mobile" else "desktop"
+            self.envs[surface] = world_browser(surface, BrowserConfig(settle_s=self.spec.settle_s, preset=preset))
+        env, inst, done = self.envs[surface], get_task(job["task"]).instance(job["seed"]), job["done"]
+        rows: list[dict[str, Any]] = []
+        skipped: list[dict[str, Any]] = []
+        trace: Trace | None = None
+        drawn: set[str] | None = None
+        # The oracle runs first: the kinds made from its episode need it.
+        kinds = list(self.spec.kinds)
+        order = sorted(kinds, key=lambda k: (k not in ("oracle", "infeasible_right"), list(KIND_BY_NAME).index(k)))
+        for kind in order:
+            plan = plan_for(kind, inst, surface, trace)
+            if plan is not None and self.spec.others > 0 and kind not in ALWAYS:
+                drawn = drawn if drawn is not None else _draw_others(inst, surface, trace, kinds, self.spec.others)
+                if kind not in drawn:
+                    skipped.append({"task": inst.spec.id, "seed": inst.seed, "kind": kind, "why": "not drawn"})
+                    continue
+            if plan is None:
+                why = "needs the oracle's episode" if KIND_BY_NAME[kind].needs_trace and trace is None \
+                    else "does not apply to this task"  # fmt: skip
+                skipped.append({"task": inst.spec.id, "seed": inst.seed, "kind": kind, "why": why})
+                continue
+            row = done.get(item_id(inst, surface, kind))
+            if row is None:
+                row = _run_one(self.server, env, out_dir / "episodes", inst, kind, plan, surface)
+                if _rejection(row) and row["policy"] not in ("noisy", "agent"):
+                    # A script is deterministic, the machine is not: a click that missed under load gets
+                    # one more try before the row is rejected; the first try's reason stays in the row.
+                    row = {**_run_one(self.server, env, out_dir / "episodes", inst, kind, plan, surface),
+                           "first_try": _rejection(row)}  # fmt: skip
+                row = {**row, "new": True}
+            rows.append(row)
+            if kind == "oracle" and row.get("episode_dir") and not _rejection(row):
+                trace = oracle_trace(out_dir / row["episode_dir"])
+        return {"key": job["key"], "rows": rows, "skipped": skipped}
+
+    def close(self) -> None:
+        import contextlib
+
+        for env in self.envs.values():
+            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
+                env.close()
+        self.envs = {}
+        if self.server is not None:
+            self.server.stop()
+            self.server = None
+
+
+def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: Parallel,
              on_item: Callable[[dict[str, Any]], None] | None,
              progress: Progress | None = None) -> tuple[list, list, list]:  # fmt: skip
-    from contextlib import ExitStack
+    """Every picked task as one job of `runs.parallel.run_jobs` (serially, on worker processes or Ray actors);
+    each new episode's row reaches the progress file as its task ends, and the index lists the rows in the
+    picks' order, whatever order the workers finished in."""
+    from venuskit.runs.parallel import run_jobs
 
-    from venuskit.envs.browser import BrowserConfig
-    from venuskit.runs.world import world_browser
-    from venuskit.tasks.spec import get_task
-    from venuskit.world.server import WorldServer
+    def key(p: Pick) -> str:
+        return f"{p[0]}@{p[1]}/{p[2]}"
 
+    def done_rows(p: Pick) -> dict[str, dict[str, Any]]:
+        prefix = f"{p[0]}@{p[1]}{'' if p[2] == 'browser' else '/' + p[2]}#"
+        held = {**(progress.reuse if progress else {}), **(progress.rows if progress else {})}
+        return {i: r for i, r in held.items() if i.startswith(prefix)}
+
+    jobs = [{"key": key(p), "task": p[0], "seed": p[1], "surface": p[2], "done": done_rows(p)} for p in picked]
+    results: dict[str, dict[str, Any]] = {}
+
+    def record(result: dict[str, Any]) -> None:
+        if result.get("infra_error"):  # the task's runs are lost with its worker: reported, never silently
+            job = next(j for j in jobs if j["key"] == result["key"])
+            result = {"key": job["key"], "skipped": [], "rows": [
+                {"id": f"{job['task']}@{job['seed']}/{job['surface']}", "task": job["task"], "seed": job["seed"],
+                 "surface": job["surface"], "kind": None, "label": None,
+                 "oracle_error": f"the worker failed: {result['infra_error']}"}]}  # fmt: skip
+        results[result["key"]] = result
+        for row in result["rows"]:
+            if row.pop("new", False) and progress is not None:
+                progress.add(row)
+            if on_item is not None:
+                on_item({**row, "rejected": _rejection(row)})
+
+    run_jobs(jobs, spec, parallel, record)
     items: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    # The oracle runs first: the kinds made from its episode need it.
-    order = sorted(kinds, key=lambda k: (k not in ("oracle", "infeasible_right"), list(KIND_BY_NAME).index(k)))
-    with ExitStack() as stack:
-        server = stack.enter_context(WorldServer())
-        envs: dict[str, Any] = {}  # one Chromium per surface, started when a task first needs it
-        for task_id, task_seed, surface in picked:
-            inst = get_task(task_id).instance(task_seed)
-            if surface not in envs:
-                preset = "mobile" if surface == "mobile" else "desktop"
-                envs[surface] = stack.enter_context(world_browser(surface, BrowserConfig(settle_s=settle_s,
-                                                                                         preset=preset)))  # fmt: skip
-            trace: Trace | None = None
-            drawn: set[str] | None = None
-            for kind in order:
-                plan = plan_for(kind, inst, surface, trace)
-                if plan is not None and others > 0 and kind not in ALWAYS:
-                    drawn = drawn if drawn is not None else _draw_others(inst, surface, trace, kinds, others)
-                    if kind not in drawn:
-                        skipped.append({"task": task_id, "seed": task_seed, "kind": kind, "why": "not drawn"})
-                        continue
-                if plan is None:
-                    why = "needs the oracle's episode" if KIND_BY_NAME[kind].needs_trace and trace is None \
-                        else "does not apply to this task"  # fmt: skip
-                    skipped.append({"task": task_id, "seed": task_seed, "kind": kind, "why": why})
-                    continue
-                row = progress.get(item_id(inst, surface, kind)) if progress else None
-                if row is None:
-                    row = _run_one(server, envs[surface], out_dir / "episodes", inst, kind, plan, surface)
-                    if _rejection(row) and row["policy"] not in ("noisy", "agent"):
-                        # A script is deterministic, the machine is not: a click that missed under load gets
-                        # one more try before the row is rejected; the first try's reason stays in the row.
-                        row = {**_run_one(server, envs[surface], out_dir / "episodes", inst, kind, plan, surface),
-                               "first_try": _rejection(row)}  # fmt: skip
-                    if progress is not None:
-                        progress.add(row)
-                why = _rejection(row)
-                (rejected if why else items).append({**row, "why": why} if why else row)
-                if kind == "oracle" and row.get("episode_dir") and not why:
-                    trace = oracle_trace(out_dir / row["episode_dir"])
-                if on_item is not None:
-                    on_item({**row, "rejected": why})
+    for job in jobs:
+        result = results.get(job["key"], {"rows": [], "skipped": []})
+        skipped += result["skipped"]
+        for row in result["rows"]:
+            why = _rejection(row)
+            (rejected if why else items).append({**row, "why": why} if why else row)
     return items, rejected, skipped
 
 
@@ -320,7 +404,9 @@ def _run_one(server: Any, env: Any, episodes: Path, inst: Any, kind: str, plan: 
 
         policy = nano_policy_factory(surface, load_default())
     elif plan.steps is not None:
-        policy = OraclePolicy(env, Oracle(plan.steps, surface), surface)
+        # A noisy plan is meant to go astray: an element its change removed is the common case, so it is not
+        # waited for under the slow-machine allowance (25 s of idle per such episode, most of a set's build).
+        policy = OraclePolicy(env, Oracle(plan.steps, surface, patient=k.policy != "noisy"), surface)
     try:
         run = run_world_task(inst.spec.id, inst.seed, policy=policy, out=episodes, server=server, env=env,
                              surface=surface, stop_at_progress=plan.stop_at_progress)  # fmt: skip
