@@ -257,6 +257,18 @@ def test_two_workers_build_the_serial_set(small_set, tmp_path):
     assert not (tmp_path / "progress.jsonl").exists()  # a finished build leaves only its index
 
 
+@pytest.mark.browser
+def test_a_pick_drawn_twice_runs_once_and_is_listed_twice(tmp_path):
+    from venuskit.runs.parallel import Parallel
+
+    twice = [("mail.star_message", 3), ("bank.find_charge", 3), ("mail.star_message", 3)]
+    index = vb.build_set(tmp_path, tasks=twice, kinds=["null"], parallel=Parallel(workers=2))
+    assert [i["id"] for i in index["items"]] == ["mail.star_message@3#null", "bank.find_charge@3#null",
+                                                 "mail.star_message@3#null"]  # fmt: skip
+    assert index["items"][0]["episode_dir"] == index["items"][2]["episode_dir"]
+    assert len(list((tmp_path / "episodes").iterdir())) == 2
+
+
 class _Spy:
     """A model-slot judge that records the keypoint texts it is asked about and decides nothing."""
 

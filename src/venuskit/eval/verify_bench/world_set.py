@@ -343,7 +343,11 @@ def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: P
         held = {**(progress.reuse if progress else {}), **(progress.rows if progress else {})}
         return {i: r for i, r in held.items() if i.startswith(prefix)}
 
-    jobs = [{"key": key(p), "task": p[0], "seed": p[1], "surface": p[2], "done": done_rows(p)} for p in picked]
+    # A pick drawn twice (the pool ran out, and a seed came again) runs once; the index lists it twice.
+    unique: dict[str, Pick] = {}
+    for p in picked:
+        unique.setdefault(key(p), p)
+    jobs = [{"key": k, "task": p[0], "seed": p[1], "surface": p[2], "done": done_rows(p)} for k, p in unique.items()]
     results: dict[str, dict[str, Any]] = {}
 
     def record(result: dict[str, Any]) -> None:
@@ -360,12 +364,16 @@ def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: P
             if on_item is not None:
                 on_item({**row, "rejected": _rejection(row)})
 
-    run_jobs(jobs, spec, parallel, record)
+    # The picks list state tasks, then questions, then infeasible ones: run them shuffled (fixed), so that a
+    # build stopped part-way has run a sample of all three, and the index still lists them in the picks' order.
+    order = list(jobs)
+    random.Random(0).shuffle(order)
+    run_jobs(order, spec, parallel, record)
     items: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    for job in jobs:
-        result = results.get(job["key"], {"rows": [], "skipped": []})
+    for p in picked:
+        result = results.get(key(p), {"rows": [], "skipped": []})
         skipped += result["skipped"]
         for row in result["rows"]:
             why = _rejection(row)
