@@ -269,6 +269,18 @@ def test_a_pick_drawn_twice_runs_once_and_is_listed_twice(tmp_path):
     assert len(list((tmp_path / "episodes").iterdir())) == 2
 
 
+@pytest.mark.browser
+def test_a_limited_set_is_the_first_picks_a_build_runs(tmp_path):
+    picks = [("mail.star_message", 3), ("bank.find_charge", 3), ("mail.compose_new", 4), ("bank.find_charge", 5)]
+    first = set(vb.run_order([(t, s, "browser") for t, s in picks])[:2])
+    index = vb.build_set(tmp_path, tasks=picks, kinds=["null"], limit=2)
+    assert {(i["task"], i["seed"], "browser") for i in index["items"]} == first
+    assert [i["id"] for i in index["items"]] == [f"{t}@{s}#null" for t, s in picks if (t, s, "browser") in first]
+    assert index["request"]["limit"] == 2
+    with pytest.raises(ValueError, match="limit must be at least 1"):
+        vb.build_set(tmp_path / "none", tasks=picks, limit=0)
+
+
 class _Spy:
     """A model-slot judge that records the keypoint texts it is asked about and decides nothing."""
 

@@ -398,6 +398,8 @@ def train_judge_cmd(
     others: int = typer.Option(4, "--others", help="Kinds per task besides the oracle and noisy runs (0: all)."),
     workers: int = typer.Option(1, "--workers", help="Processes that run the set's episodes (each its own world "
                                 "server and Chromium) and then make its rows; the same set and rows as one."),
+    max_tasks: int | None = typer.Option(None, "--max-tasks", help="Only the first N picks the build runs (a "
+                                         "fixed shuffle of all of them): the set a full build holds at N."),
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
     """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
@@ -408,7 +410,7 @@ def train_judge_cmd(
         with console.status("training the nano judge…") as status:
             metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"),
                                   tasks=[str(p) for p in tasks], n_tasks=n_tasks, others=others,
-                                  workers=workers)  # fmt: skip
+                                  workers=workers, limit=max_tasks)  # fmt: skip
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
     if json_out:

@@ -284,12 +284,13 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
 def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, build: bool = True,
                 on_item: Callable[[str], None] | None = None, tasks: Sequence[str] = (),
                 n_tasks: int = TRAIN_SET["n_tasks"], others: int = TRAIN_SET["others"],
-                workers: int = 1) -> dict[str, Any]:  # fmt: skip
+                workers: int = 1, limit: int | None = None) -> dict[str, Any]:  # fmt: skip
     """Build (or reuse) the training set, make the rows, fit, and write the weights, their card and the model
     card (default: the packaged weights). Returns the training figures. `tasks`: synthesised task files whose
     train-split tasks join the hand-written training templates in the set's pool (their held-out tasks never do:
     the set draws the train split, and `build_rows` checks every item again). `workers`: processes that run the
-    set's episodes and then make its rows (`runs.parallel`); the set and the rows are those of one process."""
+    set's episodes and then make its rows (`runs.parallel`); the set and the rows are those of one process.
+    `limit`: the set holds only the first `limit` picks the build runs (`world_set.build_set`)."""
     from venuskit.models.judge import model as M
     from venuskit.runs.parallel import Parallel
     from venuskit.tasks.spec import register_file
@@ -302,7 +303,7 @@ def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, 
         register_file(path)
     if build:
         build_set(set_dir, n_tasks, seed, split="train", others=others, parallel=Parallel(workers=workers),
-                  task_files=files)  # fmt: skip
+                  task_files=files, limit=limit)  # fmt: skip
     r0 = time.perf_counter()
     rows = build_rows(set_dir, on_item=on_item, workers=workers, task_files=files)
     t_rows = time.perf_counter() - r0

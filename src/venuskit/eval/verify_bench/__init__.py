@@ -40,12 +40,20 @@ from venuskit.eval.verify_bench.protocol import (
     select_items,
 )
 from venuskit.eval.verify_bench.scoring import adversarial_catch, cost_summary, score
-from venuskit.eval.verify_bench.world_set import INDEX, SET_FORMAT, SURFACES, build_set, load_index, pick_tasks
+from venuskit.eval.verify_bench.world_set import (
+    INDEX,
+    SET_FORMAT,
+    SURFACES,
+    build_set,
+    load_index,
+    pick_tasks,
+    run_order,
+)
 
 __all__ = [
     "CLAIM", "DECOY", "DECOY_ADDRESS", "EVIDENCE", "INDEX", "KEYPOINT_SOURCES", "KINDS", "KIND_BY_NAME", "LABELS",
     "METHODS", "MINIWOB_KINDS", "SET_FORMAT", "SOLVERS", "SURFACES", "TYPED_CLAIM", "Kind", "Plan", "Trace",
     "adversarial_catch", "build_miniwob_set", "build_set", "cost_summary", "expected_answer", "item_keypoints",
-    "load_index", "locale_of", "near_miss_value", "pick_tasks", "plan_for", "run_bench", "run_verifier", "score",
-    "select_items", "task_type", "wrong_value",
+    "load_index", "locale_of", "near_miss_value", "pick_tasks", "plan_for", "run_bench", "run_order", "run_verifier",
+    "score", "select_items", "task_type", "wrong_value",
 ]  # fmt: skip

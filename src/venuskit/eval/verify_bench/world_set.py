@@ -125,6 +125,7 @@ def build_set(
     on_item: Callable[[dict[str, Any]], None] | None = None,
     parallel: Parallel | None = None,
     task_files: Sequence[str | Path] = (),
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """Run the kinds on every picked task (one WorldServer, one Chromium per surface) and write
     `out_dir/index.json`. A folder that already holds the index of the same request is reused as it is
@@ -134,16 +135,23 @@ def build_set(
     with a generator fixed by the task (so a set holds more tasks, and more completed runs, for its size).
     `parallel`: a `runs.parallel.Parallel` (default serial); each worker runs whole tasks in its own WorldServer
     and Chromium, and the index is the one a serial build writes. `task_files`: synthesised task files the
-    picks may name, registered in every worker."""
+    picks may name, registered in every worker. `limit`: only the first `limit` picks of the order the build
+    runs them in (a fixed shuffle: a sample of state, question and infeasible tasks alike), listed in the
+    picks' order: the set a build of all the picks holds once it has run that many."""
     out_dir = Path(out_dir)
     for k in kinds or ():
         if k not in KIND_BY_NAME:
             raise ValueError(f"Unknown episode kind {k!r}; known kinds: {', '.join(KIND_BY_NAME)}.")
     chosen = tasks or pick_tasks(n_tasks, seed, split=split, locales=locales, surfaces=surfaces, questions=questions)
     picked = [_pick(t) for t in chosen]
+    if limit is not None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1 pick, got {limit}.")
+        kept = set(run_order(picked)[:limit])
+        picked = [p for p in picked if p in kept]
     request = {"set_kind": "world", "split": split if tasks is None else "explicit", "n_tasks": n_tasks,
                "seed": seed, "tasks": [list(p) for p in picked], "kinds": list(kinds or KIND_BY_NAME),
-               "others": others}  # fmt: skip
+               "others": others, **({"limit": limit} if limit is not None else {})}  # fmt: skip
     cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
     if cached is not None and cached.get("request") == request:
         return cached
@@ -312,7 +320,7 @@ class SetWorker:
                 row = {**row, "new": True}
             rows.append(row)
             if kind == "oracle" and row.get("episode_dir") and not _rejection(row):
-                trace = oracle_trace(out_dir / row["episode_dir"])
+                trace = oracle_trace(out_dir / row["episode_dir"], read=task_type(inst.spec) == "question")
         return {"key": job["key"], "rows": rows, "skipped": skipped}
 
     def close(self) -> None:
@@ -325,6 +333,15 @@ class SetWorker:
         if self.server is not None:
             self.server.stop()
             self.server = None
+
+
+def run_order(picked: Sequence[Pick]) -> list[Pick]:
+    """The order a build runs its picks in: each once (a pick drawn twice, when the pool ran out and a seed came
+    again, runs once and is listed twice), shuffled with a fixed generator. The picks list state tasks, then
+    questions, then infeasible ones; shuffled, a build stopped part-way has run a sample of all three."""
+    order = list(dict.fromkeys(picked))
+    random.Random(0).shuffle(order)
+    return order
 
 
 def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: Parallel,
@@ -343,11 +360,8 @@ def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: P
         held = {**(progress.reuse if progress else {}), **(progress.rows if progress else {})}
         return {i: r for i, r in held.items() if i.startswith(prefix)}
 
-    # A pick drawn twice (the pool ran out, and a seed came again) runs once; the index lists it twice.
-    unique: dict[str, Pick] = {}
-    for p in picked:
-        unique.setdefault(key(p), p)
-    jobs = [{"key": k, "task": p[0], "seed": p[1], "surface": p[2], "done": done_rows(p)} for k, p in unique.items()]
+    jobs = [{"key": key(p), "task": p[0], "seed": p[1], "surface": p[2], "done": done_rows(p)}
+            for p in run_order(picked)]  # fmt: skip
     results: dict[str, dict[str, Any]] = {}
 
     def record(result: dict[str, Any]) -> None:
@@ -364,11 +378,7 @@ def _run_all(out_dir: Path, picked: list[Pick], spec: SetWorkerSpec, parallel: P
             if on_item is not None:
                 on_item({**row, "rejected": _rejection(row)})
 
-    # The picks list state tasks, then questions, then infeasible ones: run them shuffled (fixed), so that a
-    # build stopped part-way has run a sample of all three, and the index still lists them in the picks' order.
-    order = list(jobs)
-    random.Random(0).shuffle(order)
-    run_jobs(order, spec, parallel, record)
+    run_jobs(jobs, spec, parallel, record)
     items: list[dict[str, Any]] = []
     rejected: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -432,13 +442,15 @@ def _count_steps(folder: Path) -> int:
     return len(load_episode(folder).steps)
 
 
-def oracle_trace(folder: Path) -> Trace:
-    """The URLs of the oracle's episode and the text OCR reads on its last screenshot."""
+def oracle_trace(folder: Path, read: bool = True) -> Trace:
+    """The URLs of the oracle's episode and (with `read`) the text OCR reads on its last screenshot. Only a
+    question task's kinds read that text (a near miss is a value of the screen the answer was read from); the
+    OCR was most of the CPU a state task's set build spent in Python."""
     from venuskit.record.store import load_episode, step_png
     from venuskit.verify.judges import OcrJudge
 
     steps = load_episode(folder).steps
-    png = next((p for s in reversed(steps) for p in [step_png(folder, s)] if p is not None), None)
+    png = next((p for s in reversed(steps) for p in [step_png(folder, s)] if p is not None), None) if read else None
     text = OcrJudge().read(png) if png is not None else ""
     return Trace(tuple(s.url for s in steps), text)
 
