@@ -221,3 +221,15 @@ def test_the_served_judge_refuses_a_decompression_bomb_at_once(tiny_judge):
             urllib.request.urlopen(req, timeout=120)
         assert err.value.code == 400 and "12000x5000" in err.value.read().decode()
         assert time.monotonic() - t0 < 5
+
+
+def test_the_model_card_says_how_to_rebuild_a_judge_of_synthesised_tasks():
+    import dataclasses
+
+    card = M.load_card()
+    req = {**card.training["set_request"], "n_tasks": 360, "limit": 111}
+    card = dataclasses.replace(card, training={**card.training, "set_request": req,
+                                               "task_files": ["synth-train-seed7.toml"]})  # fmt: skip
+    text = M.model_card(card)
+    assert "`venus verify train-judge --seed 0 --n-tasks 360 --tasks synth-train-seed7 --max-tasks 111`" in text
+    assert "from synth-train-seed7.toml join the hand-written training templates" in text

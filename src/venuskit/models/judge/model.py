@@ -91,14 +91,26 @@ def _data_line(t: dict[str, Any], req: dict[str, Any], counts: dict[str, Any], p
     return (f"- Data: contract-labelled world episodes of the **training templates** only, train seeds "
             f"(`src/venuskit/tasks/splits.toml`): a {req.get('set_kind', '?')} set of split {req.get('split', '?')}, "
             f"{req.get('n_tasks', '?')} tasks, seed {req.get('seed', '?')} ({picks}); "
-            f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}.")
+            f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}"
+            + (f", by policy {json.dumps(counts['by_policy'])}" if counts.get("by_policy") else "")
+            + (f"; synthesised train-split tasks from {', '.join(t['task_files'])} join the hand-written training "
+               "templates in the pool" if t.get("task_files") else "") + ".")
 
 
 def _reproduce(t: dict[str, Any]) -> str:
     seed = t.get("config", {}).get("seed", 0)
     if t.get("loop"):
         return f"rerun `venus loop --judge` into the same folder (seed {seed}); its `loop.json` holds every option"
-    return f"`venus verify train-judge --seed {seed}`"
+    req = t.get("set_request", {})
+    opts = [f"--seed {seed}"]
+    if req.get("n_tasks", 32) != 32:
+        opts.append(f"--n-tasks {req['n_tasks']}")
+    if req.get("others", 4) != 4:
+        opts.append(f"--others {req['others']}")
+    opts += [f"--tasks {Path(f).stem}" for f in t.get("task_files", [])]
+    if req.get("limit") is not None:
+        opts.append(f"--max-tasks {req['limit']}")
+    return f"`venus verify train-judge {' '.join(opts)}` (`--workers N` runs it on N processes, the same set)"
 
 
 def model_card(card: Card) -> str:
