@@ -23,7 +23,6 @@ Every collection keeps an index (`index.jsonl`) and skips what is already there,
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import logging
@@ -40,7 +39,7 @@ from venuskit.agent.policy import PolicyOutput
 from venuskit.infra.atomic import append_line, write_json
 from venuskit.runs.parallel import Parallel, run_jobs
 from venuskit.runs.policies import OracleDriven, OracleRecorder, box_oracle
-from venuskit.runs.world import run_world_task, world_browser
+from venuskit.runs.world import close_envs, run_world_task, world_browser
 from venuskit.tasks import splits
 from venuskit.tasks.oracle import OracleError
 from venuskit.tasks.spec import get_task
@@ -270,10 +269,7 @@ class CollectWorker:
         return nano_policy_factory(surface, self.student)(goal, today)
 
     def close(self) -> None:
-        for env in self.envs.values():
-            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
-                env.close()
-        self.envs = {}
+        close_envs(self.envs)
         if self.server is not None:
             self.server.stop()
             self.server = None

@@ -153,6 +153,16 @@ def world_operations() -> Any:
     return load_operations(Path(str(resources.files("venuskit.world").joinpath("operations.toml"))))
 
 
+def close_envs(envs: dict[str, Any]) -> None:
+    """Close a worker's browser envs (one per surface); a crashed browser may fail to close, and is gone either way."""
+    import contextlib
+
+    for env in envs.values():
+        with contextlib.suppress(Exception):
+            env.close()
+    envs.clear()
+
+
 def world_browser(surface: str = "browser", config: Any = None) -> Any:
     """The browser env for world runs: `config` (a BrowserConfig) or the preset for `surface`, recycling one
     context across episodes — world episodes are bound by cookie, so a cleaned context is as isolated as a

@@ -27,7 +27,7 @@ from venuskit.infra.config import help_text, option
 from venuskit.runs.failures import infra_error
 from venuskit.runs.parallel import Parallel
 from venuskit.runs.policies import NO_MODEL, Metered, PolicySpec
-from venuskit.runs.world import grammar_of
+from venuskit.runs.world import close_envs, grammar_of
 from venuskit.world import skins
 
 HORIZONS = ((3, "1-3"), (8, "4-8"), (20, "9-20"), (10**9, "21+"))  # by the oracle's step count
@@ -256,10 +256,7 @@ class WorldWorker:
         return self._judges
 
     def close(self) -> None:
-        for env in self.envs.values():
-            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
-                env.close()
-        self.envs = {}
+        close_envs(self.envs)
         if self._device is not None:
             self._device.close()
             self._device = None

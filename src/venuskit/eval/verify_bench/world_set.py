@@ -324,12 +324,9 @@ class SetWorker:
         return {"key": job["key"], "rows": rows, "skipped": skipped}
 
     def close(self) -> None:
-        import contextlib
+        from venuskit.runs.world import close_envs
 
-        for env in self.envs.values():
-            with contextlib.suppress(Exception):  # a crashed browser may fail to close; it is gone either way
-                env.close()
-        self.envs = {}
+        close_envs(self.envs)
         if self.server is not None:
             self.server.stop()
             self.server = None
