@@ -77,6 +77,25 @@ def test_windows_cover_every_step_with_drawn_actions_and_no_thoughts(tmp_path):
         make_windows(load_episode(folder), folder, 2, 3)
 
 
+def test_overlays_are_drawn_only_for_a_judge_that_looks_and_a_broken_screenshot_is_missing(tmp_path, monkeypatch):
+    import venuskit.verify.evidence as evidence_module
+
+    drawn = []
+    draw = evidence_module.draw_action
+    monkeypatch.setattr(evidence_module, "draw_action", lambda png, *a, **kw: drawn.append(1) or draw(png, *a, **kw))
+    folder = clicks(tmp_path, 4)
+    shot = folder / load_episode(folder).steps[1].screenshot
+    shot.write_bytes(shot.read_bytes()[:-40])  # cut short: the IEND chunk and part of the data are gone
+    report = verify_episode(folder, make_judges("ocr,log"), config=FAST)
+    assert drawn == []  # rules read the raw screenshots; no overlay is encoded for them
+    assert any("Step 1 has no readable screenshot" in m for m in report.missing)
+    steps = [s for w in make_windows(load_episode(folder), folder, 4, 4) for s in w.steps]
+    assert [s.png is None for s in steps] == [False, True, False, False]
+    first = steps[0].annotated
+    assert first is not None and first != steps[0].png and steps[0].annotated is first and len(drawn) == 1
+    assert steps[1].annotated is None and len(drawn) == 1
+
+
 def test_ocr_and_log_verify_a_submitted_transfer_as_completed(tmp_path):
     report = verify_episode(transfer(tmp_path), make_judges("ocr,log"), WORLD)
     assert report.verdict == "completed", report.reason

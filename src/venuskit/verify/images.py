@@ -21,7 +21,7 @@ def _small(png: bytes) -> Image.Image:
 def changed_fraction(a: bytes, b: bytes, box: tuple[float, float, float, float] | None = None) -> float:
     """Share of pixels that differ between two screenshots, optionally inside `box` = (x0, y0, x1, y1)
     in [0, 1] screen fractions. Screenshots of different sizes count as fully changed."""
-    if _size(a) != _size(b):
+    if png_size(a) != png_size(b):
         return 1.0
     ia, ib = _small(a), _small(b)
     if box is not None:
@@ -36,9 +36,16 @@ def changed_fraction(a: bytes, b: bytes, box: tuple[float, float, float, float] 
     return hist[255] / total if total else 0.0
 
 
-def _size(png: bytes) -> tuple[int, int]:
-    return untrusted.check_image(png)  # from the header: ImageRejected for what is no image or too large
+def readable(png: bytes) -> bool:
+    """Whether a screenshot is an image whose every chunk is whole (PIL's verify: the header and the CRCs, no
+    decoding), so that drawing on it later can be put off until a judge asks to see it."""
+    try:
+        with untrusted.open_image(png) as im:
+            im.verify()
+    except (OSError, ValueError, SyntaxError):
+        return False
+    return True
 
 
 def png_size(png: bytes) -> tuple[int, int]:
-    return _size(png)
+    return untrusted.check_image(png)  # from the header: ImageRejected for what is no image or too large

@@ -27,7 +27,7 @@ from venuskit.actions.types import Action, Answer, CallUser, Finished, TakeNote
 from venuskit.actions.types import Sequence as ActionSequence
 from venuskit.infra.config import field_help, help_text, option
 from venuskit.record.episode import Episode, Outcome, Step
-from venuskit.record.overlay import draw_action, focus_after
+from venuskit.record.overlay import focus_after
 from venuskit.record.store import EpisodeWriter, load_episode, step_png
 from venuskit.verify import ocr
 from venuskit.verify import page_rules as P
@@ -37,12 +37,14 @@ from venuskit.verify.evidence import (
     EVIDENCE_MODES,
     Evidence,
     LogFacts,
+    Overlay,
     Window,
     describe_action,
     echoes,
     log_facts,
     public_url,
 )
+from venuskit.verify.images import readable
 from venuskit.verify.judges import Judge, Keypoints, VLMJudge, abstain_all, is_rule
 from venuskit.verify.keypoints import split_goal
 from venuskit.verify.report import UNCERTAIN, Cost, KeypointResult, Report, Vote
@@ -172,16 +174,12 @@ def step_views(episode: Episode, folder: Path | None, *, targets: bool = False) 
         content = getattr(step.action, "content", None)
         answer = content if last and asks and isinstance(step.action, (Finished, Answer)) and content else None
         png = step_png(folder, step) if folder is not None else None
-        annotated = None
-        if png is not None:
-            try:
-                annotated = draw_action(png, _scrub(step.action, answer is not None), cursor=cursor, label=f"Step {i}")
-            except (OSError, ValueError):  # an unreadable PNG is reported as missing, never a crash
-                png = None
+        png = png if png is not None and readable(png) else None  # an unreadable PNG is reported as missing
+        overlay = Overlay(png, _scrub(step.action, answer is not None), cursor, f"Step {i}") if png else None
         target = _target(png, step.action) if targets else None
         under = _under(png, step.action) if targets else None
         error = step.error.get("message") if step.error else None
-        views.append(Evidence(i, png, annotated, describe_action(step.action, answer=answer, target=target),
+        views.append(Evidence(i, png, overlay, describe_action(step.action, answer=answer, target=target),
                               step.url, step.title, error, step.action, echo[i], target=target,
                               under=under.words if under else (), under_at=under.at if under else -1))  # fmt: skip
         cursor = focus_after(step.action, cursor)
@@ -320,7 +318,7 @@ def _expire(pending, futures, started, lock, calls, results, timeout_s, backstop
 def select_evidence(views: list[Evidence], facts: LogFacts, votes: list[Vote], limit: int) -> list[Evidence]:
     """<= `limit` steps for the final judgment: the final screen, the last screen change, steps that votes
     cite, screens right after consequential-looking actions, then the latest steps."""
-    shown = [v for v in views if v.annotated is not None] or views
+    shown = [v for v in views if v.png is not None] or views
     if not shown:
         return []
     by_index = {v.index: v for v in shown}
@@ -502,7 +500,8 @@ def _keypoints(episode: Episode, judges: Sequence[Judge], given: Sequence[str] |
 class Prepared:
     """An episode as every verifier reads it, whatever its judges and keypoints: the record as a verifier may
     read it, its folder, one view per step and the log facts. `prepare` makes it once for an episode that is
-    verified several ways (OCR and the drawn overlays are most of a verification's own cost)."""
+    verified several ways (OCR is most of a verification's own cost; overlays are drawn when a model judge
+    first looks at them)."""
 
     episode: Episode
     folder: Path | None

@@ -35,7 +35,7 @@ def verify_webjudge(episode: Episode | Path | str, judges: Sequence[J.Judge], ke
     t0, before = time.perf_counter(), _spent(models)
     ep, where, tally, views, facts = _prepare(episode, folder, models, keypoints, evidence)
     kps = list(enumerate(tally.keypoints))
-    shown = [v for v in views if v.annotated is not None]
+    shown = [v for v in views if v.png is not None]
     calls = [_Call(j.name, kps, lambda j=j, v=v: j.check_window(_single(ep, v, facts), kps))
              for v in shown for j in models] if kps else []  # fmt: skip
     decisive: set[int] = set()
@@ -65,7 +65,9 @@ def webjudge_cost(episode: Episode | Path | str, keypoints: Sequence[str] | None
 
     ep, _, tally, views, facts = _prepare(episode, folder, [], keypoints, evidence, targets=False)
     kps = list(enumerate(tally.keypoints))
-    shown = [v for v in views if v.annotated is not None]
+    # An overlay has its screenshot's size and an image's tokens depend on its size alone, so the requests are
+    # counted with the screenshots themselves instead of drawing every overlay for nothing.
+    shown = [dataclasses.replace(v, overlay=v.png) for v in views if v.png is not None]
     requests = [J.keypoint_messages(ep.goal)] if keypoints is None else []
     requests += [J.window_messages(_single(ep, v, facts), kps) for v in shown]
     history = "\n".join(v.header() for v in views)

@@ -39,10 +39,6 @@ class Sample:
     history: list[tuple[bytes, Action]] = field(default_factory=list)  # earlier screenshots + ground-truth actions
 
 
-def png_size(png: bytes) -> tuple[int, int]:
-    return untrusted.check_image(png)  # from the header; ImageRejected for what is no image or too large
-
-
 def samples(fmt: str, data: str | Path, *, split: str | None = None, limit: int | None = None) -> Iterator[Sample]:
     """Every step of the first `limit` episodes."""
     if fmt not in FORMATS:
@@ -89,7 +85,8 @@ def _guiodyssey(path: Path, split: str | None) -> Iterator[list[Sample]]:
         for i, step in enumerate(ep.steps):
             png = step.screenshot.read_bytes()
             gt = {"action": step.action, "info": step.info}
-            out.append(Sample(f"{ep.episode_id}/{i}", ep.episode_id, i, ep.instruction, "", png, png_size(png), gt,
+            size = untrusted.check_image(png)
+            out.append(Sample(f"{ep.episode_id}/{i}", ep.episode_id, i, ep.instruction, "", png, size, gt,
                               list(history)))  # fmt: skip
             history.append((png, GO.from_go(step.action, step.info, step.ps)))
         yield out
@@ -120,7 +117,7 @@ def _mind2web_task(task_id: str, rows: list[dict[str, Any]], file: Path) -> list
         png = (row.get("screenshot") or {}).get("bytes")
         if not png:
             raise ValueError(f"{file}: action {row.get('action_uid')} has no screenshot bytes.")
-        size = png_size(png)
+        size = untrusted.check_image(png)  # from the header; ImageRejected for what is no image or too large
         try:
             operation = json.loads(row["operation"]) if isinstance(row["operation"], str) else row["operation"]
         except json.JSONDecodeError as e:
