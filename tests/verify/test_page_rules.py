@@ -539,3 +539,66 @@ def test_a_language_switch_shows_in_the_titles_that_follow_the_click(tmp_path):
     assert statuses(switched) == ["satisfied"] and switched.verdict == "completed", why(switched.keypoints[0])
     stayed = run(tmp_path / "stayed", "Settings · Mail")
     assert statuses(stayed) != ["satisfied"] and stayed.verdict != "completed", why(stayed.keypoints[0])
+
+
+def test_a_message_with_a_time_is_typed_whole_not_only_its_time(tmp_path):
+    """Before: a colon inside the message ("12:30") ended the "says:" value, so the time alone was the value and a
+    reply that typed only "12:30" was completed. Now the colon between digits belongs to the message."""
+    goal = "Send a message that says: See you at 12:30 in the lobby."
+
+    def run(folder, text: str):
+        page = ["New message", "Message:", "Send"]
+        steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content=text)),
+                 S(screen(page), Click(point=at(page, 2, "Send"))), S(screen(["Message sent"]), Finished(content="Sent."))]
+        return verify(record(folder, steps, goal))
+
+    right = run(tmp_path / "right", "See you at 12:30 in the lobby.")
+    assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
+    time_only = run(tmp_path / "time_only", "12:30")
+    assert statuses(time_only) != ["satisfied"] and time_only.verdict != "completed", why(time_only.keypoints[0])
+    from venuskit.verify.text import needles
+
+    assert needles("回复王芳的邮件“周五团队聚餐”，告诉对方：我参加，12:30 见。") == ["周五团队聚餐", "我参加，12:30 见", "12:30"]
+
+
+def test_a_row_gone_from_a_list_is_no_proof_a_star_was_removed(tmp_path):
+    """Before: "Remove the star from "X"" was read as a removal of X, so a click on X's row after which X left the
+    list (the trash icon on its row, a deletion) completed it. A mark taken off X and X deleted look the same on
+    the list; a removal of X itself is still proven by its row going."""
+    rows = ["Starred", "Old pitch deck notes.docx", "Budget 2024.xlsx"]
+
+    def run(folder, goal: str):
+        steps = [S(screen(rows), Click(point=at(rows, 1, dx=220)), url="http://127.0.0.1/drive/", title="Drive"),
+                 S(screen(["Starred", "Budget 2024.xlsx"]), Finished(content="Done."), url="http://127.0.0.1/drive/",
+                   title="Drive")]  # fmt: skip
+        return verify(record(folder, steps, goal))
+
+    unstar = run(tmp_path / "unstar", 'Remove the star from "Old pitch deck notes.docx" in Drive.')
+    assert statuses(unstar) != ["satisfied"] and unstar.verdict != "completed", why(unstar.keypoints[0])
+    delete = run(tmp_path / "delete", 'Delete the file "Old pitch deck notes.docx" from Drive.')
+    assert statuses(delete) == ["satisfied"] and delete.verdict == "completed", why(delete.keypoints[0])
+
+
+def test_text_typed_before_a_click_on_reply_was_not_sent_by_it(tmp_path):
+    """Before: "Reply" is a submit-like label, so text typed on the mail's page and then a click on Reply (which opens
+    an empty reply form) counted as the text submitted; an empty reply sent after it completed the goal. Now a label
+    that opens a form commits nothing unless the next URL reports a done-state; the words typed into the reply form
+    and sent still complete it."""
+    goal = 'Reply to the email "Friday lunch" saying "I will be there at 12:30."'
+    mail = ["Friday lunch", "Reply", "Forward"]
+    form = ["New message", "Re: Friday lunch", "Send"]
+    m, compose = "http://127.0.0.1/mail/m/45", "http://127.0.0.1/mail/compose?reply=45"
+
+    def run(folder, typed_on_form: bool):
+        text = Type(content="I will be there at 12:30.")
+        before = [] if typed_on_form else [S(screen(mail), text, url=m, title="Friday lunch · Mail")]
+        after = [S(screen(form), text, url=compose, title="New message · Mail")] if typed_on_form else []
+        steps = [*before, S(screen(mail), Click(point=at(mail, 1, "Reply")), url=m, title="Friday lunch · Mail"),
+                 *after, S(screen(form), Click(point=at(form, 2, "Send")), url=compose, title="New message · Mail"),
+                 S(screen(["Inbox"]), Finished(content="Done."), url="http://127.0.0.1/mail/inbox", title="Inbox")]
+        return verify(record(folder, steps, goal))
+
+    sent = run(tmp_path / "sent", typed_on_form=True)
+    assert sent.verdict == "completed", [why(k) for k in sent.keypoints]
+    empty = run(tmp_path / "empty", typed_on_form=False)
+    assert empty.verdict != "completed", [why(k) for k in empty.keypoints]

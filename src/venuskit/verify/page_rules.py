@@ -336,17 +336,23 @@ _CASE = re.compile(r"\b(?:lower|(?P<up>upper))[\s-]?case\b|(?P<caps>\ball caps\b
 
 
 def same_value(a: str, b: str) -> bool:
-    """Equal as typed text (case kept), or as the same time / date / number written another way (a time field
-    shows "02 41 AM" for 2:41 AM)."""
+    """Equal as typed text (case kept), or, when the value `b` is a time or a date and nothing else, as the same
+    time / date written another way (a time field shows "02 41 AM" for 2:41 AM). A message that holds a time
+    ("See you at 12:30") is not its time."""
     if a.strip() == b.strip():
         return True
     ta, tb = _TIME.search(a) or _SPACED_TIME.search(a), _TIME.search(b) or _SPACED_TIME.search(b)
-    if ta and tb:
+    if ta and tb and _alone(tb, b):
         return _minutes(ta) == _minutes(tb)
     da, db = _DATE.search(a), _DATE.search(b)
-    if da and db:
+    if da and db and _alone(db, b):
         return tuple(int(x) for x in da.groups()) == tuple(int(x) for x in db.groups())
     return False
+
+
+def _alone(m: re.Match[str], text: str) -> bool:
+    """The match is all of `text` but spaces and punctuation."""
+    return not re.sub(r"[\W_]+", "", text[: m.start()] + text[m.end() :])
 
 
 def _minutes(m: re.Match[str]) -> int:
@@ -482,6 +488,8 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
         if typed and _SENDS.match(kp):
             return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
         return None
+    if R._OPENS.match(clicked_word(steps[commit]) or ""):
+        return None  # Reply, Edit, New event open a form: what was typed before the click was not sent by it
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
@@ -492,6 +500,10 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
 
     held = {v: [f for f in filled if same(f.text, v)] for v in values}
     on_form = {v: lines is not None and _fresh_on(steps[commit], steps[0], v, lines) for v in values}
+    # what the form is about, named by its page or the page it was opened from ("Reply to the email "X" saying …":
+    # X is the mail's title there), is not a value to type
+    about = R.form_context(steps, commit)
+    named = {v: not held[v] and any(T.contains(c, v) for c in about) for v in values}
     misplaced = _misplaced(kp, filled, held)
     if misplaced:
         return "contradicted", commit, misplaced
@@ -499,7 +511,8 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     widget = any(_TIME.search(v) or _DATE.search(v) for v in values)
     others = [f for f in filled if f.text.strip() and not widget
               and not any(same(f.text, v) for v in values)]  # fmt: skip
-    wrong = [v for v in values if not held[v] and not on_form[v] and (others or _SENDS.match(kp) and typed)]
+    wrong = [v for v in values if not held[v] and not on_form[v] and not named[v]
+             and (others or _SENDS.match(kp) and typed)]  # fmt: skip
     if wrong:
         got = others[-1].text if others else typed[-1][1]
         if same_value(got, wrong[0]):
@@ -515,11 +528,12 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
         return "contradicted", commit, f"a field held {others[-1].text!r}; the keypoint asks for {values} in each"
     if by_rank:
         return None  # which field is "the 2nd" the pixels do not say; only a wrong value is decided
-    if all(held[v] or on_form[v] for v in values):
+    if all(held[v] or on_form[v] or named[v] for v in values) and not all(named.values()):
         if not _renamed_item_shown(kp, steps, typed[0][0] if typed else commit, lines):
             return None  # the new name went in, but whose form it was the screens do not say
-        how = [f"{v!r} {'on the form' if on_form[v] else f'in the field typed at step {held[v][-1].last}'}"
-               for v in values]  # fmt: skip
+        where = {v: "on the form" if on_form[v] else "named by the page" if named[v] else
+                 f"in the field typed at step {held[v][-1].last}" for v in values}  # fmt: skip
+        how = [f"{v!r} {w}" for v, w in where.items()]
         word = clicked_word(steps[commit])
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"

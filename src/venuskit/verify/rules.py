@@ -229,13 +229,15 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
         if not typed or not clicked(steps[s]) or page(steps[s + 1]) == page(steps[s]):
             continue
         after = tail(steps[s + 1].url) + " " + (steps[s + 1].title or "")
-        done = _DONE.search(after) or _SUBMIT_LABEL.match(target(steps[s]))
+        label = target(steps[s])
+        # Reply, Edit, New event open a form: text typed before them went into another one (or none)
+        done = _DONE.search(after) or _SUBMIT_LABEL.match(label) and not _OPENS.match(label)
         if done and not _ERROR.search(after):
-            found.append(Submit(s, tuple(typed), tuple(_form_context(steps, s)), after))
+            found.append(Submit(s, tuple(typed), tuple(form_context(steps, s)), after))
     return found
 
 
-def _form_context(steps: Sequence[Evidence], s: int) -> list[str]:
+def form_context(steps: Sequence[Evidence], s: int) -> list[str]:
     """Titles of the form page and of the page the form was opened from (same item id)."""
     return context(steps, _form_start(steps, s))
 
@@ -437,11 +439,19 @@ def pressed(kp: str, steps: Sequence[Evidence]) -> Result | None:
     return None
 
 
+# "Remove the star from "X"", "Unstar "X"": what goes is a mark on X, not X. X leaving the list it was on (a Starred
+# view) looks the same as X deleted, so a gone row says nothing about which of the two was done.
+_MARK_OFF = re.compile(r"\s*(?:un(?:star|pin|flag|label|mark)\b"
+                       r"|(?:remove|delete|clear|take)\s+[^\"“「『]*?\b(?:from|off)\b\s*[\"“「『])", re.I)  # fmt: skip
+
+
 def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """A removal keypoint ("Delete the file "X"", "Take X out of the cart"): the agent clicked on the row that
     showed X (OCR: a line with X at the click's height), and X is not on the next screen."""
     quoted = T.quoted(kp)
     if lines is None or not quoted or not _REMOVAL.match(T.unquoted(kp).lstrip()) and not _GONE.search(kp):
+        return None
+    if _MARK_OFF.match(kp):
         return None
     for s in range(len(steps) - 2, -1, -1):
         step, after = steps[s], steps[s + 1]

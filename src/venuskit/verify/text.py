@@ -126,14 +126,15 @@ def proper_names(text: str) -> list[str]:
 _ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
                           "(?P<value>[^\\s，,；;。“”\"]+)(?=\\s*(?:[，,；;。]|$))")  # fmt: skip
 
-# "…，内容是：陈杰你好，我已预订…": a field's name and a colon, then its value to the end of the keypoint.
-_ZH_COLON = re.compile(f"[{HAN}]{{1,4}}[:：]\\s*(?P<value>[^“”\"：:]{{2,}}?)\\s*[。.]?$")
+# "…，内容是：陈杰你好，我已预订…": a field's name and a colon, then its value to the end of the keypoint. A colon
+# between digits is the value's own (a time: "告诉对方：我参加，12:30 见"), as in a message after "says:".
+_ZH_COLON = re.compile(f"[{HAN}]{{1,4}}[:：]\\s*(?P<value>(?:[^“”\"：:]|(?<=\\d):(?=\\d)){{2,}}?)\\s*[。.]?$")
 
 
 # "… that says: Hi Lucas, I will drop the laptop on Thursday": a message given unquoted after a colon, one value to
 # the keypoint's end (its names and commas are part of it, not values of their own).
 _STATED = re.compile(r"\b(?:says?|saying|reads?|reading|(?:the |with the )?(?:text|message|body|note|comment))"
-                     r"\s*:\s*(?P<value>[^“”\":：]{2,}?)\s*[.。!]?$", re.I)  # fmt: skip
+                     r"\s*:\s*(?P<value>(?:[^“”\":：]|(?<=\d):(?=\d)){2,}?)\s*[.。!]?$", re.I)  # fmt: skip
 
 
 def stated_text(text: str) -> str | None:
