@@ -382,20 +382,21 @@ def test_a_rename_is_the_new_name_committed_on_the_items_own_form(tmp_path):
 SAYS_GOAL = "Send a message that says: Hi Ann, see you at noon."
 
 
+def send_message(folder, goal: str, text: str):
+    """Verify a run that clicks into a message box, types `text`, clicks Send and finishes on "Message sent"."""
+    page = ["New message", "Message:", "Send"]
+    steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content=text)),
+             S(screen(page), Click(point=at(page, 2, "Send"))), S(screen(["Message sent"]), Finished(content="Sent."))]
+    return verify(record(folder, steps, goal))
+
+
 def test_a_message_after_says_is_one_value_typed_whole(tmp_path):
     """Before: the keypoint's values were its capitalised words ("Hi Ann"), so the whole message typed and sent was
     contradicted as "typed, not 'Hi Ann'". Now the text after the colon is the one value; a message that differs
     in a word is still contradicted."""
-
-    def run(folder, text: str):
-        page = ["New message", "Message:", "Send"]
-        steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content=text)),
-                 S(screen(page), Click(point=at(page, 2, "Send"))), S(screen(["Message sent"]), Finished(content="Sent."))]
-        return verify(record(folder, steps, SAYS_GOAL))
-
-    right = run(tmp_path / "right", "Hi Ann, see you at noon.")
+    right = send_message(tmp_path / "right", SAYS_GOAL, "Hi Ann, see you at noon.")
     assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
-    wrong = run(tmp_path / "wrong", "Hi Ann, see you at one.")
+    wrong = send_message(tmp_path / "wrong", SAYS_GOAL, "Hi Ann, see you at one.")
     assert statuses(wrong) == ["contradicted"] and wrong.verdict != "completed", why(wrong.keypoints[0])
 
 
@@ -545,16 +546,9 @@ def test_a_message_with_a_time_is_typed_whole_not_only_its_time(tmp_path):
     """Before: a colon inside the message ("12:30") ended the "says:" value, so the time alone was the value and a
     reply that typed only "12:30" was completed. Now the colon between digits belongs to the message."""
     goal = "Send a message that says: See you at 12:30 in the lobby."
-
-    def run(folder, text: str):
-        page = ["New message", "Message:", "Send"]
-        steps = [S(screen(page), Click(point=at(page, 1, dx=150))), S(screen(page), Type(content=text)),
-                 S(screen(page), Click(point=at(page, 2, "Send"))), S(screen(["Message sent"]), Finished(content="Sent."))]
-        return verify(record(folder, steps, goal))
-
-    right = run(tmp_path / "right", "See you at 12:30 in the lobby.")
+    right = send_message(tmp_path / "right", goal, "See you at 12:30 in the lobby.")
     assert statuses(right) == ["satisfied"] and right.verdict == "completed", why(right.keypoints[0])
-    time_only = run(tmp_path / "time_only", "12:30")
+    time_only = send_message(tmp_path / "time_only", goal, "12:30")
     assert statuses(time_only) != ["satisfied"] and time_only.verdict != "completed", why(time_only.keypoints[0])
     from venuskit.verify.text import needles
 

@@ -488,7 +488,7 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
         if typed and _SENDS.match(kp):
             return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
         return None
-    if R._OPENS.match(clicked_word(steps[commit]) or ""):
+    if R.OPENS_FORM.match(clicked_word(steps[commit]) or ""):
         return None  # Reply, Edit, New event open a form: what was typed before the click was not sent by it
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field

@@ -231,7 +231,7 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
         after = tail(steps[s + 1].url) + " " + (steps[s + 1].title or "")
         label = target(steps[s])
         # Reply, Edit, New event open a form: text typed before them went into another one (or none)
-        done = _DONE.search(after) or _SUBMIT_LABEL.match(label) and not _OPENS.match(label)
+        done = _DONE.search(after) or _SUBMIT_LABEL.match(label) and not OPENS_FORM.match(label)
         if done and not _ERROR.search(after):
             found.append(Submit(s, tuple(typed), tuple(form_context(steps, s)), after))
     return found
@@ -413,7 +413,8 @@ def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: st
 _FILLER = frozenset({"it", "them", "as", "a", "an", "the", "to", "your", "this", "that", "for", "now", "please"})
 _ZH_FILLER = set("请把它将这个该封一下")
 # Labels that open a form or a view rather than commit one: their click does not do what the keypoint says.
-_OPENS = re.compile(r"^\W*(?:reply|forward|new|compose|edit|open|view|write|回复|转发|新建|写|编辑|打开|查看)", re.I)
+OPENS_FORM = re.compile(r"^\W*(?:reply|forward|new|compose|edit|open|view|write|"
+                        r"回复|转发|新建|写|编辑|打开|查看)", re.I)  # fmt: skip
 
 
 def pressed(kp: str, steps: Sequence[Evidence]) -> Result | None:
@@ -429,7 +430,7 @@ def pressed(kp: str, steps: Sequence[Evidence]) -> Result | None:
         return None
     for s in range(len(steps) - 2, -1, -1):
         label = target(steps[s])
-        if not clicked(steps[s]) or not _SUBMIT_LABEL.match(label) or _OPENS.match(label):
+        if not clicked(steps[s]) or not _SUBMIT_LABEL.match(label) or OPENS_FORM.match(label):
             continue
         mine = [c for c in label if T.HAN_CHAR.match(c)] if han else \
             [w for w in re.findall(r"[a-z]+", label.casefold()) if w not in _FILLER]  # fmt: skip
