@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
+import numpy as np
 from PIL import Image, ImageChops
 
 from venuskit.infra import untrusted
@@ -49,3 +51,36 @@ def readable(png: bytes) -> bool:
 
 def png_size(png: bytes) -> tuple[int, int]:
     return untrusted.check_image(png)  # from the header: ImageRejected for what is no image or too large
+
+
+_MARK_DELTA = 40  # a channel difference above this is a changed pixel of the control
+_BAND = 0.035  # half the height of the strip around the click (a share of the screen's height), at least 12 px
+
+
+def _inked(rgb: Any) -> float:
+    """Share of a region's pixels that are coloured or dark: a ticked box or a switched-on track is filled, an
+    empty box is a thin grey outline on the page."""
+    hi, lo = rgb.max(-1), rgb.min(-1)
+    return float(((hi - lo > 60) | (hi < 110)).mean()) if rgb.size else 0.0
+
+
+def mark_change(a: bytes, b: bytes, point: tuple[float, float]) -> float | None:
+    """How much more filled (positive) or emptier (negative) the control that changed on the click's row is after
+    the click: the pixels that differ inside a strip around the click's height, if they form one small control (at
+    most an eighth of the width). None when nothing, or too much, changed there."""
+    if png_size(a) != png_size(b):
+        return None
+    try:
+        with untrusted.open_image(a) as ia, untrusted.open_image(b) as ib:
+            before, after = np.asarray(ia.convert("RGB"), np.int16), np.asarray(ib.convert("RGB"), np.int16)
+    except (OSError, ValueError, untrusted.ImageRejected):  # a screenshot that will not decode shows no change
+        return None
+    h, w, _ = before.shape
+    y, half = int(point[1] * h), max(12, int(_BAND * h))
+    band = slice(max(0, y - half), min(h, y + half))
+    ys, xs = np.nonzero(np.abs(before[band] - after[band]).max(-1) > _MARK_DELTA)
+    if len(xs) < 16 or xs.max() - xs.min() > w / 8:
+        return None
+    top = band.start
+    box = (slice(top + ys.min(), top + ys.max() + 1), slice(xs.min(), xs.max() + 1))
+    return _inked(after[box]) - _inked(before[box])

@@ -322,9 +322,10 @@ class OcrJudge:
             lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
+            lambda: P.cells_hold(text, steps, lines),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
             lambda: R.one_click(text, steps), lambda: R.pressed(text, steps),
-            lambda: R.removed_row(text, steps, self.lines_step),
+            lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
             lambda: R.refrained(text, steps, goal),
         ])  # fmt: skip

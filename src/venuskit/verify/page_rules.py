@@ -42,6 +42,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from venuskit.models.lexicon import CODE, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
@@ -932,3 +934,112 @@ def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, colum
         if box in below and (column or not right and box[1] <= below[0][3]):
             return True
     return False
+
+
+# ---- a spreadsheet's cells -----------------------------------------------------------------------------------
+
+_CELL = r"[A-Z]{1,2}[1-9]\d{0,2}"
+_CELLS = re.compile(rf"\b(?:cells?\s+)?(?P<cells>{_CELL}(?:\s*(?:,|and|&|和|、)\s*{_CELL})*)\b")
+_ZH_SET = re.compile(rf"(?P<cell>{_CELL})\s*(?:改为|改成|设为|设成|填为|填成|填入|填上|填写|写入|写上|写成|为)\s*"
+                     r"(?P<value>[^，,；;。、\s]+)")  # fmt: skip
+_EN_VERB = re.compile(r"\b(?:set|change|update|make)\b", re.I)
+_EN_SET = re.compile(rf"\b(?:cell\s+)?(?P<cell>{_CELL})\s+to\s+(?P<value>[^,;]+?)(?=\s*(?:,|;|\band\b|\bthen\b|"
+                     r"\bin\b|\.?$))")  # fmt: skip
+_EN_PUT = re.compile(rf"(?P<values>[^,;:]+?)\s+in(?:to)?\s+(?:cells?\s+)?(?P<cells>{_CELL}(?:\s*(?:,|and|&)\s*"
+                     rf"{_CELL})*)\b")  # fmt: skip
+
+
+def cell_values(kp: str) -> list[tuple[str, str]]:
+    """The (cell, value) pairs a spreadsheet keypoint asks for: "把 B2 改为 140", "set C3 to 95", "the headers Title
+    and Author in A1 and B1", "Dune / Frank Herbert in A2 and B2". A list of values is paired with its list of cells in
+    order; a list whose lengths differ is no pair (the rule then says nothing)."""
+    text = T.unquoted(kp) if not T.quoted(kp) else kp
+    pairs = [(m["cell"], m["value"].strip(" \"“”")) for m in _ZH_SET.finditer(text)]
+    if _EN_VERB.search(text):
+        pairs += [(m["cell"], m["value"].strip(" .\"“”")) for m in _EN_SET.finditer(text)]
+    if pairs:
+        return pairs
+    for m in _EN_PUT.finditer(text):
+        cells = re.findall(_CELL, m["cells"])
+        values = [v.strip(" .") for v in re.split(r"\s*(?:/|,|\band\b|&)\s*", m["values"]) if v.strip()]
+        if len(values) < len(cells):
+            return []
+        values = values[-len(cells):]
+        values[0] = _trailing_value(values[0])
+        if not values[0]:
+            return []
+        pairs += [(c, v.strip("\"“”")) for c, v in zip(cells, values, strict=True)]
+    return pairs
+
+
+def _trailing_value(words: str) -> str:
+    """The value at the end of a phrase ("with the headers Title" -> Title): its last run of capitalised words,
+    numbers or quoted text."""
+    q = re.search(r"[\"“]([^\"”]+)[\"”]\s*$", words)
+    if q:
+        return q.group(1)
+    run = re.search(r"(?:(?<=\s)|^)((?:[A-Z0-9][\w.'-]*\s*)+)$", words)
+    return run.group(1).strip() if run else ""
+
+
+def _grid(screen: tuple) -> tuple[dict[str, float], dict[int, float], float, float]:
+    """Column letters and row numbers of a spreadsheet shown on a screen: each header's centre (x for a letter,
+    y for a number), and the spacing of columns and of rows. Letters stand on one line, numbers in one column."""
+    letters = [(t.strip(), (b[0] + b[2]) / 2, b[1]) for b, t in screen if re.fullmatch(r"\s*[A-Z]\s*", t)]
+    numbers = [(int(t), (b[1] + b[3]) / 2, b[0]) for b, t in screen if re.fullmatch(r"\s*[1-9]\d?\s*", t)]
+    top = max({round(y / 8) for _, _, y in letters}, key=lambda r: sum(round(y / 8) == r for _, _, y in letters),
+              default=None)  # fmt: skip
+    cols = {c: x for c, x, y in letters if round(y / 8) == top}
+    left = max({round(x / 8) for _, _, x in numbers}, key=lambda r: sum(round(x / 8) == r for _, _, x in numbers),
+               default=None)  # fmt: skip
+    rows = {n: y for n, y, x in numbers if round(x / 8) == left}
+    if len(cols) < 2 or len(rows) < 2:
+        return {}, {}, 0.0, 0.0
+    xs, ys = sorted(cols.values()), sorted(rows.values())
+    return cols, rows, float(np.diff(xs).min()), float(np.diff(ys).min())
+
+
+def _in_cell(screen: tuple, cell: str, value: str) -> bool | None:
+    """Whether the screen's grid shows `value` in `cell`: a line reading the value that lies mostly inside the
+    cell's column (half a column either side of its letter: cells align text left, numbers right) and whose centre
+    is on the cell's row. None when the screen shows no such column or row."""
+    cols, rows, dx, dy = _grid(screen)
+    col, row = re.match(r"([A-Z]+)(\d+)", cell).groups()  # type: ignore[union-attr]
+    if col not in cols or int(row) not in rows:
+        return None
+    x, y = cols[col], rows[int(row)]
+
+    def inside(b: tuple[int, int, int, int]) -> bool:
+        shared = min(b[2], x + dx / 2) - max(b[0], x - dx / 2)
+        return shared >= 0.6 * max(1, b[2] - b[0]) and abs((b[1] + b[3]) / 2 - y) < dy / 2
+
+    return any(T.normalise(t) == T.normalise(value) and inside(b) for b, t in screen)
+
+
+def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"把 B2 改为 140，C3 改为 95", "the headers Title and Author in A1 and B1": on the screen right after the agent's
+    last click on a saving label (Save, 保存) that changed the screen, with nothing typed after it, each value reads in
+    its cell of the grid (by the column letters and row numbers on that screen), and any name the keypoint quotes
+    (the file's) is on that screen or in its page title. A value read in another cell, or a save not made, leaves
+    the rule undecided."""
+    pairs = cell_values(kp)
+    if not pairs or lines is None:
+        return None
+    saves = [t for t in range(len(steps) - 1) if R.clicked(steps[t]) and _SAVE.match(R.target(steps[t]))
+             and R._changed(steps[t], steps[t + 1])]  # fmt: skip
+    if not saves or any(R.typed_texts(e) for e in steps[saves[-1] + 1 :]):
+        return None
+    shown = steps[saves[-1] + 1]
+    if shown.png is None:
+        return None
+    screen = lines(shown)
+    named = [q for q in T.quoted(kp) if not any(T.normalise(q) == T.normalise(v) for _, v in pairs)]
+    if not all(T.contains(shown.title or "", q) or any(T.contains(t, q) for _, t in screen) for q in named):
+        return None
+    if all(_in_cell(screen, c, v) for c, v in pairs):
+        cells = ", ".join(f"{c}={v}" for c, v in pairs)
+        return "satisfied", shown.index, f"after the save at step {saves[-1]} the grid reads {cells}"
+    return None
+
+
+_SAVE = re.compile(r"^\W*(?:save|保存)", re.I)

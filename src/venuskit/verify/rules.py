@@ -40,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
-from venuskit.verify.images import changed_fraction, png_size
+from venuskit.verify.images import changed_fraction, mark_change, png_size
 
 Read = Callable[[Evidence], str]  # OCR text of a step's raw screenshot ("" when it has none)
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]  # OCR lines with pixel boxes
@@ -88,6 +88,14 @@ _ZH_ONE_CLICK = {
     "decline": ("拒绝", "拒绝"), "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
 }
+_ADVERBS = frozenset({"please", "permanently", "now", "then", "also", "just", "simply", "quickly", "finally"})
+_SPEECH = re.compile(r"\b(?:tell|tells|say|says|saying|said|write|writes|writing|message|reply|comment|note|subject|"
+                     r"body|text|reads?)\b|告诉|说|写|回复|内容|备注|附言", re.I)  # fmt: skip
+_REASON_OPENERS = frozenset({"you", "you're", "you've", "your", "it", "it's", "this", "that", "there", "the", "since",
+                             "because", "as", "we", "we're", "i", "i'm", "i've", "my", "our"})  # fmt: skip
+_GLUED_OBJECTS = frozenset({"group", "forever", "event", "invite", "invitation", "post", "file", "message", "email",
+                            "all"})  # fmt: skip
+_FOR_GOOD = re.compile(r"permanent|forever|for good|永久|彻底", re.I)
 _BACK = re.compile(r"^\s*(?:bring|move|put|get)\s+(?:it|them|the \w+|this \w+)\s+back\b", re.I)  # = restore
 _EACH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
 _CLICK_KP = re.compile(r"^\s*(?:click|press|tap|hit|select|choose|check)\b\s*(?:on\s+)?(?:(?:the|a|an)\s+)?"
@@ -297,6 +305,9 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
 # ---- a click's visible effect ---------------------------------------------------------------------------
 
 
+_ORIGIN = re.compile(r"\b(?:from|out of)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
+
+
 def clicked_effect(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """A click on the named item's page whose result names the keypoint's state: its other values appear
     in the new URL's query/fragment or (OCR) freshly on the changed screen; "gone" keypoints need a URL
@@ -305,7 +316,8 @@ def clicked_effect(kp: str, steps: Sequence[Evidence], read: Read | None = None)
     if not quoted:
         return None
     gone = bool(_GONE.search(T.unquoted(kp)))
-    rest = [n for n in needles(kp) if n not in quoted] + _STATE.findall(T.unquoted(kp))
+    origins = {m.casefold() for m in _ORIGIN.findall(T.unquoted(kp))}  # "back from Trash": where it was, not its state
+    rest = [n for n in needles(kp) if n not in quoted and n.casefold() not in origins] + _STATE.findall(T.unquoted(kp))
     if not gone and (not rest or not positive(kp)):
         return None
     for s in range(len(steps) - 2, -1, -1):
@@ -379,8 +391,7 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     keypoint's own verb, and the screen or page changed. A keypoint that asks it of each of several items ("both",
     "each", "all") needs a click on each one's page."""
     give = _GIVE.match(T.unquoted(kp))
-    words = T.unquoted(kp).split()
-    verb = give.group("verb").casefold() if give else words[0].casefold().strip(",.") if words else ""
+    verb = give.group("verb").casefold() if give else _clause_verb(T.unquoted(kp))
     zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
     verb = zh or ("restore" if _BACK.match(T.unquoted(kp)) else verb)
     quoted = T.quoted(kp)
@@ -388,7 +399,8 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
         return None  # a Chinese keypoint that also names a value asks more than the click
     each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp)))
     groups = [[q] for q in quoted] if each else [quoted]
-    found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None) for names in groups]
+    final = bool(_FOR_GOOD.search(own_words(kp)))  # "Permanently delete": the label must say so too
+    found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None, final) for names in groups]
     if any(s is None for s in found):
         return None
     at = max(s for s in found if s is not None)
@@ -396,12 +408,39 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
         (f" (and on the page of each of {quoted})" if each else "")
 
 
-def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: str | None = None) -> int | None:
+def _clause_verb(text: str) -> str:
+    """The verb a one-click keypoint starts with: its first word after any adverb ("Permanently delete ..."), or,
+    when the keypoint opens with a reason ("You can't make it to "X": decline the invitation"), the first word of
+    the clause after its colon or semicolon. A colon after a word of speech ("tell them: ...") opens a message,
+    whose words are not the act."""
+    for clause in re.split(r"[:;：；]\s*", text):
+        words = [w.casefold().strip(",.") for w in clause.split()]
+        while words and words[0] in _ADVERBS:
+            words = words[1:]
+        if words and words[0] in _ONE_CLICK:
+            return words[0]
+        if not words or words[0] not in _REASON_OPENERS or _SPEECH.search(clause):
+            break  # a clause that asks something else, or a message's words, follow
+    words = text.split()
+    return words[0].casefold().strip(",.") if words else ""
+
+
+def _label_verb(text: str, verb: str) -> bool:
+    """The label starts with the verb as a word, or glued to the object OCR reads without its space ("Leavegroup",
+    "Deleteforever")."""
+    first = (text.split() or [""])[0]
+    return first == verb or first.startswith(verb) and first[len(verb):] in _GLUED_OBJECTS
+
+
+def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: str | None = None,
+                  final: bool = False) -> int | None:  # fmt: skip
     """The latest step that clicked a `verb` label (or one that starts with the Chinese labels `zh`) on a page about
-    all of `names` and changed the screen."""
+    all of `names` and changed the screen; with `final`, a label that says the act is for good ("Delete forever")."""
     for s in range(len(steps) - 2, -1, -1):
         text = re.sub(r"^\W+", "", target(steps[s]).casefold())
-        if not clicked(steps[s]) or not (text.split()[:1] == [verb] or zh and re.match(zh, text)):
+        if not clicked(steps[s]) or not (_label_verb(text, verb) or zh and re.match(zh, text)):
+            continue
+        if final and not _FOR_GOOD.search(text):
             continue
         about = context(steps, s)
         if all(any(T.contains(c, q) for c in about) for q in names) and _changed(steps[s], steps[s + 1], 0.0):
@@ -534,6 +573,27 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
 
 # ---- the interface's language ---------------------------------------------------------------------------
 
+_THEN = re.compile(r"\b(?:then|after that|afterwards|and also|before|once)\b|然后|之后|接着|随后|最后|再", re.I)
+
+
+def _sole_act(text: str, start: int) -> bool:
+    """Whether the act found at `start` is the keypoint's only one: a few words lead to it ("Switch the workspace
+    language", "请把工作区语言") and no later act is chained on ("..., then react with Celebrate"). A rule that
+    proves one act cannot settle a keypoint that asks for two."""
+    before = text[:start]
+    return len(before.split()) <= 4 and len(T.HAN_CHAR.findall(before)) <= 6 and not _THEN.search(text)
+
+
+_TITLE_PARTS = re.compile(r"\s+[·|–—-]\s+")  # "Settings · Lin Xiao", "Inbox - Mail"
+
+
+def _fixed_parts(titles: list[str]) -> set[str]:
+    """The parts of a page title that every titled page of the run shares (the signed-in user's name, the site's):
+    a language switch retitles the rest."""
+    split = [{p for p in _TITLE_PARTS.split(t) if p.strip()} for t in titles if t.strip()]
+    return set.intersection(*split) if len(split) > 1 else set()
+
+
 _LANGUAGE = re.compile(r"\blanguage\b.*?\b(?P<en>chinese|english)\b|语言.*?(?P<zh>中文|英文|汉语|英语)", re.I)
 
 
@@ -542,15 +602,17 @@ def language_switched(kp: str, steps: Sequence[Evidence]) -> Result | None:
     titles turn to that language's script (Chinese: Han characters; English: none) and stay so to the end. Whose
     setting it was, a title does not say; the app's own pages are the only ones that retitle themselves."""
     m = _LANGUAGE.search(T.unquoted(kp))
-    if m is None or not positive(kp) or len(steps) < 2:
+    if m is None or not positive(kp) or len(steps) < 2 or not _sole_act(T.unquoted(kp), m.start()):
         return None
     chinese = (m.group("en") or m.group("zh")).casefold() in ("chinese", "中文", "汉语")
+    fixed = _fixed_parts([e.title or "" for e in steps])
 
     def in_target(e: Evidence) -> bool | None:
-        title = e.title or ""
-        if not title.strip():
+        parts = [p for p in _TITLE_PARTS.split(e.title or "") if p.strip()]
+        told = [p for p in parts if p not in fixed] or parts  # a user's or site's name says nothing of the language
+        if not told:
             return None
-        return bool(T.HAN_CHAR.search(title)) == chinese
+        return bool(T.HAN_CHAR.search(" ".join(told))) == chinese
 
     if in_target(steps[-1]) is not True:
         return "not_visible", None, "the last page's title is not in the language asked for"
@@ -558,6 +620,83 @@ def language_switched(kp: str, steps: Sequence[Evidence]) -> Result | None:
         if clicked(steps[s]) and in_target(steps[s]) is False and in_target(steps[s + 1]) is True \
                 and all(in_target(e) is not False for e in steps[s + 1 :]):  # fmt: skip
             return "satisfied", s + 1, f"after the click at step {s} the titles turned {steps[s + 1].title!r}"
+    return None
+
+
+# ---- a setting switched on or off ---------------------------------------------------------------------------
+
+_SWITCH = re.compile(r"\b(?:(?P<on>turn on|switch on|enable|activate|tick|check)|(?P<off>turn off|switch off|disable|"
+                     r"deactivate|untick|uncheck|stop|mute))\s+(?P<obj>[^(（,，;；.]+)|"
+                     r"\bturn\s+(?P<obj2>[^(（,，;；.]+?)\s+(?P<dir2>on|off)\b|"
+                     r"(?:(?P<zon>开启|打开|启用|勾选)|(?P<zoff>关闭|关掉|停用|取消勾选))"
+                     r"(?P<zobj>[^（(，,；;。]+)", re.I)  # fmt: skip
+_KEEP = re.compile(r"\b(?:keep|leave)\s+(?P<obj>[^)）,，;；.]+)|(?:保持|保留)(?P<zobj>[^（()），,；;。]*)|"
+                   r"(?P<zobj2>[^（(，,；;。]+?)保持", re.I)  # fmt: skip
+_SWITCH_STOP = frozenset({"the", "this", "that", "for", "and", "your", "about", "all", "any", "are", "they", "them",
+                          "their", "its", "off", "on", "as", "is", "it", "unchanged", "still", "setting", "settings"})
+_ZH_SWITCH_STOP = set("的了在上时我你此把并和与将保持开启关闭不变")
+
+
+def _switch_words(text: str) -> set[str]:
+    """What names a switch, for matching a keypoint to a row's label: English words (plural s dropped) or Chinese
+    characters."""
+    han = {c for c in text if T.HAN_CHAR.match(c) and c not in _ZH_SWITCH_STOP}
+    words = {w.removesuffix("s") for w in re.findall(r"[a-z]{3,}", text.casefold()) if w not in _SWITCH_STOP}
+    return han | words
+
+
+def _overlap(asked: set[str], label: str) -> float:
+    return len(asked & _switch_words(label)) / len(asked) if asked else 0.0
+
+
+def _row_label(step: Evidence, lines: Lines) -> str:
+    """The texts on the clicked row: a switch's label, whether the click hit the box or the label."""
+    point = _point(step)
+    if point is None or step.png is None:
+        return ""
+    h = png_size(step.png)[1]
+    y = point[1] * h
+    return " ".join(t for b, t in lines(step) if b[1] - 4 <= y <= b[3] + 4 and len(T.normalise(t)) >= 2)
+
+
+def switched(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Turn off push notifications (keep email notifications on)", "开启此设备的推送通知，并保持邮件通知开启": the
+    agent's last click on the row whose label names the setting filled its box or switch (on) or emptied it (off),
+    as asked, and a later click on a committing label (Save) changed the screen. Rows the keypoint says to keep are
+    left alone: a click that changed one leaves the rule undecided, as does a box whose change the pixels do not
+    tell."""
+    m = _SWITCH.search(own_words(kp))
+    if m is None or lines is None or not _sole_act(own_words(kp), m.start()):
+        return None
+    on = bool(m.group("on") or m.group("zon") or (m.group("dir2") or "").casefold() == "on")
+    asked = _switch_words(m.group("obj") or m.group("obj2") or m.group("zobj") or "")
+    kept = [_switch_words(next(g for g in k.groups() if g)) for k in _KEEP.finditer(own_words(kp)[m.end():])]
+    kept = [k for k in kept if k]
+    if len(asked) < 2 and not any(T.HAN_CHAR.match(c) for c in asked):
+        return None
+    last = None
+    for s in range(len(steps) - 1):
+        if not clicked(steps[s]) or steps[s].png is None or steps[s + 1].png is None:
+            continue
+        label = _row_label(steps[s], lines)
+        mine, keep = _overlap(asked, label), max((_overlap(k, label) for k in kept), default=0.0)
+        if max(mine, keep) < 0.5:
+            continue
+        delta = mark_change(steps[s].png, steps[s + 1].png, _point(steps[s]) or (0.0, 0.0))
+        if delta is None or abs(delta) < 0.2:
+            continue
+        if keep >= mine:
+            return None  # a row to keep was switched
+        last = (s, delta > 0, label)
+    if last is None or last[1] != on:
+        return None
+    s, _, label = last
+    for t in range(s + 1, len(steps) - 1):
+        name = target(steps[t])
+        if clicked(steps[t]) and _SUBMIT_LABEL.match(name) and not OPENS_FORM.match(name) \
+                and _changed(steps[t], steps[t + 1]):  # fmt: skip
+            state = "on" if on else "off"
+            return "satisfied", t + 1, f"the click at step {s} switched {label!r} {state}; {name!r} at step {t} saved"
     return None
 
 
