@@ -51,3 +51,14 @@ def test_a_chinese_scene_sentence_is_context_of_the_request():
     assert split_goal("你误删了邮件“租约”。把它恢复到收件箱。") == ["把它恢复到收件箱 (你误删了邮件“租约”)"]
     # "你需要…" asks for something: a keypoint, not a scene
     assert len(split_goal("你需要把密码改为“abc”。然后回复 IT。")) == 2
+
+
+def test_then_starts_a_step_whatever_its_verb():
+    """Before: ", then react with Celebrate" stayed in the switch's keypoint ("react" is in no verb list), so the rule
+    that proved the switch satisfied both steps, and a run that never reacted was `completed`. After "then" any
+    word that can start an imperative starts a step, as 然后 does in Chinese; a sentence that goes on does not."""
+    assert split_goal('Turn on push notifications, then react with Celebrate to "Lunch".') == [
+        "Turn on push notifications", 'React with Celebrate to "Lunch"']
+    assert split_goal('Delete your post "Carpool", then request a return of order #7.') == [
+        'Delete your post "Carpool"', "Request a return of order #7"]
+    assert split_goal("Pay the invoice, then the total is settled.") == ["Pay the invoice, then the total is settled"]

@@ -209,3 +209,18 @@ def test_where_an_item_comes_from_is_not_the_state_it_is_asked_to_reach(tmp_path
              S(screen(["Inbox", "Archive", "Trash", *mail]), Finished(content="Done."), url=url, title=title)]
     report = verify(record(tmp_path, steps, goal))
     assert report.verdict != "completed", why(report)
+
+
+def test_typing_a_name_and_saving_it_is_no_star(tmp_path):
+    """Before: "Star the document "X" you created" was satisfied by the submit rule (X typed, then Save), so a run
+    that created the document and never starred it was `completed`. Found on a training-template episode."""
+    goal = 'Create a document titled "Weekly priorities". Star the document "Weekly priorities" you created.'
+    form, url = ["New document", "Title:", "Save"], "http://127.0.0.1/drive/new"
+    steps = [S(screen(form), Click(point=Point(0.3, 0.23)), url=url, title="New document"),
+             S(screen(form), Type(content="Weekly priorities"), url=url, title="New document"),
+             S(screen(form), Click(point=Point(0.08, 0.36)), url=url, title="New document"),
+             S(screen(["Weekly priorities", "Saved"]), Finished(content="Done."), url="http://127.0.0.1/drive/f/9?saved=1",
+               title="Weekly priorities")]  # fmt: skip
+    report = verify(record(tmp_path, steps, goal))
+    assert report.verdict != "completed", why(report)
+    assert report.keypoints[0].status == "satisfied", why(report)  # the document itself was made

@@ -51,6 +51,9 @@ SUPERLATIVES = {
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|(?<=[。！？])")
 # A full stop that ends no sentence: after an initial ("approver D. Kim") or a short title ("Dr. Lee", "e.g.").
 _ABBREVIATION = re.compile(r"(?:^|[\s(])(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|No|vs|etc|e\.g|i\.e|approx)\.$")
+# Words that start no imperative: after "then" they continue the sentence ("…, then the total is due").
+_NOT_A_VERB = frozenset({"the", "a", "an", "it", "its", "they", "this", "that", "these", "those", "you", "your", "i",
+                         "we", "he", "she", "there", "is", "are", "was", "will", "to", "on", "in", "at", "by"})
 _COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
 
 
@@ -80,12 +83,15 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clauses(sentence: str) -> list[str]:
-    """Split at coordinations only where the next part starts with an imperative verb."""
+    """Split at coordinations where the next part starts with an imperative verb; after "then", at any word that
+    can start one (a next step, whatever its verb: ", then react with Celebrate"), as in Chinese after 然后."""
     parts: list[str] = []
     pos = 0
     for m in _COORD.finditer(sentence):
         nxt = sentence[m.end() :].split(maxsplit=1)
-        if nxt and nxt[0].casefold().strip(",.") in VERBS:
+        word = nxt[0].casefold().strip(",.") if nxt else ""
+        then = "then" in m.group(0).casefold()
+        if word in VERBS or then and word.isalpha() and word.isascii() and word not in _NOT_A_VERB:
             parts.append(sentence[pos : m.start()])
             pos = m.end()
     parts.append(sentence[pos:])

@@ -285,8 +285,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
     was on the form when it was submitted; at least one was typed, or is a key value read on the form."""
     want = needles(kp)
-    if not want or not positive(kp) or _unchecked_when(kp, want):
-        return None
+    if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
+        return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
     for sub in reversed(submits(steps)):
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
         known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
