@@ -316,3 +316,16 @@ def test_an_answer_that_only_says_nothing_was_found_answers_no_question_that_ask
     assert T.reports_nothing_found("没有找到相关邮件", "会议地点在哪里？")
     assert not T.reports_nothing_found("No results", "How many orders are still open?")  # "none" answers a count
     assert not T.reports_nothing_found("Lisbon", "Where is the offsite?")
+
+
+def test_a_code_or_a_date_is_no_amount():
+    """Before: any digit made an answer an amount, so "ER-2024-0031" answered "tell me the total of your draft" and
+    the run was `completed` (found on a training-template episode). A figure standing alone is one, in either
+    script and with a currency."""
+    from venuskit.verify.text import asked_kind, is_kind
+
+    assert asked_kind('tell me the total of your FinPortal draft "Workshop Vienna"') == "an amount"
+    for code in ("ER-2024-0031", "2024-03-11", "2024年3月", "#58871", "CC-4300"):
+        assert not is_kind(code, "an amount"), code
+    for amount in ("198.00", "198.00欧元", "€28.95", "4,200.00", "The total is 316.40 EUR.", "42"):
+        assert is_kind(amount, "an amount"), amount

@@ -244,7 +244,10 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "an IBAN": IBAN,
     "a file name": re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b"),
     "a time": re.compile(r"\b\d{1,2}[:：.]\d{2}\b|\d{1,2}\s*[点時时]"),
-    "an amount": re.compile(r"\d"),
+    # a figure standing alone: not the digits of a code, an order number or a date ("ER-2024-0031", "#58871",
+    # "2024-03-11", "2024年")
+    "an amount": re.compile(r"(?<![A-Za-z0-9_.,/:#-])[-−]?\d+(?:[,\s]\d{3})*(?:[.,]\d{1,2})?"
+                            r"(?![A-Za-z0-9_/:年月日号-])"),
     "a count": re.compile(r"^(?!.*\d[.,]\d{1,2}(?!\d))(?=.*(?:\d|[一二两三四五六七八九十零]))", re.S),  # whole
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
