@@ -939,7 +939,7 @@ def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, colum
 # ---- a spreadsheet's cells -----------------------------------------------------------------------------------
 
 _CELL = r"[A-Z]{1,2}[1-9]\d{0,2}"
-_CELLS = re.compile(rf"\b(?:cells?\s+)?(?P<cells>{_CELL}(?:\s*(?:,|and|&|和|、)\s*{_CELL})*)\b")
+_SAVE = re.compile(r"^\W*(?:save|保存)", re.I)  # what commits a sheet (a broader submit label might be Send)
 _ZH_SET = re.compile(rf"(?P<cell>{_CELL})\s*(?:改为|改成|设为|设成|填为|填成|填入|填上|填写|写入|写上|写成|为)\s*"
                      r"(?P<value>[^，,；;。、\s]+)")  # fmt: skip
 _EN_VERB = re.compile(r"\b(?:set|change|update|make)\b", re.I)
@@ -1041,5 +1041,3 @@ def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resul
         return "satisfied", shown.index, f"after the save at step {saves[-1]} the grid reads {cells}"
     return None
 
-
-_SAVE = re.compile(r"^\W*(?:save|保存)", re.I)
