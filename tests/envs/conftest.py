@@ -2,7 +2,8 @@
 
 `/redirect?to=URL` answers 302 to URL (for the network guard's redirect test), `/pong` answers a
 small CORS-enabled text body (so a page on one server can fetch from the other) and `/stall?s=N`
-answers after N seconds (a subresource that holds a page's load event back).
+answers after N seconds (a subresource that holds a page's load event back); `/slow?s=N` answers a page titled
+"slow answer" after N seconds (a submit whose server is slow).
 """
 
 from __future__ import annotations
@@ -34,6 +35,14 @@ class _PagesHandler(http.server.SimpleHTTPRequestHandler):
             time.sleep(float(parse_qs(parts.query)["s"][0]))
             self.send_response(204)
             self.end_headers()
+        elif parts.path == "/slow":
+            time.sleep(float(parse_qs(parts.query)["s"][0]))
+            body = b"<!doctype html><title>slow answer</title><h1>Answered</h1>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
         elif parts.path == "/pong":
             body = b"pong"
             self.send_response(200)

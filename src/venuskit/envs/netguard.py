@@ -306,6 +306,10 @@ class NetGuard:
         out, self.gated = self.gated, []
         return out
 
+    def holding(self) -> bool:
+        """Whether some request waits for the gate (a submit it holds commits no document until decided)."""
+        return bool(self._held)
+
     def take_held(self) -> list[tuple[OutgoingRequest, dict[str, Any], Callable[[bool], str | None]]]:
         """Requests the gate holds, each with `release(send)`: send=True sends it (for a navigation: returns the
         URL it led to, for the page to show), False never does (a fetch stays pending until its page goes)."""

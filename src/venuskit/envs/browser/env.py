@@ -25,7 +25,9 @@ Speed. A step is the action, one page read and one capture: the page read (js.RE
 a clicked <select>'s options, the visual viewport and a wrapping env's `page_probe` result in one
 Runtime.evaluate, and the capture is one Page.captureScreenshot with the clip page.screenshot would send,
 both on the env's own CDP session (page.screenshot and page.title cost ~4 more round trips per step); at
-device scale 1 the two go out together, one round trip (`_read_and_capture`).
+device scale 1 the two go out together, one round trip (`_read_and_capture`). Before them one more round trip asks
+the page whether the action made it begin to leave (`_follow_leaving`: a capture sent between two documents never
+returns); ~1.5 ms of a 12 ms MiniWoB step (benchmarks/step_overhead.py, measured).
 
 The action handlers live in `actions.py` (they see this env as an `actions.Tab`), the page inspector in
 `inspect.py`, the JavaScript in `js.py`, the launch switches in `config.py`.
@@ -53,7 +55,7 @@ from venuskit.envs.browser.actions import HANDLERS, hold_s
 from venuskit.envs.browser.chromium import Chromium
 from venuskit.envs.browser.config import LAUNCH_SCHEMES, MOBILE_UA, BrowserConfig
 from venuskit.envs.browser.driver import send_together
-from venuskit.envs.browser.js import SELECT_AT_JS, page_read_js
+from venuskit.envs.browser.js import LEAVING_INIT_JS, SELECT_AT_JS, TAKE_LEAVING_JS, page_read_js
 from venuskit.envs.netguard import NetGuard, NetPolicy, RequestGate, url_allowed
 
 _WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,file_systems"
@@ -61,6 +63,7 @@ _WEB_STORAGE = "local_storage,indexeddb,websql,service_workers,cache_storage,fil
 # action timeout): a stalled font request then shows fallback text instead of hanging every step.
 FONTS_WAIT_S = 2.0
 CAPTURE_RETRY_S = 0.05  # between captures of a tab that has no frame yet
+LEAVE_POLL_S = 0.02  # while a page that began to leave waits for its next document
 REQUEST_GRACE_S = 0.15  # with a request gate: the least pause after an action (a submit reaches the route in ms)
 _NAVIGATING = frozenset({"Launch", "PressBack", "PressHome"})
 
@@ -98,6 +101,8 @@ class BrowserEnv:
         self._clicked_at: tuple[int, int] | None = None  # the point of this step's click, for the <select> check
         self._doc_id: float | None = None  # performance.timeOrigin of the document last observed
         self._loaded = False  # the page's 'load' was seen and nothing navigated since
+        self._navigations = 0  # main-frame documents Playwright has reported (the leaving check's clock)
+        self._stayed = 0  # main-frame navigations that ended without a new document (a 204, a download)
         self._executed: dict[str, Any] | None = None
         self._dialogs: list[dict[str, str]] = []
         self._closed = False
@@ -320,6 +325,7 @@ class BrowserEnv:
         ctx.set_default_timeout(self.config.action_timeout_s * 1000)
         ctx.set_default_navigation_timeout(self.config.navigation_timeout_s * 1000)
         self._guard.install(ctx, webrtc=self.config.webrtc)
+        ctx.add_init_script(LEAVING_INIT_JS)
         ctx.on("page", self._adopt_page)
         self._context = ctx
         self._adopt_page(ctx.new_page())
@@ -359,12 +365,15 @@ class BrowserEnv:
         page.on("dialog", self._on_dialog)
         page.on("close", self._on_page_close)
         page.on("framenavigated", self._on_navigated)
+        page.on("response", self._on_response)
+        page.on("download", self._on_download)
 
     def _on_navigated(self, frame: Any) -> None:
         # Any main-frame navigation (a new document or a same-document URL change) means the next settle
         # asks Playwright for the load state again instead of trusting the last answer.
         if frame.parent_frame is None and frame.page is self._page:
             self._loaded = False
+            self._navigations += 1
             if frame.url.startswith(("http://", "https://")):  # web storage a recycled context must clear
                 self._origins.add("/".join(frame.url.split("/")[:3]))
 
@@ -545,8 +554,38 @@ class BrowserEnv:
         pause = max(self.config.settle_s, REQUEST_GRACE_S if self._request_gate is not None else 0.0)
         if pause:
             self.page.wait_for_timeout(pause * 1000)
+        self._follow_leaving()
         if not self._loaded:  # else nothing navigated since 'load' was seen: there is nothing to wait for
             self._wait_loaded()
+
+    def _follow_leaving(self) -> None:
+        """When the page says it began to leave (js.LEAVING_INIT_JS) and Playwright has not yet seen its next
+        document, wait for it, or for the navigation to end nowhere, or for the gate to hold its request. A capture
+        sent while the main frame is between documents never returns (the watchdog then kills the browser: the
+        step fails and the click's page is lost), and a Finished right after a submit would end the episode before
+        the submit reached the server. The pause after an action made this a matter of load: a loaded CI machine
+        lost an oracle's episode, and with no pause most episodes that click a link lost it (measured)."""
+        seen = (self._navigations, self._stayed)
+        try:
+            reply: Any = self._session().send("Runtime.evaluate", self._page_call(TAKE_LEAVING_JS, []))
+        except PlaywrightError as e:
+            reply = e
+        leaving = self._page_value(reply) is not False  # None: the document went away during the call
+        deadline = time.monotonic() + self.config.action_timeout_s
+        while leaving and (self._navigations, self._stayed) == seen and time.monotonic() < deadline:
+            if self._guard.holding():
+                return  # the gate decides the request next (_decide_held); its page is waited for then
+            self.page.wait_for_timeout(LEAVE_POLL_S * 1000)  # lets Playwright deliver the page's events
+
+    def _on_response(self, response: Any) -> None:
+        # A navigation answered with no document (204/205) ends where it began: nothing will commit.
+        if response.status in (204, 205) and response.request.is_navigation_request():
+            with contextlib.suppress(PlaywrightError):
+                if response.frame.parent_frame is None:
+                    self._stayed += 1
+
+    def _on_download(self, _download: Any) -> None:
+        self._stayed += 1  # a navigation that became a download leaves the page as it was
 
     def _wait_loaded(self) -> None:
         """Wait for the document, then give subresources a bounded time: a page whose 'load' never

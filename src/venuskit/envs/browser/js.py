@@ -2,6 +2,26 @@
 
 from __future__ import annotations
 
+# Every document notes that it began to leave, before the action that caused it returns: a link followed or a
+# script's location change fires the page's navigate event at once, a form's submit event fires at once (its navigate
+# event comes a task later), while Playwright may hear of the new document hundreds of ms later on a loaded machine.
+# The event is kept, so that a page handler that cancels it (a script-driven form) is seen when the note is read.
+LEAVING_INIT_JS = """(() => {
+  if (window.top !== window || !window.navigation) return;
+  navigation.addEventListener("navigate", (e) => {
+    if (!e.destination.sameDocument && !e.downloadRequest) window.__venusLeaving = e;
+  });
+  window.addEventListener("submit", (e) => {
+    const by = e.submitter || {}, target = by.formTarget || e.target.target;
+    const method = (by.formMethod || e.target.method || "").toLowerCase();
+    if ((!target || target === "_self") && method !== "dialog") window.__venusLeaving = e;
+  }, true);
+})();"""
+# Read and clear the note (a cancelled navigation must not make every later step wait).
+TAKE_LEAVING_JS = """() => {
+  const e = window.__venusLeaving; window.__venusLeaving = null;
+  return !!e && !e.defaultPrevented;
+}"""
 SELECT_AT_JS = "([x, y]) => document.elementFromPoint(x, y)?.closest('select') ?? null"
 OPTION_JS = "(o, i) => ({index: i, text: o.text.trim(), value: o.value, disabled: o.disabled})"
 OPTIONS_JS = f"s => Array.from(s.options, {OPTION_JS})"
