@@ -329,3 +329,67 @@ def test_a_code_or_a_date_is_no_amount():
         assert not is_kind(code, "an amount"), code
     for amount in ("198.00", "198.00欧元", "€28.95", "4,200.00", "The total is 316.40 EUR.", "42"):
         assert is_kind(amount, "an amount"), amount
+
+
+# ---- content a keypoint describes instead of quoting -------------------------------------------------------------
+
+
+def test_described_content_needs_a_typed_text_besides_the_keypoints_values():
+    """Before: a document saved with only its title typed was `completed` for "titled "X" containing the total of
+    order #71508" (the total is described, not quoted, so no value asked for it), and a post whose text was the
+    source's name ("Return authorised") for "the text the reference number in the email "Return authorised"". Content
+    a keypoint describes needs some typed text that is none of its values."""
+    from venuskit.verify import rules as R
+    from venuskit.verify.evidence import Evidence
+
+    form, saved = f"{APP}/drive/new", f"{APP}/drive/f/9?flash=saved"
+    empty = screen(["New document", "Title", "Content", "Save"])
+
+    def run(kp: str, texts: list[str]) -> object:
+        steps = [Evidence(i, empty, None, "Type", form, "New document · Drive", act=Type(content=t))
+                 for i, t in enumerate(texts)]  # fmt: skip
+        steps += [Evidence(len(steps), empty, None, "Click", form, "New document · Drive", act=Click(point=Point(0.2, 0.9)),
+                           echo=tuple(texts), target="Save", under=("Save",), under_at=0),
+                  Evidence(len(steps) + 1, screen(["Interview questions", "Saved."]), None, "Finished", saved,
+                           "Interview questions", act=Finished())]  # fmt: skip
+        return R.submitted(kp, steps)
+
+    doc = 'Create a new document in Drive titled "Interview questions" containing the total of your last order'
+    assert run(doc, ["Interview questions"]) is None
+    assert run(doc, ["Interview questions", "Total: 84.40 EUR"])[0] == "satisfied"
+    post = 'Post with the title "Meetup next month?" and the text the reference number in the email "Return authorised"'
+    assert run(post, ["Meetup next month?", "Return authorised"]) is None
+    assert run(post, ["Meetup next month?", "Return authorised", "RA-55120"])[0] == "satisfied"
+    # A quoted text is no description: typing the values is the content.
+    assert run('Create a document titled "Notes" saying "hello"', ["Notes", "hello"])[0] == "satisfied"
+
+
+def test_a_mail_saved_for_another_recipient_is_not_the_mail_asked_for(tmp_path):
+    """Before: only the quoted subject and text were checked, so a draft typed to lena.fischer@… was `completed` for
+    "write an email to sofia.chen@… with the subject "…"". The address outside the quotes is a value like them."""
+    goal = ('Write an email to sofia.chen@northwind.example with the subject "Your mentoring session" saying '
+            '"I can make it.", but only save it as a draft.')  # fmt: skip
+    form_url, drafts = f"{APP}/mail/compose", f"{APP}/mail/drafts?flash=draft_saved"
+
+    def run(name: str, to: str):
+        texts = (to, "Your mentoring session", "I can make it.")
+        rows = ["To", "", "Subject", "", "Message", "", "Save draft"]  # a label above each field
+        shots = [screen(rows)]
+        for i, text in enumerate(texts):
+            rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
+            shots.append(screen(rows))
+        steps = []
+        for i, text in enumerate(texts):
+            steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New message"),
+                      S(shots[i], Type(content=text), form_url, "New message")]  # fmt: skip
+        steps += [S(shots[3], Click(point=Point(0.12, (30 + 50 * 6 + 12) / 400)), form_url, "New message"),
+                  S(screen(["Drafts", "Your mentoring session", "Draft saved."]), Finished(content="Done."), drafts,
+                    "Drafts")]  # fmt: skip
+        return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+
+    right = run("right", "sofia.chen@northwind.example")
+    assert right.verdict == "completed", [(k.text, k.status, [v.reason for v in k.votes]) for k in right.keypoints]
+    other = run("other", "lena.fischer@northwind.example")
+    assert other.verdict != "completed", other.reason
+    mail = next(k for k in other.keypoints if "sofia.chen" in k.text)
+    assert mail.status != "satisfied" and any("lena.fischer" in v.reason for v in mail.votes), [v.reason for v in mail.votes]

@@ -62,3 +62,14 @@ def test_then_starts_a_step_whatever_its_verb():
     assert split_goal('Delete your post "Carpool", then request a return of order #7.') == [
         'Delete your post "Carpool"', "Request a return of order #7"]
     assert split_goal("Pay the invoice, then the total is settled.") == ["Pay the invoice, then the total is settled"]
+
+
+def test_but_only_with_a_verb_is_a_step_of_its_own():
+    """Before: ", but only save it as a draft" stayed inside the writing keypoint, so a run that typed the mail and
+    never saved it was `completed` on the typed text alone (three such runs in the judge's training set). The saving
+    is a keypoint of its own, read as the act; ", but" before a noun or a prohibition starts no step."""
+    goal = 'Write an email to a@b.example with the subject "Hi" saying 12.40, but only save it as a draft.'
+    assert split_goal(goal) == ['Write an email to a@b.example with the subject "Hi" saying 12.40', "Save it as a draft"]
+    assert split_goal("Take the mug out of your cart, but keep the towel.") == [
+        "Take the mug out of your cart, but keep the towel"]
+    assert split_goal('Put "X" in my cart, but do not order it yet.') == ['Put "X" in my cart, but do not order it yet']

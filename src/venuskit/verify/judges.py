@@ -431,7 +431,9 @@ class LogJudge:
         if _OPENING.match(text):
             return self._opened(k, text, steps)
         if _TYPING.match(text) and T.quoted(text) and not P.affix_of(text):
-            return self._typed(k, [P.as_asked(q, T.unquoted(text)) for q in T.quoted(text)], steps)
+            # an address outside the quotes is typed as exactly (else a mail to another recipient passes)
+            wanted = [P.as_asked(q, T.unquoted(text)) for q in T.quoted(text)] + T.emails(text)
+            return self._typed(k, wanted, steps)
         if _ANSWERING.match(text) and last is not None:
             return self._answered(k, last)
         return Vote(self.name, k, "abstain", None, "no log rule applies")

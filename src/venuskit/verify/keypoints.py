@@ -54,7 +54,10 @@ _ABBREVIATION = re.compile(r"(?:^|[\s(])(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|St|No|vs|etc|
 # Words that start no imperative: after "then" they continue the sentence ("…, then the total is due").
 _NOT_A_VERB = frozenset({"the", "a", "an", "it", "its", "they", "this", "that", "these", "those", "you", "your", "i",
                          "we", "he", "she", "there", "is", "are", "was", "will", "to", "on", "in", "at", "by"})
-_COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|\s+and\s+|\s+then\s+", re.IGNORECASE)
+# ", but only save it as a draft": a step of its own (what it names must happen too), its adverb dropped so that the
+# keypoint reads as the act ("Save it as a draft"); ", but keep the X" and ", but do not Y" start no step (no verb).
+_COORD = re.compile(r";\s+|,\s+(?:and\s+)?then\s+|\s+and\s+then\s+|,\s+and\s+|,\s+but\s+(?:only\s+|just\s+)?|"
+                    r"\s+and\s+|\s+then\s+", re.IGNORECASE)  # fmt: skip
 
 
 def _mask_quotes(text: str) -> tuple[str, list[str]]:

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from venuskit.models.lexicon import CODE, days
+from venuskit.models.lexicon import CODE, EMAIL, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
@@ -299,8 +299,8 @@ def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Ro
 
 
 def entry_values(kp: str) -> list[str]:
-    """The values an entry keypoint names: quoted text, times, dates, numbers, and names outside quotes; of a rename,
-    the new name."""
+    """The values an entry keypoint names: quoted text, times, dates, e-mail addresses, numbers, and names outside
+    quotes; of a rename, the new name."""
     rename = _RENAME.match(kp)
     if rename:
         return [as_asked(q, kp) for q in T.quoted(kp[rename.end() :])]
@@ -313,7 +313,8 @@ def entry_values(kp: str) -> list[str]:
     found = T.quoted(kp)
     found += [m.group(0) for m in _TIME.finditer(own)]
     found += [m.group(0) for m in _DATE.finditer(own)]
-    rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", own)))
+    found += T.emails(own)  # the recipient: a field value like any other
+    rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", EMAIL.sub(" ", own))))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
     found += T.proper_names(rest)
     found += [stated] if stated else []

@@ -281,9 +281,22 @@ def _unchecked_when(kp: str, values: list[str]) -> bool:
     return bool(_WHEN.search(rest))
 
 
+# Content a keypoint describes instead of quoting ("containing the total of order #7", "saying the amount of the X
+# payment", "and the text the reference number in the email "Y""): the values after it say where it comes from.
+_DESCRIBED = re.compile(r"\b(?:saying|containing|that says|(?:with|and) the (?:text|body|message|content))\s+"
+                        r"(?:the|your|its|my|their|his|her)\b", re.IGNORECASE)  # fmt: skip
+
+
+def _wrote_more(typed: Sequence[str], want: Sequence[str]) -> bool:
+    """Some typed text is none of the keypoint's values (nor part of one): the content it describes."""
+    return any(t.strip() and not any(T.contains(t, n) or T.contains(n, t) for n in want) for t in typed)
+
+
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
-    was on the form when it was submitted; at least one was typed, or is a key value read on the form."""
+    was on the form when it was submitted; at least one was typed, or is a key value read on the form. Content the
+    keypoint describes (_DESCRIBED) needs a typed text besides its values: a run that typed the title and the
+    source's name ("Return authorised" for its reference number) wrote no content."""
     want = needles(kp)
     if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
@@ -296,6 +309,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
             form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
+            if _DESCRIBED.search(kp) and not _wrote_more(sub.typed, want):
+                continue
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"

@@ -90,6 +90,11 @@ def unquoted(text: str) -> str:
     return QUOTED.sub(" ", text)
 
 
+def emails(text: str) -> list[str]:
+    """The e-mail addresses outside the quotes."""
+    return [m.group(0).rstrip(".,;:") for m in EMAIL.finditer(unquoted(text))]
+
+
 def key_values(text: str) -> list[str]:
     """Key values outside the quotes: e-mails, URLs, IBANs, codes, dates, times, decimal amounts."""
     outside = unquoted(text)
