@@ -356,6 +356,8 @@ def test_described_content_needs_a_typed_text_besides_the_keypoints_values():
 
     doc = 'Create a new document in Drive titled "Interview questions" containing the total of your last order'
     assert run(doc, ["Interview questions"]) is None
+    # the source's number typed is no total either
+    assert run(doc.replace("your last order", "order #71508"), ["#71508", "Interview questions"]) is None
     assert run(doc, ["Interview questions", "Total: 84.40 EUR"])[0] == "satisfied"
     post = 'Post with the title "Meetup next month?" and the text the reference number in the email "Return authorised"'
     assert run(post, ["Meetup next month?", "Return authorised"]) is None

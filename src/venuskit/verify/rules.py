@@ -287,9 +287,10 @@ _DESCRIBED = re.compile(r"\b(?:saying|containing|that says|(?:with|and) the (?:t
                         r"(?:the|your|its|my|their|his|her)\b", re.IGNORECASE)  # fmt: skip
 
 
-def _wrote_more(typed: Sequence[str], want: Sequence[str]) -> bool:
-    """Some typed text is none of the keypoint's values (nor part of one): the content it describes."""
-    return any(t.strip() and not any(T.contains(t, n) or T.contains(n, t) for n in want) for t in typed)
+def _wrote_more(typed: Sequence[str], kp: str) -> bool:
+    """Some typed text is not copied from the keypoint (its values, the source it names: "#71508", "Return
+    authorised"): the content it describes."""
+    return any(t.strip() and not T.contains(kp, t.strip()) for t in typed)
 
 
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
@@ -309,7 +310,7 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
             form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
-            if _DESCRIBED.search(kp) and not _wrote_more(sub.typed, want):
+            if _DESCRIBED.search(kp) and not _wrote_more(sub.typed, kp):
                 continue
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
