@@ -54,3 +54,10 @@ def test_a_click_that_leads_nowhere_costs_no_wait(env: BrowserEnv, pages_url: st
     env.reset({"start_url": f"{pages_url}/submit.html"})
     title, took = _click(env, 150, y)
     assert title == stays and took < 2.0  # not the 5 s bound of a navigation that never commits
+
+
+def test_a_page_that_breaks_the_note_costs_no_wait(env: BrowserEnv, pages_url: str) -> None:
+    """A page whose own script makes reading the note throw is not taken for a leaving one (each step would wait)."""
+    env.reset({"start_url": f"{pages_url}/hostile_note.html"})
+    title, took = _click(env, 150, 40)
+    assert title == "hostile" and took < 2.0

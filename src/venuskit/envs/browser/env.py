@@ -570,6 +570,8 @@ class BrowserEnv:
             reply: Any = self._session().send("Runtime.evaluate", self._page_call(TAKE_LEAVING_JS, []))
         except PlaywrightError as e:
             reply = e
+        if isinstance(reply, dict) and "exceptionDetails" in reply:
+            return  # the page's own script broke the read (a hostile getter): no note, no wait on every step
         leaving = self._page_value(reply) is not False  # None: the document went away during the call
         deadline = time.monotonic() + self.config.action_timeout_s
         while leaving and (self._navigations, self._stayed) == seen and time.monotonic() < deadline:
