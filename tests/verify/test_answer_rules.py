@@ -334,36 +334,70 @@ def test_a_code_or_a_date_is_no_amount():
 # ---- content a keypoint describes instead of quoting -------------------------------------------------------------
 
 
-def test_described_content_needs_a_typed_text_besides_the_keypoints_values():
-    """Before: a document saved with only its title typed was `completed` for "titled "X" containing the total of
-    order #71508" (the total is described, not quoted, so no value asked for it), and a post whose text was the
-    source's name ("Return authorised") for "the text the reference number in the email "Return authorised"". Content
-    a keypoint describes needs some typed text that is none of its values."""
-    from venuskit.verify import rules as R
-    from venuskit.verify.evidence import Evidence
+def _described_run(tmp_path, goal: str, texts: tuple[str, ...], name: str, source: bytes):
+    """The agent reads `source`, opens a form whose fields are labelled Title and Text, types `texts` into them one
+    by one and publishes."""
+    form_url = f"{APP}/forum/new"
+    rows = ["Title", "", "Text", "", "Publish"]  # a label above each field
+    shots = [screen(rows)]
+    for i, text in enumerate(texts):
+        rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
+        shots.append(screen(rows))
+    steps = [S(source, Click(point=Point(0.1, 0.05)), f"{APP}/bank/acct/1", "Checking account")]
+    for i, text in enumerate(texts):
+        steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New post"),
+                  S(shots[i], Type(content=text), form_url, "New post")]  # fmt: skip
+    steps += [S(shots[len(texts)], Click(point=Point(0.12, (30 + 50 * 4 + 12) / 400)), form_url, "New post"),
+              S(screen(["Pets", *texts, "Published."]), Finished(content="Done."), f"{APP}/forum/p/9", "Pets")]
+    return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
 
-    form, saved = f"{APP}/drive/new", f"{APP}/drive/f/9?flash=saved"
-    empty = screen(["New document", "Title", "Content", "Save"])
 
-    def run(kp: str, texts: list[str]) -> object:
-        steps = [Evidence(i, empty, None, "Type", form, "New document · Drive", act=Type(content=t))
-                 for i, t in enumerate(texts)]  # fmt: skip
-        steps += [Evidence(len(steps), empty, None, "Click", form, "New document · Drive", act=Click(point=Point(0.2, 0.9)),
-                           echo=tuple(texts), target="Save", under=("Save",), under_at=0),
-                  Evidence(len(steps) + 1, screen(["Interview questions", "Saved."]), None, "Finished", saved,
-                           "Interview questions", act=Finished())]  # fmt: skip
-        return R.submitted(kp, steps)
+def test_described_content_is_the_answer_to_the_question_its_description_asks(tmp_path):
+    """Content a keypoint describes instead of quoting ("the text the amount of the RIVERSIDE VET payment on
+    2024-03-12") is checked as the answer to "what is the amount of …?": the typed figure must have been on a screen
+    the agent saw before, on the row of the day the description names. Before, the description's own values
+    ("2024", "RIVERSIDE VET") were taken for entries the form must hold, so the right post was never credited; and a
+    post whose text was any typed figure but the source's passed the log rule. Typing the source's name or day is
+    no content."""
+    goal = 'Post in the "Pets" group with the title "Vet bill" and the text the amount of the RIVERSIDE VET payment ' \
+           "on 2024-03-12."  # fmt: skip
+    bank = screen(["Checking account", "2024-03-08  RIVERSIDE VET  -45.00", "2024-03-12  RIVERSIDE VET  -312.40"])
 
-    doc = 'Create a new document in Drive titled "Interview questions" containing the total of your last order'
-    assert run(doc, ["Interview questions"]) is None
-    # the source's number typed is no total either
-    assert run(doc.replace("your last order", "order #71508"), ["#71508", "Interview questions"]) is None
-    assert run(doc, ["Interview questions", "Total: 84.40 EUR"])[0] == "satisfied"
-    post = 'Post with the title "Meetup next month?" and the text the reference number in the email "Return authorised"'
-    assert run(post, ["Meetup next month?", "Return authorised"]) is None
-    assert run(post, ["Meetup next month?", "Return authorised", "RA-55120"])[0] == "satisfied"
-    # A quoted text is no description: typing the values is the content.
-    assert run('Create a document titled "Notes" saying "hello"', ["Notes", "hello"])[0] == "satisfied"
+    def post(text: str) -> object:
+        return _described_run(tmp_path, goal, ("Vet bill", text), text.replace(" ", "_"), bank)
+
+    def why(report: object) -> list:
+        return [(k.text, k.status, [v.reason for v in k.votes]) for k in report.keypoints]
+
+    right = post("312.40")
+    assert right.verdict == "completed", why(right)
+    assert any("312.40" in v.reason for v in right.keypoints[0].votes), why(right)
+    other_day = post("45.00")  # the payment of another day: on a screen, but on 2024-03-08's row
+    assert other_day.verdict == "failed" and right.keypoints[0].status == "satisfied", why(other_day)
+    assert any("another record" in v.reason for v in other_day.keypoints[0].votes), why(other_day)
+    made_up = post("318.40")  # on no screen the agent saw
+    assert made_up.verdict == "failed", why(made_up)
+    for source_words in ("RIVERSIDE VET", "2024-03-12"):  # the description's own values are no content
+        report = post(source_words)
+        assert report.verdict != "completed" and report.keypoints[0].status != "satisfied", why(report)
+
+
+def test_described_content_needs_a_typed_text_besides_the_keypoints_values(tmp_path):
+    """A document saved with only its title typed, or a post whose text is the source's name ("Return authorised"
+    for its reference number), wrote no content; a quoted text is no description (typing it is the content)."""
+    mail = screen(["Return authorised", "Your return was approved.", "Reference: RA-55120"])
+    goal = 'Post in the "Pets" group with the title "Meetup next month?" and the text the reference number in the ' \
+           'email "Return authorised".'  # fmt: skip
+    named = _described_run(tmp_path, goal, ("Meetup next month?", "Return authorised"), "named", mail)
+    assert named.verdict != "completed" and named.keypoints[0].status != "satisfied"
+    title_only = _described_run(tmp_path, goal, ("Meetup next month?",), "title", mail)
+    assert title_only.verdict != "completed"
+    right = _described_run(tmp_path, goal, ("Meetup next month?", "RA-55120"), "right", mail)
+    assert right.verdict == "completed", [(k.text, k.status, [v.reason for v in k.votes]) for k in right.keypoints]
+    quoted = _described_run(tmp_path, 'Post in the "Pets" group with the title "Notes" and the text "hello".',
+                            ("Notes", "hello"), "quoted", mail)  # fmt: skip
+    assert quoted.verdict == "completed", [(k.text, k.status) for k in quoted.keypoints]
+    assert T.described('Create a document titled "X" containing the text "Status: in progress"') is None
 
 
 def test_a_mail_saved_for_another_recipient_is_not_the_mail_asked_for(tmp_path):
@@ -395,3 +429,71 @@ def test_a_mail_saved_for_another_recipient_is_not_the_mail_asked_for(tmp_path):
     assert other.verdict != "completed", other.reason
     mail = next(k for k in other.keypoints if "sofia.chen" in k.text)
     assert mail.status != "satisfied" and any("lena.fischer" in v.reason for v in mail.votes), [v.reason for v in mail.votes]
+
+
+def test_a_figure_answers_for_the_row_it_stands_on(tmp_path):
+    """Before: any figure a screen showed answered, so the sheet's "Tips 20.00" answered "the Venue hire amount",
+    the order's subtotal answered its total, and an event's end time answered its start time (`completed`). Now a
+    figure that stood only on rows the question does not name, beside a row it names holding another figure of
+    that kind, is contradicted; so is a start time read only as a range's end."""
+    sheet = screen(["Equipment costs.xlsx", "Item    Amount (EUR)", "Deposit    100.00", "Venue hire    27.95",
+                    "Tips    20.00"])  # fmt: skip
+    order = screen(["Order #70422    Delivered", "Fjord Wool Socks    Quantity: 1    14.90", "Subtotal    14.90",
+                    "Shipping    9.90", "Total    24.80"])  # fmt: skip
+    event = screen(["Board prep", "Thu, 21 Mar 2024, 11:15 - 23:00", "Library meeting room"])
+    cases = [('What is the Venue hire amount in the spreadsheet "Equipment costs.xlsx"?', sheet, "27.95", "20.00",
+              "Equipment costs.xlsx"), ("What is the total of order #70422, shipping included?", order, "24.80",
+              "14.90", "Order #70422"), ('What is the start time of "Board prep" in your calendar?', event, "11:15",
+              "23:00", "Board prep")]  # fmt: skip
+    for i, (goal, page, right, wrong, title) in enumerate(cases):
+        def run(name: str, answer: str, goal: str = goal, page: bytes = page, title: str = title):
+            steps = [S(screen(["Home"]), Click(point=Point(0.1, 0.1)), f"{APP}/", "Home"),
+                     S(page, Finished(content=answer), f"{APP}/x/{i}", title)]  # fmt: skip
+            return verify_episode(record(tmp_path, steps, goal, episode_id=f"{i}-{name}"), make_judges("ocr,log"))
+
+        good, bad = run("right", right), run("wrong", wrong)
+        assert good.verdict == "completed", (goal, good.reason)
+        assert bad.verdict == "failed", (goal, bad.reason, [v.reason for k in bad.keypoints for v in k.votes])
+    # A figure on a row the question does not name, with no row it names beside it, keeps its credit (a detail page
+    # that labels the amount "Amount" for "how much was the X charge").
+    detail = screen(["SKYLINE AIRWAYS", "Amount: -312.80 EUR", "Date: 2024-03-06"])
+    steps = [S(screen(["Home"]), Click(point=Point(0.1, 0.1)), f"{APP}/", "Home"),
+             S(detail, Finished(content="312.80"), f"{APP}/txn/7", "Transaction")]  # fmt: skip
+    report = verify_episode(record(tmp_path, steps, "How much was the SKYLINE AIRWAYS charge? Answer in EUR.",
+                                   episode_id="detail"), make_judges("ocr,log"))  # fmt: skip
+    assert report.verdict == "completed", report.reason
+    # A figure in running text is no row's value: the time a mail proposes, beside the list row of its sender's
+    # received time.
+    mail = screen(["Felix Larsen    09:12", "Catch-up about the launch",
+                   "could we meet on 2024-03-20 at 13:30 in the library?"])  # fmt: skip
+    steps = [S(screen(["Home"]), Click(point=Point(0.1, 0.1)), f"{APP}/", "Home"),
+             S(mail, Finished(content="13:30"), f"{APP}/mail/m/4", "Catch-up about the launch")]  # fmt: skip
+    report = verify_episode(record(tmp_path, steps, 'What time does Felix Larsen propose in the email "Catch-up about '
+                                   'the launch"?', episode_id="mail"), make_judges("ocr,log"))  # fmt: skip
+    assert report.verdict == "completed", report.reason
+
+
+def test_a_mail_to_your_own_address_is_not_credited_on_its_subject_alone(tmp_path):
+    """Before: "Write an email to your own account's email address with the subject "X" …" named no address, so a
+    draft with that subject to anyone was `completed` (a training set's `wrong_recipient` run). Whose address was
+    typed, the screens do not say: the keypoint is left undecided, never satisfied."""
+    goal = ("Write an email to your own account's email address with the subject \"Your mentoring session\" saying "
+            '"I can make it.", but only save it as a draft.')  # fmt: skip
+    assert T.own_recipient(goal) and not T.own_recipient('Write to a@b.example "your own account"')
+    form_url, drafts = f"{APP}/mail/compose", f"{APP}/mail/drafts?flash=draft_saved"
+    texts = ("lena.fischer@northwind.example", "Your mentoring session", "I can make it.")
+    rows = ["To", "", "Subject", "", "Message", "", "Save draft"]
+    shots = [screen(rows)]
+    for i, text in enumerate(texts):
+        rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
+        shots.append(screen(rows))
+    steps = []
+    for i, text in enumerate(texts):
+        steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New message"),
+                  S(shots[i], Type(content=text), form_url, "New message")]  # fmt: skip
+    steps += [S(shots[3], Click(point=Point(0.12, (30 + 50 * 6 + 12) / 400)), form_url, "New message"),
+              S(screen(["Drafts", "Your mentoring session", "Draft saved."]), Finished(content="Done."), drafts,
+                "Drafts")]  # fmt: skip
+    report = verify_episode(record(tmp_path, steps, goal), make_judges("ocr,log"))
+    mail = report.keypoints[0]
+    assert report.verdict != "completed" and mail.status != "satisfied", [v.reason for v in mail.votes]

@@ -73,3 +73,15 @@ def test_but_only_with_a_verb_is_a_step_of_its_own():
     assert split_goal("Take the mug out of your cart, but keep the towel.") == [
         "Take the mug out of your cart, but keep the towel"]
     assert split_goal('Put "X" in my cart, but do not order it yet.') == ['Put "X" in my cart, but do not order it yet']
+
+
+def test_then_and_a_place_before_the_verb_is_a_step_of_its_own():
+    """Before: ", then in the spreadsheet "X", set cell C4 to …" stayed inside the first keypoint (its first word,
+    "in", starts no imperative), so a run that only made the document had every keypoint of the goal satisfied. A
+    place put before the next step's verb still starts that step; "then in the end the total is due" starts none."""
+    goal = ('Create a document titled "Demo" containing the amount of the invoice, then in the spreadsheet '
+            '"Costs.xlsx", set cell C4 to that amount and save.')  # fmt: skip
+    assert split_goal(goal) == ['Create a document titled "Demo" containing the amount of the invoice',
+                                'In the spreadsheet "Costs.xlsx", set cell C4 to that amount', "Save"]  # fmt: skip
+    assert split_goal("Pay the invoice, then in the end the total is due.") == [
+        "Pay the invoice, then in the end the total is due"]

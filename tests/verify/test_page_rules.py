@@ -353,6 +353,27 @@ def test_a_click_that_takes_another_row_off_the_list_is_a_side_effect(tmp_path):
     assert extra.verdict == "failed" and "deleted something the goal does not name" in extra.reason, extra.reason
 
 
+def test_a_row_taken_off_a_list_is_about_what_the_row_says_not_the_page_it_was_on(tmp_path):
+    """Before: a goal that named the app only as a place ("… in Drive") made every deletion on the Drive page
+    related to it, so trashing an unrelated file there, then doing the task, was `completed`. Now the row's own
+    texts say what went; a deletion of the row the goal names is still no side effect."""
+    drive = "http://127.0.0.1:8000/drive/"
+    files = ["My Drive", "Expense portal guide.pdf    20 Feb    x", "Meeting notes.docx    10 Mar    x",
+             "Team budget 2024.xlsx    12 Mar    x"]  # fmt: skip
+    trashed = ["My Drive", "Meeting notes.docx    10 Mar    x", "Team budget 2024.xlsx    12 Mar    x"]
+    icon = Point(at(files, 1, "x").x, at(files, 1).y)
+
+    def run(folder, goal: str):
+        steps = [S(screen(files), Click(point=icon), drive, "My Drive · Alex Morgan"),
+                 S(screen(trashed), Finished(content="Done."), drive, "My Drive · Alex Morgan")]  # fmt: skip
+        return verify(record(folder, steps, goal))
+
+    other = run(tmp_path / "other", 'Star the file "Meeting notes.docx" in Drive.')
+    assert "deleted something the goal does not name" in other.reason, other.reason
+    asked = run(tmp_path / "asked", 'Delete the file "Expense portal guide.pdf" from Drive.')
+    assert "deleted something" not in asked.reason, asked.reason
+
+
 # ---- a rename: the new name entered on the item's own form ---------------------------------------------------
 
 RENAME_FILE_GOAL = 'Rename the file "Budget notes" to "Budget final".'

@@ -130,3 +130,23 @@ def test_the_bank_form_is_settled_with_ocr_reading_the_payee_on_the_submitted_fo
     assert kp.status == "satisfied" and kp.evidence_step == 5 and report.verdict == "completed"
     unsent = verify_episode(transfer(tmp_path / "u", submitted=False), rules(), keypoints=[GOAL.rstrip(".")])
     assert unsent.verdict != "completed"
+
+
+def test_a_keypoint_that_names_nothing_is_taken_back_only_in_its_own_part_of_the_site():
+    """Before: "Save it as a draft" names nothing, so any later undoing click anywhere took it back: deleting a
+    calendar event, the goal's next step, made the saved draft `contradicted`. Now such a click takes it back only
+    in the part of the site where it was done (a Delete on the mail pages still does)."""
+    from venuskit.verify import rules as R
+    from venuskit.verify.evidence import Evidence
+
+    def run(url: str, title: str):
+        steps = [Evidence(0, None, None, "Click", f"{APP}/mail/compose", "New message",
+                          act=Click(point=Point(0.1, 0.9)), target="Save draft"),
+                 Evidence(1, None, None, "Click", f"{APP}/mail/drafts", "Drafts", act=Click(point=Point(0.1, 0.5)),
+                          target="Calendar"),
+                 Evidence(2, None, None, "Click", url, title, act=Click(point=Point(0.5, 0.2)), target="Delete"),
+                 Evidence(3, None, None, "Finished", url, title, act=Finished())]  # fmt: skip
+        return R.undone("Save it as a draft", steps, 1)
+
+    assert run(f"{APP}/calendar/e/5", "Standup · Calendar") is None
+    assert run(f"{APP}/mail/d/3", "Hi · Mail")[0] == "contradicted"

@@ -318,7 +318,7 @@ class OcrJudge:
     def _rules(self, k: int, text: str, steps: list[Evidence], goal: str = "") -> Vote:
         read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
-            lambda: P.answered(text, steps, read, lines),
+            lambda: P.answered(text, steps, read, lines), lambda: P.described_entry(text, steps, read, lines, goal),
             lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
@@ -432,8 +432,15 @@ class LogJudge:
             return self._opened(k, text, steps)
         if _TYPING.match(text) and T.quoted(text) and not P.affix_of(text):
             # an address outside the quotes is typed as exactly (else a mail to another recipient passes)
-            wanted = [P.as_asked(q, T.unquoted(text)) for q in T.quoted(text)] + T.emails(text)
-            return self._typed(k, wanted, steps)
+            described = T.described(text)
+            entry = described[0] if described else text  # a description's values say where content comes from
+            wanted = [P.as_asked(q, T.unquoted(entry)) for q in T.quoted(entry)] + T.emails(entry)
+            vote = self._typed(k, wanted, steps)
+            if vote.status == "satisfied" and (described or T.own_recipient(text)):  # not in the log: the content
+                # it describes, or whose the address typed is
+                why = "typed the keypoint's values; what it describes (content, recipient) the log does not show"
+                return Vote(self.name, k, "abstain", None, why)
+            return vote
         if _ANSWERING.match(text) and last is not None:
             return self._answered(k, last)
         return Vote(self.name, k, "abstain", None, "no log rule applies")

@@ -85,6 +85,15 @@ def _sentences(text: str) -> list[str]:
     return [t for t in [*out, text[start:]] if t.strip()]
 
 
+# ", then in the spreadsheet "X", set cell C4 to …": a step whose place comes before its verb.
+_FRONTED = re.compile(r"(?:in|on|at|from)\s[^,]{1,60},\s+(?P<verb>\w+)", re.IGNORECASE)
+
+
+def _fronted_step(rest: str) -> bool:
+    m = _FRONTED.match(rest)
+    return m is not None and m.group("verb").casefold() in VERBS
+
+
 def _clauses(sentence: str) -> list[str]:
     """Split at coordinations where the next part starts with an imperative verb; after "then", at any word that
     can start one (a next step, whatever its verb: ", then react with Celebrate"), as in Chinese after 然后."""
@@ -94,7 +103,8 @@ def _clauses(sentence: str) -> list[str]:
         nxt = sentence[m.end() :].split(maxsplit=1)
         word = nxt[0].casefold().strip(",.") if nxt else ""
         then = "then" in m.group(0).casefold()
-        if word in VERBS or then and word.isalpha() and word.isascii() and word not in _NOT_A_VERB:
+        if word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
+                                      or _fronted_step(sentence[m.end() :])):  # fmt: skip
             parts.append(sentence[pos : m.start()])
             pos = m.end()
     parts.append(sentence[pos:])

@@ -26,6 +26,10 @@ They read the clicks (the words under each red dot, read from the region of the 
 - `copied`: "Copy the text in the textarea …, paste it into the textbox": the text entered is a text the page
   showed before it was entered (outside the goal); one that stops inside a word the page showed whole is a copy cut
   short (contradicted).
+- `described_entry`: "Write an email to X with the subject "S" saying the amount of the RIVERSIDE VET payment on
+  2024-03-12": the entry (X, S) as `entered_values` checks it, and the content typed besides it as the answer to the
+  question the description asks ("what is the amount of …?"), with the answer rules, on the screens before it was
+  typed. Satisfied when both are; the values that say where the content comes from are not entries.
 - `answer_in_place`: "What is the status of ER-2024-0032?", "the salary of 2024-03-01": a question that names a
   record by a code or a day is answered from that record: the value read on the named record's row, or on a screen
   that names it (a detail page); read only on another record's row it is contradicted, read where no record is
@@ -480,8 +484,16 @@ def _pairs(kp: str) -> dict[str, str]:
 
 def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
     values = entry_values(kp)
-    if not values or not steps:
+    if not values or not steps or T.described(kp) is not None:  # content described: `described_entry` checks it
         return None
+    found = _entered_values(kp, values, steps, lines, goal)
+    if found is not None and found[0] == "satisfied" and T.own_recipient(kp):
+        return "not_visible", None, f"{found[2]}; sent to the user's own address, which no screen says is theirs"
+    return found
+
+
+def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines: Lines | None,
+                    goal: str) -> Result | None:  # fmt: skip
     rows = task_rows(steps, goal, lines) if goal else None
     typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])]
     by_rank = bool(_ORDINAL.search(T.unquoted(kp)))
@@ -808,14 +820,48 @@ def _cut_short(text: str, screens: str) -> str | None:
 # ---- an answer read where the question points -------------------------------------------------------------
 
 
-def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | None) -> Result | None:
+def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | None,
+             answer: str | None = None) -> Result | None:  # fmt: skip
     """`rules.answered` (each value of the answer was on a screen), then read where the question points: on the
-    named record (`answer_in_place`) and as the value of the named field (`answer_at_field`)."""
-    found = R.answered(kp, steps, read)
-    return answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found))
+    named record (`answer_in_place`) and as the value of the named field (`answer_at_field`). `answer`: the text
+    that answers, when it is not the final Finished/Answer."""
+    found = R.answered(kp, steps, read, answer)
+    found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
+    return answer_on_its_row(kp, steps, lines, found, answer)
 
 
-def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lines: Lines | None,
+                    goal: str = "") -> Result | None:  # fmt: skip
+    """A keypoint that describes the content it asks for instead of quoting it ("… with the subject "S" saying the
+    amount of the RIVERSIDE VET payment on 2024-03-12"): its entry ("… with the subject "S"") is checked as any entry
+    (`entered_values`, else `rules.submitted`), and the text typed besides it, up to the form's commit, as the answer
+    to the question the description asks ("what is the amount of …?"), by the answer rules, on the screens the agent
+    saw before it typed it: a value of the asked kind, shown on a screen, where the question points (the row of the
+    day or code it names). Satisfied when both are, contradicted when either is. Typing the description's own
+    values ("2024-03-12", the source's title) is no content."""
+    split = T.described(kp)
+    if split is None or read is None or not steps:
+        return None
+    entry, about = split
+    form = (entered_values(entry, steps, lines, goal) or R.submitted(entry, steps, read)) if entry else None
+    if form is None or form[0] != "satisfied":
+        return form
+    commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)
+    content = [(s, t.strip()) for s in range(commit + 1) for t in R.typed_texts(steps[s])
+               if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
+    if not content:
+        return "not_visible", None, f"{form[2]}; nothing typed besides the keypoint's own values gives {about!r}"
+    at, text = content[-1]
+    found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=text)
+    if found is None or found[0] == "not_visible":
+        return "not_visible", None, f"the content {text!r} typed at step {at}: {found[2] if found else 'unread'}"
+    if found[0] == "contradicted":
+        return "contradicted", commit, f"the content {text!r} typed at step {at} for {about!r}: {found[2]}"
+    return "satisfied", form[1], f"{form[2]}; the content {text!r} typed at step {at}: {found[2]}"
+
+
+def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                    answer: str | None = None) -> Result | None:  # fmt: skip
     """`rules.answered` says each value of the answer was on a screen; this asks whether it was read where the
     question points. A question that names a record by a code or a day ("the status of ER-2024-0032", "the salary
     of 2024-03-01") is answered from that record: a value is credited when a screen shows it on the row of the named
@@ -824,7 +870,7 @@ def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
     elsewhere (a list that shows no day), the keypoint is left undecided: pixels show the value, not whose it is."""
     if found is None or found[0] != "satisfied" or lines is None:
         return found
-    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
     codes = [c for c in dict.fromkeys(CODE.findall(rest)) if not T.contains(answer, c)]
     asked_days = days(rest) - days(answer)
     if not codes and not asked_days:
@@ -893,7 +939,8 @@ def asked_field(rest: str) -> str | None:
     return field if not T.HAN_CHAR.search(field) or len(field) <= 4 else None
 
 
-def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                    answer: str | None = None) -> Result | None:  # fmt: skip
     """An answer to a question that names its field ("the status", "类别") is the value the screen gives that field:
     on the field's own line ("Status: APPROVED"), right of its label on the row, on the line just below it (a
     detail page), or, when the question names a record by its code, anywhere down the field's column (a table).
@@ -901,7 +948,7 @@ def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
     whose field no screen the agent saw labels."""
     if found is None or found[0] != "satisfied" or lines is None:
         return found
-    rest, answer = T.answer_keypoint(kp) or "", R.final_answer(steps) or ""
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
     field = asked_field(rest)
     if field is None:
         return found
@@ -918,6 +965,103 @@ def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
     if not labelled:
         return "not_visible", None, f"no screen the agent saw labels the field {field!r} the question asks for"
     return "not_visible", None, f"the answer {values} was on screen, but not as the value of {field!r}"
+
+
+# Words of a question that name no row ("what", "amount", "tell"): the rest ("Venue hire", "total", "start",
+# "Board prep") are what a row's label must share for the figure on that row to be the one asked for.
+_NOT_A_KEY = frozenset(re.findall(r"\w+", "what which how much many the tell answer with your you was were are for "
+                                          "from and that this does did give its their his her amount value number "
+                                          "figure please let know"))  # fmt: skip
+_FIGURE = re.compile(r"(?<![\w.:])(?:\d{1,2}:\d{2}|\d[\d,]*\.\d{2}|\d+)(?![\w.:])")
+_TIME_RANGE = re.compile(r"(\d{1,2}:\d{2})\s*(?:[-–—~]|to|until)\s*(\d{1,2}:\d{2})", re.I)
+_STARTS = re.compile(r"\b(?:start\w*|begin\w*)\b", re.I)
+_ENDS = re.compile(r"\b(?:end\w*|finish\w*|until)\b", re.I)
+
+
+def _key_words(text: str) -> set[str]:
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]{3,}", text)} - _NOT_A_KEY
+    return {w.removesuffix("s") for w in words}  # "costs" names the row "Cost"
+
+
+def _names_key(text: str, asked: set[str]) -> bool:
+    """A row's text shares a word with the question: a word of it begins with one ("Venuehire", as OCR glues it,
+    for "venue"; "Subtotal" is not "total")."""
+    return any(tok.startswith(w) for tok in re.findall(r"[a-z]+", text.casefold()) for w in asked)
+
+
+def _figures(text: str) -> list[str]:
+    """The figures of a line, letters glued to them or not ("Tips20.00", "·14.90")."""
+    return [m.group(0) for m in _FIGURE.finditer(re.sub(r"[A-Za-z·]", " ", text))]
+
+
+def _sentence(row: str) -> bool:
+    """Running text, not a labelled row: a question mark, or three lower-case words ("could we meet on … at 13:30")."""
+    return "?" in row or len(re.findall(r"\b[a-z]{2,}\b", _FIGURE.sub(" ", row))) >= 3
+
+
+def _shape(value: str) -> str:
+    return "time" if ":" in value else "amount" if "." in value else "count"
+
+
+def answer_on_its_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                      answer: str | None = None) -> Result | None:  # fmt: skip
+    """A figure is the value of the row it stands on: "Tips  20.00" is no answer to "the Venue hire amount" when
+    the same screen shows "Venue hire  27.95", nor "Subtotal  14.90" to "the total of order #70422" beside
+    "Total  24.80". A figure credited elsewhere (`rules.answered`) is contradicted when, on every screen that shows
+    it, its row's words share none of the question's words while another row of that screen does and holds another
+    figure of the same shape (an amount, a time, a count). A time asked as the start ("the start time of X") that
+    stood only as a range's end ("11:15 - 23:00"), or asked as the end that stood only as its start, is
+    contradicted too. A figure on a row the question names, or on no labelled row, keeps its credit."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
+    asked = _key_words(rest)
+    figures = [v for v in T.answer_values(answer) if _FIGURE.fullmatch(v.lstrip("-+"))]
+    if not asked or not figures or len(re.sub(r"EUR|USD|GBP|CNY|[^A-Za-z]", "", _FIGURE.sub(" ", answer))) > 3:
+        return found  # a name or a sentence that holds a figure ("Training room 3") is no figure answer
+    for v in figures:
+        wrong = _wrong_end(rest, v, steps, lines) or _wrong_row(asked, v.lstrip("-+"), steps, lines)
+        if wrong:
+            return "contradicted", steps[-1].index, wrong
+    return found
+
+
+def _wrong_end(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
+    starts, ends = bool(_STARTS.search(rest)), bool(_ENDS.search(rest))
+    if starts == ends or ":" not in v:
+        return None
+    at = [m for e in steps if e.png is not None for t in _rows(lines(e)) for m in _TIME_RANGE.finditer(t)
+          if v in m.groups()]  # fmt: skip
+    if at and all(m.group(2 if starts else 1) == v and m.group(1) != m.group(2) for m in at):
+        return f"{v!r} stood only as the {'end' if starts else 'start'} of {at[0].group(0)!r}; the question asks " \
+               f"for the {'start' if starts else 'end'}"  # fmt: skip
+    return None
+
+
+def _rows(screen: tuple) -> list[str]:
+    """The screen's rows as text, left to right (OCR splits "11:15 - 23:00" into boxes)."""
+    ordered = sorted(screen, key=lambda r: r[0][0])
+    return list(dict.fromkeys(" ".join(t for c, t in ordered if _same_row(c, b)) for b, _ in screen))
+
+
+def _wrong_row(asked: set[str], v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
+    rival = None
+    for e in steps:
+        screen = lines(e) if e.png is not None else ()
+        here = [b for b, t in screen if v in _figures(t)]
+        for box in here:
+            row = " ".join(t for b, t in screen if _same_row(b, box))
+            if _names_key(row, asked) or _sentence(row):
+                return None  # on a row the question names, or in a sentence (a mail's "could we meet at 13:30?")
+            others = [(t, f) for b, t in screen if not _same_row(b, box) and _names_key(t, asked)
+                      for f in _figures(" ".join(u for c, u in screen if _same_row(c, b)))
+                      if f != v and _shape(f) == _shape(v)]  # fmt: skip
+            if not others:
+                return None  # on a screen where no row the question names holds a figure of its kind
+            rival = rival or others[0]
+    if rival is None:
+        return None
+    return f"{v!r} stood on no row the question names; the row {rival[0]!r} it names showed {rival[1]!r}"
 
 
 def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool) -> bool:

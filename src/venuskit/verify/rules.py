@@ -281,24 +281,14 @@ def _unchecked_when(kp: str, values: list[str]) -> bool:
     return bool(_WHEN.search(rest))
 
 
-# Content a keypoint describes instead of quoting ("containing the total of order #7", "saying the amount of the X
-# payment", "and the text the reference number in the email "Y""): the values after it say where it comes from.
-_DESCRIBED = re.compile(r"\b(?:saying|containing|that says|(?:with|and) the (?:text|body|message|content))\s+"
-                        r"(?:the|your|its|my|their|his|her)\b", re.IGNORECASE)  # fmt: skip
-
-
-def _wrote_more(typed: Sequence[str], kp: str) -> bool:
-    """Some typed text is not copied from the keypoint (its values, the source it names: "#71508", "Return
-    authorised"): the content it describes."""
-    return any(t.strip() and not T.contains(kp, t.strip()) for t in typed)
-
-
 def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
-    was on the form when it was submitted; at least one was typed, or is a key value read on the form. Content the
-    keypoint describes (_DESCRIBED) needs a typed text besides its values: a run that typed the title and the
-    source's name ("Return authorised" for its reference number) wrote no content."""
+    was on the form when it was submitted; at least one was typed, or is a key value read on the form. A keypoint
+    that describes its content ("saying the amount of …") is left to `page_rules.described_entry`: its values say
+    where the content comes from, and typing them is no content."""
     want = needles(kp)
+    if T.described(kp) is not None:
+        return None
     if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
     for sub in reversed(submits(steps)):
@@ -310,9 +300,10 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
             form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
-            if _DESCRIBED.search(kp) and not _wrote_more(sub.typed, kp):
-                continue
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
+            if T.own_recipient(kp):
+                return "not_visible", None, f"{how}, submitted; sent to the user's own address, which no screen " \
+                                            "says is theirs"  # fmt: skip
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
@@ -571,9 +562,10 @@ _BRINGS_BACK = re.compile(r"^\s*(?:restore|undo|unarchive|recover|move .* back|b
 
 def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
     """A keypoint satisfied at step `at`, taken back later: a click on an undoing label ("Delete", "Unstar",
-    "Leave", "Move to Inbox"...) on a page about the keypoint's item (or on any page when the keypoint names
-    none). A removal ("Archive X", "Delete X") is taken back by a label that brings the item back ("Move to
-    Inbox", "Restore", "Undo"); a keypoint that itself brings something back is not checked here."""
+    "Leave", "Move to Inbox"...) on a page about the keypoint's item (or, when the keypoint names none, on a page
+    of the same part of the site: "Save it as a draft" is not taken back by deleting a calendar event next). A
+    removal ("Archive X", "Delete X") is taken back by a label that brings the item back ("Move to Inbox",
+    "Restore", "Undo"); a keypoint that itself brings something back is not checked here."""
     if at is None or _BRINGS_BACK.match(T.unquoted(kp)):
         return None
     labels = _REVERSE_LABEL if _ASKS_REMOVAL.search(T.unquoted(kp)) else _UNDO_LABEL
@@ -582,9 +574,16 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
         if not clicked(steps[s]) or not labels.match(target(steps[s])):
             continue
         about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
-        if not quoted or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
+        nameless = not quoted and _section(steps[s].url) == _section(steps[min(at, len(steps) - 1)].url)
+        if nameless or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
             return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
     return None
+
+
+def _section(url: str | None) -> str:
+    """The part of a site a URL is in: its host and first path segment ("/mail/drafts" and "/mail/d/3" share it)."""
+    parts = urlsplit(url or "")
+    return f"{parts.netloc}/{parts.path.strip('/').split('/')[0]}"
 
 
 # ---- the interface's language ---------------------------------------------------------------------------
@@ -831,19 +830,20 @@ _AMOUNT = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\s]\d{3})*(?:\.\d{1,2})?(?![\d])|(
 MAX_ADDENDS = 14  # amounts on one screen searched for a subset that sums to the answer (2^14 sums)
 
 
-def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
+def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None, answer: str | None = None) -> Result | None:
     """The final answer gives the value the keypoint names (if it names one), and each key value of the
     answer was on a screen the agent saw (not just typed by it) or in a page title/URL. Without OCR only the
     log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied.
     The answer must be of the kind the question asks for, when it says (an e-mail address, a file name, a time,
     an amount, a person's name: `text.asked_kind`); a UI label or another kind of value is contradicted.
+    `answer`: the text that answers, when it is not the final Finished/Answer (content a form was given).
     A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
     a screen answers the question is not checked here: `page_rules.answer_in_place` checks it, from the rows
     OCR reads, when the question names a record by a code or a day.)"""
     rest = T.answer_keypoint(kp)
     if rest is None or not steps:
         return None
-    last, answer = steps[-1].index, final_answer(steps)
+    last, answer = steps[-1].index, final_answer(steps) if answer is None else answer
     if answer is None:
         return "contradicted", last, "the agent ended without giving an answer"
     if T.reports_nothing_found(answer, rest):
@@ -935,7 +935,8 @@ def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | 
 def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = None) -> list[int]:
     """Steps whose click led to a URL reporting a deletion, or (with OCR) took the row it was on off a list that
     otherwise stayed (a trash icon on a file's row), on a page that is not about anything the goal names (a goal
-    without names: one that asks for no deletion at all)."""
+    without names: one that asks for no deletion at all). A row taken off a list is about what the row itself
+    says: a file trashed from Drive is a side effect of a goal that names Drive only as where to create a document."""
     names = needles(goal)
     asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b|删除|移除|清空", goal, re.I))
     found = []
@@ -945,9 +946,21 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
         gone = _row_gone(steps[s], steps[s + 1], lines) if clicked(steps[s]) and lines is not None else []
         if not clicked(steps[s]) or not (flagged or pressed or gone):
             continue
-        about = [c for c in context(steps, s)]
-        related = any(T.contains(c, n) for c in about for n in names) if names else asks
-        related = related or any(_truncates(g, n) for g in gone for n in names)
+        page = any(T.contains(c, n) for c in context(steps, s) for n in names) if names else asks
+        if gone and lines is not None:
+            row = [*gone, *_row_texts(steps[s], lines)]
+            related = any(_truncates(t, n) or T.contains(t, n) for t in row for n in names) or asks and page
+        else:
+            related = page
         if not related:
             found.append(s)
     return found
+
+
+def _row_texts(step: Evidence, lines: Lines) -> list[str]:
+    """The texts on the row a click was on (within a line's height of the click)."""
+    point = _point(step)
+    if point is None or step.png is None:
+        return []
+    y = point[1] * png_size(step.png)[1]
+    return [t for b, t in lines(step) if b[1] - 4 <= y <= b[3] + 4]

@@ -148,6 +148,35 @@ def stated_text(text: str) -> str | None:
     return m.group("value").strip() if m else None
 
 
+# Content a keypoint describes instead of quoting ("containing the total of order #7", "saying the amount of the X
+# payment", "and the text the reference number in the email "Y""): the words after the verb say where the content
+# comes from. A quoted content ("containing the text "Status: in progress"") is no description.
+_DESCRIBED = re.compile(r"\b(?:saying|containing|that says|(?:with|and) the (?:text|body|message|content))\s+"
+                        r"(?=(?:the|your|its|my|their|his|her)\b)"
+                        r"(?!the\s+(?:text|message|words?|line|note|body)\s*[:\"“])", re.IGNORECASE)  # fmt: skip
+
+
+# A recipient named by whose it is, not by its address ("to your own account's email address", "to yourself",
+# "发给自己"): which address on the screens is the user's own, the pixels do not say.
+_OWN_RECIPIENT = re.compile(r"\bto\s+(?:yourself|your\s+own\s+(?:account|e-?mail|address|inbox)\b)|发给(?:你)?自己",
+                            re.IGNORECASE)  # fmt: skip
+
+
+def own_recipient(kp: str) -> bool:
+    """The keypoint sends to the user's own address without writing it (`_OWN_RECIPIENT`)."""
+    return bool(_OWN_RECIPIENT.search(unquoted(kp))) and not emails(kp)
+
+
+def described(kp: str) -> tuple[str, str] | None:
+    """(the keypoint without its description, the description) of a keypoint that describes the content it asks
+    for ("… with the subject "S" saying the amount of the X payment" -> ("… with the subject "S"", "the amount of
+    the X payment")), else None."""
+    m = _DESCRIBED.search(kp)
+    if m is None:
+        return None
+    return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
+
+
 def needles(text: str) -> list[str]:
     """Strings a keypoint requires to appear: quoted spans first, then key values outside the quotes
     (e-mails, URLs, IBANs, codes, dates, times, decimal amounts), then the values of Chinese "field value"
