@@ -446,7 +446,7 @@ def test_a_figure_answers_for_the_row_it_stands_on(tmp_path):
               "14.90", "Order #70422"), ('What is the start time of "Board prep" in your calendar?', event, "11:15",
               "23:00", "Board prep")]  # fmt: skip
     for i, (goal, page, right, wrong, title) in enumerate(cases):
-        def run(name: str, answer: str, goal: str = goal, page: bytes = page, title: str = title):
+        def run(name: str, answer: str, goal: str = goal, page: bytes = page, title: str = title, i: int = i):
             steps = [S(screen(["Home"]), Click(point=Point(0.1, 0.1)), f"{APP}/", "Home"),
                      S(page, Finished(content=answer), f"{APP}/x/{i}", title)]  # fmt: skip
             return verify_episode(record(tmp_path, steps, goal, episode_id=f"{i}-{name}"), make_judges("ocr,log"))

@@ -85,3 +85,13 @@ def test_then_and_a_place_before_the_verb_is_a_step_of_its_own():
                                 'In the spreadsheet "Costs.xlsx", set cell C4 to that amount', "Save"]  # fmt: skip
     assert split_goal("Pay the invoice, then in the end the total is due.") == [
         "Pay the invoice, then in the end the total is due"]
+
+
+def test_an_adverb_of_sequence_before_the_next_verb_still_starts_a_step():
+    """Before: ", and finally post in the group …" stayed inside the quantity change before it ("finally" is no
+    verb), one keypoint asking for two acts that no rule decides. The adverb goes; the step is its own keypoint."""
+    goal = ('Change the quantity of the Desk Plant in your cart from one to two, and finally post in the "Trail '
+            'Runners" group with the title "Hi" and the text "Yo".')  # fmt: skip
+    assert split_goal(goal) == ["Change the quantity of the Desk Plant in your cart from one to two",
+                                'Post in the "Trail Runners" group with the title "Hi" and the text "Yo"']  # fmt: skip
+    assert split_goal("Buy milk, and also eggs.") == ["Buy milk, and also eggs"]

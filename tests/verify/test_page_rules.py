@@ -11,7 +11,7 @@ from __future__ import annotations
 from PIL import ImageFont
 from verify_helpers import S, cjk_font_path, record, screen, zh_screen
 
-from venuskit.actions.types import Click, Drag, Finished, Point, Type
+from venuskit.actions.types import Click, Drag, Finished, Point, PressEnter, SelectOption, Type
 from venuskit.record.episode import Outcome
 from venuskit.verify import SGVConfig, make_judges, verify_episode
 
@@ -617,3 +617,32 @@ def test_text_typed_before_a_click_on_reply_was_not_sent_by_it(tmp_path):
     assert sent.verdict == "completed", [why(k) for k in sent.keypoints]
     empty = run(tmp_path / "empty", typed_on_form=False)
     assert empty.verdict != "completed", [why(k) for k in empty.keypoints]
+
+
+def test_a_later_form_that_typed_another_steps_text_is_not_this_keypoints_form(tmp_path):
+    """Before: the form rule took the run's last typing as the keypoint's form, so "Set the department to Sales",
+    picked from a list and saved first, was contradicted by the search for the goal's next step ("'quiet cafe' typed, not 'Sales'"). A
+    form whose typing is another step's text is not this keypoint's; the form committed before it is."""
+    goal = 'Set the department in your profile to Sales, then find the forum post "Tips for a quiet cafe".'
+    page = ["Profile", "Department", "", "Save"]
+    filled = ["Profile", "Department", "Sales", "Save"]
+    forum = ["Search:"]  # its box right of the label, elsewhere than the profile's field
+    steps = [S(screen(page), Click(point=at(page, 2, dx=60)), "http://127.0.0.1:8000/settings/", "Settings"),
+             S(screen(page), SelectOption(index=2), "http://127.0.0.1:8000/settings/", "Settings"),
+             S(screen(filled), Click(point=at(filled, 3, "Save")), "http://127.0.0.1:8000/settings/", "Settings"),
+             S(screen(["Profile saved", "Forum"]), Click(point=at(["Profile saved", "Forum"], 1, "Forum")),
+               "http://127.0.0.1:8000/settings/?saved=1", "Settings"),
+             S(screen(forum), Click(point=at(forum, 0, dx=150)), "http://127.0.0.1:8000/forum/", "Forum"),
+             S(screen(forum), Type(content="quiet cafe"), "http://127.0.0.1:8000/forum/", "Forum"),
+             S(screen(["Search:    quiet cafe"]), PressEnter(), "http://127.0.0.1:8000/forum/", "Forum"),
+             S(screen(["Tips for a quiet cafe"]), Finished(content="Done."),
+               "http://127.0.0.1:8000/forum/search?q=quiet+cafe", "Search")]  # fmt: skip
+    from venuskit.verify import ocr
+    from venuskit.verify import page_rules as P
+    from venuskit.verify.sgv import _load, evidence_view, step_views
+
+    ep, where = _load(record(tmp_path, steps, goal), None)
+    views = step_views(evidence_view(ep, "generic"), where, targets=True)
+    found = P.entered_values("Set the department in your profile to Sales", views,
+                             lambda e: ocr.lines(e.png) if e.png else (), goal)  # fmt: skip
+    assert found is not None and found[0] == "satisfied", found

@@ -85,6 +85,8 @@ def _sentences(text: str) -> list[str]:
     return [t for t in [*out, text[start:]] if t.strip()]
 
 
+# Adverbs of sequence between a coordination and the next step's verb (", and finally post …").
+_SEQUENCE = frozenset({"finally", "lastly", "also", "afterwards", "next"})
 # ", then in the spreadsheet "X", set cell C4 to …": a step whose place comes before its verb.
 _FRONTED = re.compile(r"(?:in|on|at|from)\s[^,]{1,60},\s+(?P<verb>\w+)", re.IGNORECASE)
 
@@ -100,13 +102,17 @@ def _clauses(sentence: str) -> list[str]:
     parts: list[str] = []
     pos = 0
     for m in _COORD.finditer(sentence):
-        nxt = sentence[m.end() :].split(maxsplit=1)
+        end = m.end()
+        adverb = re.match(r"(\w+),?\s+", sentence[end:])
+        if adverb and adverb.group(1).casefold() in _SEQUENCE:  # ", and finally post …": "post" starts the step
+            end += adverb.end()
+        nxt = sentence[end:].split(maxsplit=1)
         word = nxt[0].casefold().strip(",.") if nxt else ""
         then = "then" in m.group(0).casefold()
         if word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
-                                      or _fronted_step(sentence[m.end() :])):  # fmt: skip
+                                      or _fronted_step(sentence[end:])):  # fmt: skip
             parts.append(sentence[pos : m.start()])
-            pos = m.end()
+            pos = end
     parts.append(sentence[pos:])
     return [p.strip(" ,;") for p in parts if p.strip(" ,;")]
 

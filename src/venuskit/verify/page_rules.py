@@ -508,6 +508,11 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
+    texts = [f.text for f in filled if f.text.strip()]
+    if goal and texts and all(T.contains(goal, t) and not T.contains(kp, t) for t in texts):
+        # the last form typed what another step of the goal asks ("quiet cafe" into a search): this keypoint's form,
+        # if any, was committed before it
+        return _entered_values(kp, values, steps[: min(f.step for f in filled)], lines, goal)
     stated = T.stated_text(kp) if _ENTRY.match(kp) else None
 
     def same(text: str, v: str) -> bool:  # a stated message is held with or without its closing full stop
