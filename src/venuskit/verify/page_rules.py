@@ -19,6 +19,8 @@ They read the clicks (the words under each red dot, read from the region of the 
   Text typed after a click on the goal's own words went into no field; a field holding a cut of one of the goal's
   words ("thrill" for "thriller movies") is contradicted. A rename ("Rename X to Y", "把X重命名为Y") enters the new
   name only, on a form whose screen showed the old one where the typing began (else another item was renamed).
+  When the run's last form typed only what another step of the goal asks (the next step's search), the form
+  committed before it is the keypoint's. A mail "to your own account's address" is never satisfied here.
 - `dragged_to`: "Drag Amandie to the 5th position" (top, bottom, up/down by one): the drag started on the item
   and dropped it where that rank is, counted among the rows of its list on the screen before the drag.
 - `sorted_list`: "Sort the numbers in increasing order": the list's numbers, read top to bottom on the screen of
