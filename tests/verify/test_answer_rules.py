@@ -400,28 +400,34 @@ def test_described_content_needs_a_typed_text_besides_the_keypoints_values(tmp_p
     assert T.described('Create a document titled "X" containing the text "Status: in progress"') is None
 
 
+def _draft_run(tmp_path, goal: str, to: str, name: str):
+    """The agent fills To, Subject and Message of a mail form (a label above each field) with `to`, "Your mentoring
+    session" and "I can make it.", then saves it as a draft; the run verified with the rules."""
+    form_url, drafts = f"{APP}/mail/compose", f"{APP}/mail/drafts?flash=draft_saved"
+    texts = (to, "Your mentoring session", "I can make it.")
+    rows = ["To", "", "Subject", "", "Message", "", "Save draft"]
+    shots = [screen(rows)]
+    for i, text in enumerate(texts):
+        rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
+        shots.append(screen(rows))
+    steps = []
+    for i, text in enumerate(texts):
+        steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New message"),
+                  S(shots[i], Type(content=text), form_url, "New message")]  # fmt: skip
+    steps += [S(shots[3], Click(point=Point(0.12, (30 + 50 * 6 + 12) / 400)), form_url, "New message"),
+              S(screen(["Drafts", "Your mentoring session", "Draft saved."]), Finished(content="Done."), drafts,
+                "Drafts")]  # fmt: skip
+    return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+
+
 def test_a_mail_saved_for_another_recipient_is_not_the_mail_asked_for(tmp_path):
     """Before: only the quoted subject and text were checked, so a draft typed to lena.fischer@… was `completed` for
     "write an email to sofia.chen@… with the subject "…"". The address outside the quotes is a value like them."""
     goal = ('Write an email to sofia.chen@northwind.example with the subject "Your mentoring session" saying '
             '"I can make it.", but only save it as a draft.')  # fmt: skip
-    form_url, drafts = f"{APP}/mail/compose", f"{APP}/mail/drafts?flash=draft_saved"
 
     def run(name: str, to: str):
-        texts = (to, "Your mentoring session", "I can make it.")
-        rows = ["To", "", "Subject", "", "Message", "", "Save draft"]  # a label above each field
-        shots = [screen(rows)]
-        for i, text in enumerate(texts):
-            rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
-            shots.append(screen(rows))
-        steps = []
-        for i, text in enumerate(texts):
-            steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New message"),
-                      S(shots[i], Type(content=text), form_url, "New message")]  # fmt: skip
-        steps += [S(shots[3], Click(point=Point(0.12, (30 + 50 * 6 + 12) / 400)), form_url, "New message"),
-                  S(screen(["Drafts", "Your mentoring session", "Draft saved."]), Finished(content="Done."), drafts,
-                    "Drafts")]  # fmt: skip
-        return verify_episode(record(tmp_path, steps, goal, episode_id=name), make_judges("ocr,log"))
+        return _draft_run(tmp_path, goal, to, name)
 
     right = run("right", "sofia.chen@northwind.example")
     assert right.verdict == "completed", [(k.text, k.status, [v.reason for v in k.votes]) for k in right.keypoints]
@@ -480,20 +486,6 @@ def test_a_mail_to_your_own_address_is_not_credited_on_its_subject_alone(tmp_pat
     goal = ("Write an email to your own account's email address with the subject \"Your mentoring session\" saying "
             '"I can make it.", but only save it as a draft.')  # fmt: skip
     assert T.own_recipient(goal) and not T.own_recipient('Write to a@b.example "your own account"')
-    form_url, drafts = f"{APP}/mail/compose", f"{APP}/mail/drafts?flash=draft_saved"
-    texts = ("lena.fischer@northwind.example", "Your mentoring session", "I can make it.")
-    rows = ["To", "", "Subject", "", "Message", "", "Save draft"]
-    shots = [screen(rows)]
-    for i, text in enumerate(texts):
-        rows = [*rows[: 2 * i + 1], text, *rows[2 * i + 2 :]]
-        shots.append(screen(rows))
-    steps = []
-    for i, text in enumerate(texts):
-        steps += [S(shots[i], Click(point=Point(0.3, (30 + 50 * (2 * i + 1) + 12) / 400)), form_url, "New message"),
-                  S(shots[i], Type(content=text), form_url, "New message")]  # fmt: skip
-    steps += [S(shots[3], Click(point=Point(0.12, (30 + 50 * 6 + 12) / 400)), form_url, "New message"),
-              S(screen(["Drafts", "Your mentoring session", "Draft saved."]), Finished(content="Done."), drafts,
-                "Drafts")]  # fmt: skip
-    report = verify_episode(record(tmp_path, steps, goal), make_judges("ocr,log"))
+    report = _draft_run(tmp_path, goal, "lena.fischer@northwind.example", "own")
     mail = report.keypoints[0]
     assert report.verdict != "completed" and mail.status != "satisfied", [v.reason for v in mail.votes]
