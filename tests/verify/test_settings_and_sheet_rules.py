@@ -8,30 +8,14 @@ forever" only because neither was credited."""
 
 from __future__ import annotations
 
-import io
-
 from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, record, screen
+from verify_helpers import S, png, record, screen, why
+from verify_helpers import verify_rules as verify
 
 from venuskit.actions.types import Click, Finished, Point, Type
-from venuskit.verify import SGVConfig, make_judges, verify_episode
 from venuskit.verify.page_rules import cell_values
 
 SIZE = (640, 400)
-
-
-def verify(folder):
-    return verify_episode(folder, make_judges("ocr,log"), SGVConfig())
-
-
-def why(report) -> str:
-    return " | ".join(v.reason for k in report.keypoints for v in k.votes if v.status != "abstain")
-
-
-def png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
 
 
 # ---- a setting switched on or off --------------------------------------------------------------------------

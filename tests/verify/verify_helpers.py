@@ -17,6 +17,25 @@ from venuskit.record.store import EpisodeWriter
 from venuskit.verify.report import Vote
 
 
+def png(img: Image.Image) -> bytes:
+    """A drawn image as PNG bytes, as a recorder writes screenshots."""
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def verify_rules(folder: Path):
+    """The episode in `folder` verified by the rule judges alone (ocr, log), default SGV settings."""
+    from venuskit.verify import SGVConfig, make_judges, verify_episode
+
+    return verify_episode(folder, make_judges("ocr,log"), SGVConfig())
+
+
+def why(report) -> str:  # noqa: ANN001 - an SGVReport
+    """Every non-abstaining vote's reason, joined: what an assertion message should show."""
+    return " | ".join(v.reason for k in report.keypoints for v in k.votes if v.status != "abstain")
+
+
 def screen(lines: list[str], size: tuple[int, int] = (640, 400), bg: str = "white") -> bytes:
     """A screenshot with `lines` of 24 px text (big enough for OCR), PNG bytes."""
     img = Image.new("RGB", size, bg)
@@ -24,9 +43,7 @@ def screen(lines: list[str], size: tuple[int, int] = (640, 400), bg: str = "whit
     font = ImageFont.load_default(size=24)
     for i, line in enumerate(lines):
         draw.text((30, 30 + 50 * i), line, fill="black", font=font)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
+    return png(img)
 
 
 def cjk_font_path() -> str:
@@ -50,9 +67,7 @@ def zh_screen(lines: list[str], size: tuple[int, int] = (640, 400)) -> bytes:
     font = ImageFont.truetype(cjk_font_path(), 26)
     for i, line in enumerate(lines):
         draw.text((30, 30 + 50 * i), line, fill="black", font=font)
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
+    return png(img)
 
 
 def pixel(png: bytes, x: int, y: int) -> tuple[int, int, int]:

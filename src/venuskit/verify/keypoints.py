@@ -82,7 +82,14 @@ def _sentences(text: str) -> list[str]:
         if m.end() > start and not _ABBREVIATION.search(text[start : m.start()].rstrip()):
             out.append(text[start : m.start()])
             start = m.end()
-    return [t for t in [*out, text[start:]] if t.strip()]
+    return [piece for t in [*out, text[start:]] if t.strip() for piece in _scene_first(t)]
+
+
+def _scene_first(sentence: str) -> list[str]:
+    """A sentence that opens with a scene before a semicolon ("You already read the email X; mark it as unread") is
+    two: the scene, then the request, so that the scene goes with the request as its context."""
+    head, sep, rest = sentence.partition(";")
+    return [head, rest] if sep and rest.strip() and context_only(head) else [sentence]
 
 
 # Adverbs of sequence between a coordination and the next step's verb (", and finally post …").
@@ -240,7 +247,14 @@ def _zh_clauses(sentence: str) -> list[str]:
 def _starts_step(text: str) -> bool:
     text = text.lstrip()
     rest = _ZH_CONNECTIVE.sub("", text)
-    return bool(_ZH_NEXT.match(text) or _ZH_STEP.match(_ZH_PLACE.sub("", rest)) or _ZH_STEP.match(rest))
+    rest = re.sub(r"^请(?=按|根据|在)", "", rest)  # "请按邮件内容修改…": the polite word before a place or a source
+    return bool(_ZH_NEXT.match(text) or _ZH_STEP.match(_ZH_PLACE.sub("", rest)) or _ZH_STEP.match(rest)
+                or _ZH_REPORT.match(rest))  # fmt: skip
+
+
+# "…，告诉我最便宜的商品叫什么": a request to report back is a step of its own (an `Answer:` point), never part of
+# the act before it, which a form's submit alone could then satisfy.
+_ZH_REPORT = re.compile(r"^请?告诉我")
 
 
 def zh_scene(sentence: str, following: str) -> bool:

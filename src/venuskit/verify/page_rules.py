@@ -54,7 +54,7 @@ from venuskit.models.lexicon import CODE, EMAIL, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
-from venuskit.verify.images import changed_fraction
+from venuskit.verify.images import changed_fraction, mark_change
 
 Result = tuple[str, int | None, str]
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]
@@ -64,12 +64,14 @@ _MANY = re.compile(r"\b(?:all|every|each|both)\b|\b\d+\s+\w+s\b", re.I)
 _NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|search for)\s+(?:the\s+)?(?:\w+\s+){0,2}"
                        r"(?:by|from|of|named|called)\s+(?P<name>[A-Z@][\w@.'-]*(?:\s+[A-Z][\w.'-]*)*)\s*[.]?$",
                        re.I)  # fmt: skip
-_ENTRY = re.compile(r"^\s*(?:enter|type|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|reply|forward|"
-                    r"send|search for)\b", re.I)  # fmt: skip
+_ENTRY = re.compile(r"^\s*(?:enter|type|comment|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|"
+                    r"reply|forward|send|search for)\b", re.I)  # fmt: skip
 # "Rename X to Y" / "把X重命名为Y": only the new name is entered (the old one is the item's, on the page already).
 _RENAME = re.compile(r"^\s*(?:rename\b.*?\bto\b|(?:请)?(?:把|将).*?(?:重命名|改名)为)", re.I)
+# "Comment on Lucas's post "X" with "Y"": X and its author name the post commented on; only Y is typed.
+_COMMENT_ON = re.compile(r"^\s*comment\s+on\b.*?\bwith\b(?=\s*[\"“])", re.I)
 _AFFIX = re.compile(r"\b(?P<kind>starts|begins|ends) with\s+[\"“](?P<text>[^\"”]+)[\"”]", re.I)
-_SENDS = re.compile(r"^\s*(?:reply|forward|send|search for)\b", re.I)
+_SENDS = re.compile(r"^\s*(?:reply|forward|send|comment|search for)\b", re.I)
 _FIELD_WORDS = re.compile(r"\b(?:with the (?:spinner|slider)|as the (?:date|time))\b", re.I)
 _SUBMIT_WORDS = re.compile(r"^\W*(?:submit|send|save|log ?in|sign ?in|ok|search|go|done|confirm|apply|post|reply|"
                            r"forward|next|continue|agree|yes)\W*$", re.I)  # fmt: skip
@@ -171,6 +173,39 @@ def clicked_word(step: Evidence) -> str:
     if 0 <= step.under_at < len(step.under):
         return step.under[step.under_at]
     return R.target(step)
+
+
+# The one-click acts whose icon shows its state: filled in once done, emptied once undone.
+_TOGGLES = {"star": True, "unstar": False}
+
+
+def toggled_icon(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Star the Drive file "X"" done with an icon: the agent's last click that toggled an icon on X's row (an
+    unlabelled control at the height of a line that reads X, on a page that stayed) filled it in (star) or emptied it
+    (unstar), as asked, and the rest of the screen stayed. A labelled control is `R.one_click`'s to judge; a row's
+    other icons take the row away (trash) or fill nothing under the click."""
+    verb, zh = R.one_click_verb(kp)
+    quoted = T.quoted(kp)
+    if verb not in _TOGGLES or len(quoted) != 1 or lines is None or zh and set(R.needles(kp)) - set(quoted):
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        step, after = steps[s], steps[s + 1]
+        if not R.clicked(step) or step.png is None or after.png is None or re.search(r"\w", clicked_word(step)):
+            continue  # a labelled control (an icon's glyph, "☆", is no label)
+        if changed_fraction(step.png, after.png) > _STAYED or not on_row_of(step, quoted[0], lines):
+            continue
+        delta = mark_change(step.png, after.png, R._point(step) or (0.0, 0.0), near=True)
+        if delta is None or abs(delta) < _FILLED:
+            continue
+        if (delta > 0) != _TOGGLES[verb]:
+            return None  # the last toggle on the row went the other way
+        how = "filled it in" if delta > 0 else "emptied it"
+        return "satisfied", s + 1, f"the click at step {s} on an icon on the row of {quoted[0]!r} {how}"
+    return None
+
+
+_STAYED = 0.03  # the share of the screen a toggle may change (the icon, a badge): more is another view opened
+_FILLED = 0.1  # the share of an icon's box that must turn filled (or empty) for a toggle to count
 
 
 def _changed_after(steps: Sequence[Evidence], s: int) -> bool:
@@ -307,11 +342,11 @@ def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Ro
 def entry_values(kp: str) -> list[str]:
     """The values an entry keypoint names: quoted text, times, dates, e-mail addresses, numbers, and names outside
     quotes; of a rename, the new name."""
-    rename = _RENAME.match(kp)
+    rename = _RENAME.match(kp) or _COMMENT_ON.match(kp)
     if rename:
         return [as_asked(q, kp) for q in T.quoted(kp[rename.end() :])]
-    if not _ENTRY.match(kp) or _AFFIX.search(kp):
-        return []
+    if not _ENTRY.match(kp) or _AFFIX.search(kp) or T.COMMENTS.match(kp):
+        return []  # a comment with no quoted text ("Comment on X's post "Q""): its post is no value to type
     if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
         return []  # "Select BQrG, MH": items to click, not values to enter
     stated = T.stated_text(kp)  # a message after "says:" is one value; its names and numbers are not others
@@ -488,10 +523,23 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     values = entry_values(kp)
     if not values or not steps or T.described(kp) is not None:  # content described: `described_entry` checks it
         return None
+    if T.sourced_value(kp):
+        return None  # "on the date X proposes in the email "Y"": Y is no value to type, and the date no field shows
     found = _entered_values(kp, values, steps, lines, goal)
+    if found is not None and found[0] == "satisfied" and not _on_its_item(kp, steps, found[1]):
+        return None  # a comment went in, but not on a page about the post the keypoint names
     if found is not None and found[0] == "satisfied" and T.own_recipient(kp):
         return "not_visible", None, f"{found[2]}; sent to the user's own address, which no screen says is theirs"
     return found
+
+
+def _on_its_item(kp: str, steps: Sequence[Evidence], commit: int | None) -> bool:
+    """Of a comment keypoint, the form was on (or opened from) the page of the post it names."""
+    m = _COMMENT_ON.match(kp)
+    if m is None or commit is None:
+        return True
+    about = R.form_context(steps, min(commit, len(steps) - 1))
+    return all(any(T.contains(c, q) for c in about) for q in T.quoted(kp[: m.end()]))
 
 
 def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines: Lines | None,
@@ -510,11 +558,12 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
-    texts = [f.text for f in filled if f.text.strip()]
-    if goal and texts and all(T.contains(goal, t) and not T.contains(kp, t) for t in texts):
+    # the fields of the committed page itself (`fields` also keeps those of forms the agent left on other pages)
+    here = [f for f in filled if f.text.strip() and steps[f.step].title == steps[commit].title]
+    if goal and here and all(T.contains(goal, f.text) and not T.contains(kp, f.text) for f in here):
         # the last form typed what another step of the goal asks ("quiet cafe" into a search): this keypoint's form,
         # if any, was committed before it
-        return _entered_values(kp, values, steps[: min(f.step for f in filled)], lines, goal)
+        return _entered_values(kp, values, steps[: min(f.step for f in here)], lines, goal)
     stated = T.stated_text(kp) if _ENTRY.match(kp) else None
 
     def same(text: str, v: str) -> bool:  # a stated message is held with or without its closing full stop
@@ -560,6 +609,113 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
     return None
+
+
+# "Add the line "X" at the end of the document "Y"": X is typed into Y's body, which a save commits.
+_APPEND = re.compile(r"^\s*(?:add|append)\s+(?:the\s+|a\s+)?(?:line|text|sentence|note|paragraph)\s+(?=[\"“])", re.I)
+_AT_END = re.compile(r"\bat the (?:end|bottom)\b|末尾|结尾", re.I)
+
+
+def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Add the line "X" at the end of the document "Y"": X was typed on Y's page (or a page opened from it), a click
+    committed it and changed the screen, and the committed screen shows X; with "at the end", no line of the
+    document's column stands below it."""
+    quoted = T.quoted(kp)
+    if _APPEND.match(kp) is None or not quoted or lines is None:
+        return None
+    value, items = quoted[0], quoted[1:]
+    last = max((s for s in range(len(steps)) for t in R.typed_texts(steps[s]) if T.contains(t, value)), default=None)
+    commit = commit_step(steps, last) if last is not None else None
+    if commit is None or commit + 1 >= len(steps):
+        return None
+    if not all(any(T.contains(c, q) for c in R.form_context(steps, commit)) for q in items):
+        return None  # typed and saved, but in no page about the document the keypoint names
+    shown = lines(steps[commit + 1])
+    box = next((b for b, t in shown if T.ocr_contains(t, value)), None)
+    if box is None:
+        return None
+    kept = {T.normalise(t) for _, t in lines(steps[commit])}  # the document's lines; a fresh "Saved." is none
+    below = [t for b, t in _column(shown, box) if b[1] > box[3] and T.normalise(t) in kept]
+    if _AT_END.search(T.unquoted(kp)) and below:
+        return "contradicted", commit + 1, f"{value!r} was saved with a line of the document below it"
+    return "satisfied", commit + 1, f"{value!r} typed on {steps[commit].title!r}, committed at step {commit} by " \
+                                    f"{clicked_word(steps[commit])!r}, and shown after it"  # fmt: skip
+
+
+# "Save the attachment of X's email "Q" to Drive": a click that puts an item somewhere, and the page's word it did.
+_PUT_TO = re.compile(r"^\s*(?P<verb>(?i:save|copy|move))\b.*\bto\s+(?:the\s+|your\s+)?"
+                     r"(?P<place>[A-Z][\w-]*(?: [A-Z][\w-]*)?)\s*$")  # fmt: skip
+_PAST = {"save": "saved", "copy": "copied", "move": "moved"}
+
+
+def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Save the attachment of … email "Q" to Drive": on a page about Q, the agent clicked a label that starts with the
+    verb ("Save to Drive"), and the next screen says, freshly, that it was done there ("Saved to Drive")."""
+    m = _PUT_TO.match(T.unquoted(kp).strip(" ."))
+    quoted = T.quoted(kp)
+    if m is None or not quoted or lines is None:
+        return None
+    verb, place = m.group("verb").casefold(), m.group("place")
+    said = re.sub(r"\W", "", f"{_PAST[verb]}to{place}".casefold())
+    for s in range(len(steps) - 2, -1, -1):
+        label = re.sub(r"\W", "", R.target(steps[s]).casefold())  # the whole control: "Save to Drive"
+        if not R.clicked(steps[s]) or not label.startswith(verb) or _PAST[verb] in label:
+            continue
+        if not all(any(T.contains(c, q) for c in R.context(steps, s)) for q in quoted):
+            continue
+        before = {re.sub(r"\W", "", t.casefold()) for _, t in lines(steps[s])}
+        fresh = [t for _, t in lines(steps[s + 1]) if said in re.sub(r"\W", "", t.casefold())
+                 and re.sub(r"\W", "", t.casefold()) not in before]  # fmt: skip
+        if fresh:
+            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {R.target(steps[s])!r}; the " \
+                                       f"page then said {fresh[0]!r}"  # fmt: skip
+    return None
+
+
+# Fields that show dots for what was typed: what went into them only the log and the page's answer tell.
+_MASKED = re.compile(r"\b(?:password|passcode|pin)\b|密码", re.I)
+
+
+def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Change your password from "A" to "B"": every quoted value was typed (in the keypoint's order) into fields that
+    did not show it (masked), on one page; then a click on a label made of the keypoint's own words ("Change
+    password", "Save") changed the screen, and a fresh line on it names what the keypoint changes ("Password
+    changed."). The pixels cannot show which value went into which masked field; the order of typing stands in."""
+    values = T.quoted(kp)
+    if not values or lines is None or not _MASKED.search(T.unquoted(kp)) or not R.positive(kp):
+        return None
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])]
+    at = _typed_in_order(values, typed)
+    if at is None:
+        return None
+    last = max(s for s, t in typed if t in values)
+    shown = any(e.png is not None and T.ocr_contains(" ".join(t for _, t in lines(e)), v)
+                for e in steps[at[0]:last + 2] for v in values)  # fmt: skip
+    commit = commit_step(steps, last)
+    if shown or commit is None or commit + 1 >= len(steps) or R.page(steps[commit])[1] != R.page(steps[at[0]])[1]:
+        return None  # a value on screen is no masked field's; `entered_values` reads it
+    label = clicked_word(steps[commit]) or ""
+    own = set(re.findall(r"[a-z]+", T.unquoted(kp).casefold()))
+    words = re.findall(r"[a-z]+", label.casefold())
+    if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label)) or R.OPENS_FORM.match(label):
+        return None
+    before = {T.normalise(t) for _, t in lines(steps[commit])}
+    fresh = [t for _, t in lines(steps[commit + 1]) if T.normalise(t) not in before and _MASKED.search(t)]
+    if not fresh:
+        return None
+    return "satisfied", commit + 1, f"typed {values} into masked fields, committed by {label!r} at step {commit}; " \
+                                    f"the page then said {fresh[0]!r}"  # fmt: skip
+
+
+def _typed_in_order(values: list[str], typed: list[tuple[int, str]]) -> list[int] | None:
+    """The steps at which each value was first typed, each after the one before; None when one was not."""
+    at: list[int] = []
+    for v in values:
+        s = next((s for s, t in typed if t == v and (not at or s > at[-1])), None)
+        if s is None:
+            return None
+        at.append(s)
+    return at
 
 
 def _renamed_item_shown(kp: str, steps: Sequence[Evidence], start: int, lines: Lines | None) -> bool:
@@ -654,6 +810,51 @@ def near_miss(typed: str, wanted: str) -> bool:
     another case."""
     a, b = typed.casefold(), wanted.casefold()
     return a != b and (b.startswith(a) or a.startswith(b)) or (a == b and typed != wanted)
+
+
+# A page's word that the form was saved: the answer to a commit the screens show, when the click's own label is not
+# readable (a list drawn over it).
+_SAVED = re.compile(r"^\W*(?:(?:changes |settings |profile )?(?:saved|updated)|已保存|保存成功|已更新)\W*$", re.I)
+
+
+def chosen_option(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Set the department in your profile to Sales" done with a drop-down: after the agent's last pick of an option,
+    a click made the page say it saved ("Saved."), and on that screen the line right under the field's label (the
+    field the keypoint names: "Department") reads the value. Another value there leaves it to the other rules."""
+    values = entry_values(kp)
+    picks = [s for s in range(len(steps)) if "SelectOption" in R._names(steps[s].act)]
+    if len(values) != 1 or not picks or lines is None or not _ENTRY.match(kp):
+        return None
+    for t in range(picks[-1] + 1, len(steps) - 1):
+        before = {T.normalise(x) for _, x in lines(steps[t])}
+        saved = [x for _, x in lines(steps[t + 1]) if _SAVED.match(x) and T.normalise(x) not in before]
+        if not R.clicked(steps[t]) or not saved:
+            continue
+        shown = _under_label(kp, lines(steps[t + 1]))
+        if shown is not None and same_value(shown, values[0]):
+            return "satisfied", t + 1, f"{values[0]!r} under its label when the page said {saved[0]!r} (step {t + 1})"
+        return None
+    return None
+
+
+# "Set the department in your profile to Sales", "Change your time zone to …": the field the keypoint sets.
+_SET_FIELD = re.compile(r"^\s*(?:set|change|select|choose)\s+(?:the\s+|your\s+)?(?P<field>[a-z][a-z ]{2,30}?)\s+"
+                        r"(?:in|on|of|for|to)\b", re.I)  # fmt: skip
+
+
+def _under_label(kp: str, screen: tuple) -> str | None:
+    """The text of the line right under the label of the field the keypoint sets (the field's value)."""
+    m = _SET_FIELD.match(T.unquoted(kp))
+    if m is None:
+        return None
+    field = m.group("field").casefold().split()
+    for box, text in screen:
+        if re.findall(r"\w+", text.casefold()) != field:
+            continue
+        below = [(b, x) for b, x in screen if 0 <= b[1] - box[3] <= 2 * (box[3] - box[1]) and abs(b[0] - box[0]) <= 40]
+        if below:
+            return min(below, key=lambda r: r[0][1])[1]
+    return None
 
 
 def _last_commit(steps: Sequence[Evidence]) -> int | None:
@@ -837,6 +1038,22 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     return answer_on_its_row(kp, steps, lines, found, answer)
 
 
+def _comment_posted(entry: str, steps: Sequence[Evidence]) -> Result | None:
+    """"Comment on X's post "Q"" (its text described elsewhere): the agent typed on Q's page (or one opened from it)
+    and committed it there with a click that changed the screen."""
+    if T.COMMENTS.match(entry) is None or not T.quoted(entry):
+        return None
+    last = max((s for s in range(len(steps)) if R.typed_texts(steps[s])), default=None)
+    commit = commit_step(steps, last) if last is not None else None
+    if commit is None or not _SUBMIT_WORDS.match(clicked_word(steps[commit]) or "") and \
+            not R._SUBMIT_LABEL.match(clicked_word(steps[commit]) or ""):  # fmt: skip
+        return None
+    if not all(any(T.contains(c, q) for c in R.form_context(steps, commit)) for q in T.quoted(entry)):
+        return None
+    return "satisfied", commit, f"a comment typed on {steps[commit].title!r}, committed at step {commit} by " \
+                                f"{clicked_word(steps[commit])!r}"  # fmt: skip
+
+
 def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lines: Lines | None,
                     goal: str = "") -> Result | None:  # fmt: skip
     """A keypoint that describes the content it asks for instead of quoting it ("… with the subject "S" saying the
@@ -850,7 +1067,8 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     if split is None or read is None or not steps:
         return None
     entry, about = split
-    form = (entered_values(entry, steps, lines, goal) or R.submitted(entry, steps, read)) if entry else None
+    form = (entered_values(entry, steps, lines, goal) or R.submitted(entry, steps, read)
+            or _comment_posted(entry, steps)) if entry else None  # fmt: skip
     if form is None or form[0] != "satisfied":
         return form
     commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)

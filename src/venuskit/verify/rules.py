@@ -78,12 +78,16 @@ _ASKS_REMOVAL = re.compile(r"\b(delete|remove|trash|discard|empty|clear|purge|un
                            r"decline|archive|drop|take .* out)\b|删除|移除|退出|恢复|取消", re.I)  # fmt: skip
 # Imperatives whose whole effect is one click on a button of the same name, on the item's own page.
 _ONE_CLICK = ("star", "unstar", "archive", "accept", "decline", "join", "leave", "like", "restore", "trash",
-              "delete", "unarchive")  # fmt: skip
+              "delete", "unarchive", "mark")  # fmt: skip
+# "Mark X as unread": the state a "mark" keypoint asks for, which the clicked label must name too ("Mark as read" is
+# the opposite act).
+_MARK_AS = re.compile(r"\bmark\b.*?\bas\s+(?:an?\s+)?(?P<state>[a-z-]+)", re.I)
 _GIVE = re.compile(r"^\s*give\s+(?:it|them|both|each|all|each of them|both of them|the \w+)?\s*an?\s+"
                    r"(?P<verb>like|star)\b", re.I)  # fmt: skip
 # The one-click acts in Chinese: what asks for it in a keypoint -> the labels that do it.
 _ZH_ONE_CLICK = {
-    "unstar": ("取消星标|取消加星", "取消星标|取消加星"), "star": ("加星|星标|标星", "加星|星标|标星"),
+    "unstar": ("取消[^，,。；;]{0,8}?(?:星标|加星)", "取消星标|取消加星"),
+    "star": ("加星|星标|标星", "加星|星标|标星"),
     "unarchive": ("取消归档", "取消归档|移回收件箱"), "archive": ("归档", "归档"), "accept": ("接受", "接受"),
     "decline": ("拒绝", "拒绝"), "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
@@ -287,8 +291,10 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
     that describes its content ("saying the amount of …") is left to `page_rules.described_entry`: its values say
     where the content comes from, and typing them is no content."""
     want = needles(kp)
-    if T.described(kp) is not None:
+    if T.described(kp) is not None or T.sourced_value(kp):
         return None
+    if _SEARCH_KP.match(kp) and any(e.url for e in steps):
+        return None  # a web search is `searched`'s: a submit of its text into a price filter is no search
     if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
     for sub in reversed(submits(steps)):
@@ -306,6 +312,36 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
                                             "says is theirs"  # fmt: skip
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
+    return None
+
+
+# ---- a search --------------------------------------------------------------------------------------------
+
+# "Search for "X"", "在邮件中搜索“PRJ-7741”": a search for one quoted text.
+_SEARCH_KP = re.compile(r"^\s*(?:search(?:\s+for)?\b|请?(?:在[^，,“”\"]{1,12}?(?:中|里|上)?)?\s*(?:搜索|查找))", re.I)
+# The URL parameters apps put a search's text in (a price filter's "min=冰川" is none of them).
+_QUERY = re.compile(r"(?:^|[?&#])(?:q|query|search|keyword|keywords|kw|term)=(?P<text>[^&#]*)", re.I)
+_ONLY_PLACE = re.compile(r"\s*(?:(?:in|on|within)\s+[\w\s'’-]{1,30})?\s*[.。!！]?\s*", re.I)  # after the quoted text
+_RESULTS = re.compile(r"\bresults?\b|搜索结果|结果", re.I)
+
+
+def searched(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """A search keypoint that asks only the search (at most a place after it: "in your mail"): the agent typed the
+    quoted text exactly, and a later page carries it as its search (a URL parameter such as `q=`, or a title that
+    says it shows its results: "Results for “X”"). Typed into another field (a price filter) it is no search."""
+    quoted = T.quoted(kp)
+    if _SEARCH_KP.match(kp) is None or len(quoted) != 1 or not _ONLY_PLACE.fullmatch(re.split(r"[\"”」]", kp)[-1]):
+        return None  # "搜索“冰川”，按价格从低到高排序": a search and more, which the search alone does not meet
+    want = T.normalise(quoted[0])
+    typed = [s for s in range(len(steps)) for t in typed_texts(steps[s]) if T.normalise(t) == want]
+    if not typed:
+        return None
+    for s in range(typed[0] + 1, len(steps)):
+        query = [T.normalise(m.group("text")) for m in _QUERY.finditer(tail(steps[s].url))]
+        title = steps[s].title or ""
+        if want in query or _RESULTS.search(title) and T.contains(title, quoted[0]):
+            where = f"the URL {tail(steps[s].url)!r}" if want in query else f"the title {title!r}"
+            return "satisfied", s, f"typed {quoted[0]!r} at step {typed[0]}; {where} at step {s} carries the search"
     return None
 
 
@@ -392,22 +428,33 @@ def clicked_named(kp: str, steps: Sequence[Evidence]) -> Result | None:
     return "satisfied", step, f"the agent clicked {sorted(at)} (last at step {step})"
 
 
+def one_click_verb(kp: str) -> tuple[str, str | None]:
+    """The act a one-click keypoint asks ("star", "restore", …; "" for none of them), and the key of the Chinese
+    wording that asked it, if one did."""
+    give = _GIVE.match(T.unquoted(kp))
+    verb = give.group("verb").casefold() if give else _clause_verb(T.unquoted(kp))
+    zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
+    verb = zh or ("restore" if _BACK.match(T.unquoted(kp)) else verb)
+    return (verb if verb in _ONE_CLICK else ""), zh
+
+
 def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like", "Bring it back
     to the inbox" = restore): on a page about the quoted item, the agent clicked a label that starts with the
     keypoint's own verb, and the screen or page changed. A keypoint that asks it of each of several items ("both",
     "each", "all") needs a click on each one's page."""
-    give = _GIVE.match(T.unquoted(kp))
-    verb = give.group("verb").casefold() if give else _clause_verb(T.unquoted(kp))
-    zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
-    verb = zh or ("restore" if _BACK.match(T.unquoted(kp)) else verb)
+    verb, zh = one_click_verb(kp)
     quoted = T.quoted(kp)
     if verb not in _ONE_CLICK or not quoted or zh and set(needles(kp)) - set(quoted):
         return None  # a Chinese keypoint that also names a value asks more than the click
     each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp)))
     groups = [[q] for q in quoted] if each else [quoted]
     final = bool(_FOR_GOOD.search(own_words(kp)))  # "Permanently delete": the label must say so too
-    found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None, final) for names in groups]
+    state = _MARK_AS.search(own_words(kp)) if verb == "mark" else None
+    if verb == "mark" and state is None:
+        return None  # "Mark the task done" names no state a label can be matched on
+    found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None, final,
+                           state.group("state").casefold() if state else None) for names in groups]  # fmt: skip
     if any(s is None for s in found):
         return None
     at = max(s for s in found if s is not None)
@@ -436,19 +483,36 @@ def _label_verb(text: str, verb: str) -> bool:
     """The label starts with the verb as a word, or glued to the object OCR reads without its space ("Leavegroup",
     "Deleteforever")."""
     first = (text.split() or [""])[0]
-    return first == verb or first.startswith(verb) and first[len(verb):] in _GLUED_OBJECTS
+    glued = first[len(verb):]
+    return first == verb or first.startswith(verb) and (glued in _GLUED_OBJECTS or verb == "mark" and
+                                                        glued.startswith("as"))  # "Markasunread"  # fmt: skip
+
+
+def _names_state(label: str, state: str) -> bool:
+    """The label names the state as a word, or at its end as OCR glues it ("Markasunread"; "unread" is no "read")."""
+    return state in re.findall(r"[a-z-]+", label) or re.sub(r"\s", "", label).endswith("as" + state)
+
+
+def _asks_to_confirm(label: str, after: Evidence) -> bool:
+    """The click opened a page titled with its own label of two words or more (the app's name after " · " aside): a
+    dialog that asks to confirm the act ("Delete post"). One word is a folder's name as well ("Archive")."""
+    title = re.split(r"\s+[·|–-]\s+", after.title or "")[0]
+    return len(title.split()) >= 2 and re.sub(r"\W", "", title.casefold()) == re.sub(r"\W", "", label.casefold())
 
 
 def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: str | None = None,
-                  final: bool = False) -> int | None:  # fmt: skip
+                  final: bool = False, state: str | None = None) -> int | None:  # fmt: skip
     """The latest step that clicked a `verb` label (or one that starts with the Chinese labels `zh`) on a page about
-    all of `names` and changed the screen; with `final`, a label that says the act is for good ("Delete forever")."""
+    all of `names` and changed the screen; with `final`, a label that says the act is for good ("Delete forever");
+    with `state`, a label that names that state ("Mark as unread")."""
     for s in range(len(steps) - 2, -1, -1):
         text = re.sub(r"^\W+", "", target(steps[s]).casefold())
         if not clicked(steps[s]) or not (_label_verb(text, verb) or zh and re.match(zh, text)):
             continue
-        if final and not _FOR_GOOD.search(text):
+        if final and not _FOR_GOOD.search(text) or state and not _names_state(text, state):
             continue
+        if _asks_to_confirm(text, steps[s + 1]):
+            continue  # "Delete post" opened the page "Delete post": a confirmation, the act is not done yet
         about = context(steps, s)
         if all(any(T.contains(c, q) for c in about) for q in names) and _changed(steps[s], steps[s + 1], 0.0):
             return s

@@ -171,10 +171,27 @@ def described(kp: str) -> tuple[str, str] | None:
     """(the keypoint without its description, the description) of a keypoint that describes the content it asks
     for ("… with the subject "S" saying the amount of the X payment" -> ("… with the subject "S"", "the amount of
     the X payment")), else None."""
-    m = _DESCRIBED.search(kp)
+    m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None)
     if m is None:
         return None
     return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
+
+
+# "Comment on X's post "Q" with the bank reference of …": after the post's name, "with" + a description is the content.
+_COMMENT_WITH = re.compile(r"(?<=[\"”」])\s*,?\s*with\s+(?=(?:the|your|its|my|their|his|her)\b)", re.IGNORECASE)
+COMMENTS = re.compile(r"^\s*comment\s+on\b", re.IGNORECASE)  # a comment keypoint; its post is no value to type
+
+
+# A value named by where it comes from ("on the date Lucas Walsh proposes in the email "X"", "with the location the
+# place … in the email "X""): the source's name is no value to type, and the value itself no entry rule can read.
+_SOURCED = re.compile(r"\bthe\s+(?:date|day|time|place|location|venue|amount|total|price|code|reference|number|name|"
+                      r"address|department)\b[^\"“”]{0,60}?\b(?:in|from)\s+(?:the|your)\s+(?:email|e-mail|mail|message|"
+                      r"document|spreadsheet|sheet|post|calendar|file|note)\b", re.IGNORECASE)  # fmt: skip
+
+
+def sourced_value(kp: str) -> bool:
+    """The keypoint asks for a value it names only by its source (`_SOURCED`)."""
+    return bool(_SOURCED.search(kp))
 
 
 def needles(text: str) -> list[str]:
@@ -183,7 +200,9 @@ def needles(text: str) -> list[str]:
     clauses and of a closing "field: value". Deduplicated, in order."""
     found = quoted(text)
     outside = QUOTED.sub(" ", text)
-    found += [m.group("value") for m in _ZH_LABELLED.finditer(outside)]
+    # a quoted name is no gap between a field and its value ("取消邮件“X”的星标" labels nothing "的星标")
+    labelled = _ZH_LABELLED.finditer(QUOTED.sub("\x00", text))
+    found += [m.group("value") for m in labelled if "\x00" not in m.group("value")]
     found += [m.group("value") for m in _ZH_COLON.finditer(outside)]
     found += [m.group("value") for m in _STATED.finditer(outside)]
     for pattern in _KEY_VALUES:
