@@ -533,13 +533,26 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     return found
 
 
+def _form_about(steps: Sequence[Evidence], s: int, names: list[str]) -> bool:
+    """The form committed at step `s` was on a page about every one of `names` (its title, or the title of the page
+    it was opened from)."""
+    about = R.form_context(steps, s)
+    return all(any(T.contains(c, q) for c in about) for q in names)
+
+
+def _new_lines(before: Evidence, after: Evidence, lines: Lines) -> list[str]:
+    """The lines of `after` whose text `before` did not show anywhere: what the click between them made the page
+    say ("Saved.", "Password changed.")."""
+    old = {T.normalise(t) for _, t in lines(before)}
+    return [t for _, t in lines(after) if T.normalise(t) not in old]
+
+
 def _on_its_item(kp: str, steps: Sequence[Evidence], commit: int | None) -> bool:
     """Of a comment keypoint, the form was on (or opened from) the page of the post it names."""
     m = _COMMENT_ON.match(kp)
     if m is None or commit is None:
         return True
-    about = R.form_context(steps, min(commit, len(steps) - 1))
-    return all(any(T.contains(c, q) for c in about) for q in T.quoted(kp[: m.end()]))
+    return _form_about(steps, min(commit, len(steps) - 1), T.quoted(kp[: m.end()]))
 
 
 def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines: Lines | None,
@@ -628,7 +641,7 @@ def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Re
     commit = commit_step(steps, last) if last is not None else None
     if commit is None or commit + 1 >= len(steps):
         return None
-    if not all(any(T.contains(c, q) for c in R.form_context(steps, commit)) for q in items):
+    if not _form_about(steps, commit, items):
         return None  # typed and saved, but in no page about the document the keypoint names
     shown = lines(steps[commit + 1])
     box = next((b for b, t in shown if T.ocr_contains(t, value)), None)
@@ -699,8 +712,7 @@ def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Res
     words = re.findall(r"[a-z]+", label.casefold())
     if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label)) or R.OPENS_FORM.match(label):
         return None
-    before = {T.normalise(t) for _, t in lines(steps[commit])}
-    fresh = [t for _, t in lines(steps[commit + 1]) if T.normalise(t) not in before and _MASKED.search(t)]
+    fresh = [t for t in _new_lines(steps[commit], steps[commit + 1], lines) if _MASKED.search(t)]
     if not fresh:
         return None
     return "satisfied", commit + 1, f"typed {values} into masked fields, committed by {label!r} at step {commit}; " \
@@ -826,8 +838,7 @@ def chosen_option(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Re
     if len(values) != 1 or not picks or lines is None or not _ENTRY.match(kp):
         return None
     for t in range(picks[-1] + 1, len(steps) - 1):
-        before = {T.normalise(x) for _, x in lines(steps[t])}
-        saved = [x for _, x in lines(steps[t + 1]) if _SAVED.match(x) and T.normalise(x) not in before]
+        saved = [x for x in _new_lines(steps[t], steps[t + 1], lines) if _SAVED.match(x)]
         if not R.clicked(steps[t]) or not saved:
             continue
         shown = _under_label(kp, lines(steps[t + 1]))
@@ -1048,7 +1059,7 @@ def _comment_posted(entry: str, steps: Sequence[Evidence]) -> Result | None:
     if commit is None or not _SUBMIT_WORDS.match(clicked_word(steps[commit]) or "") and \
             not R._SUBMIT_LABEL.match(clicked_word(steps[commit]) or ""):  # fmt: skip
         return None
-    if not all(any(T.contains(c, q) for c in R.form_context(steps, commit)) for q in T.quoted(entry)):
+    if not _form_about(steps, commit, T.quoted(entry)):
         return None
     return "satisfied", commit, f"a comment typed on {steps[commit].title!r}, committed at step {commit} by " \
                                 f"{clicked_word(steps[commit])!r}"  # fmt: skip
