@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, png, record, screen, why, zh_screen
+from verify_helpers import S, middle, png, record, screen, why, zh_screen
 from verify_helpers import verify_rules as verify
 
 from venuskit.actions.types import Click, Finished, Point, PressEnter, SelectOption, Type
@@ -21,11 +21,6 @@ from venuskit.verify.text import needles
 SIZE = (640, 400)
 FONT = ImageFont.load_default(size=24)
 APP = "http://127.0.0.1:8000"
-
-
-def middle(line: int, text: str) -> Point:
-    """The centre of `text` drawn by `screen` as line `line` (at x 30, y 30 + 50 line)."""
-    return Point((30 + FONT.getlength(text) / 2) / SIZE[0], (30 + 50 * line + 12) / SIZE[1])
 
 
 def last_word(line: int, text: str) -> Point:
@@ -157,6 +152,9 @@ def test_a_password_typed_into_masked_fields_in_order_and_changed_is_done(tmp_pa
     swapped = password_run(tmp_path / "swapped", ["Lagoon-Otter-58", "northwind-2024", "northwind-2024"],
                            "Password changed.")  # fmt: skip
     assert swapped.verdict != "completed", why(swapped)
+    typed = ["northwind-2024", "Lagoon-Otter-58", "Lagoon-Otter-58"]
+    must = password_run(tmp_path / "must", typed, "The new password must have 10 characters.")
+    assert must.verdict != "completed", why(must)  # the fresh line names the password, and refuses it
 
 
 # ---- a comment on a post, a line added at a document's end ---------------------------------------------------

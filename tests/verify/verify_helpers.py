@@ -46,6 +46,12 @@ def screen(lines: list[str], size: tuple[int, int] = (640, 400), bg: str = "whit
     return png(img)
 
 
+def middle(line: int, text: str, size: tuple[int, int] = (640, 400)) -> Point:
+    """The centre of `text` drawn by `screen` as line `line` (at x 30, y 30 + 50 line)."""
+    width = ImageFont.load_default(size=24).getlength(text)
+    return Point((30 + width / 2) / size[0], (30 + 50 * line + 12) / size[1])
+
+
 def cjk_font_path() -> str:
     """A font with Chinese glyphs (the world's zh pages need one too); fails loudly, never skips."""
     import glob

@@ -321,13 +321,15 @@ class OcrJudge:
             lambda: P.answered(text, steps, read, lines), lambda: P.described_entry(text, steps, read, lines, goal),
             lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
-            lambda: P.sorted_list(text, steps, lines), lambda: P.copied(text, goal, steps, read),
+            lambda: P.sorted_list(text, steps, lines), lambda: P.sorted_by(text, steps, lines),
+            lambda: P.copied(text, goal, steps, read),
             lambda: P.cells_hold(text, steps, lines), lambda: P.masked_entry(text, steps, lines),
             lambda: P.appended_line(text, steps, lines), lambda: P.chosen_option(text, steps, lines),
-            lambda: P.put_to(text, steps, lines), lambda: R.searched(text, steps),
+            lambda: P.put_to(text, steps, lines), lambda: P.reasoned_request(text, steps, lines),
+            lambda: R.searched(text, steps),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
-            lambda: R.one_click(text, steps), lambda: P.toggled_icon(text, steps, lines),
-            lambda: R.pressed(text, steps),
+            lambda: R.one_click(text, steps), lambda: R.reacted(text, steps),
+            lambda: P.toggled_icon(text, steps, lines), lambda: R.pressed(text, steps),
             lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
             lambda: R.refrained(text, steps, goal),
@@ -421,9 +423,10 @@ class LogJudge:
             return vote
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.searched(text, steps),
+            lambda: P.sorted_by(text, steps, None),
             lambda: R.submitted(text, steps),
             lambda: R.language_switched(text, steps),
-            lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps),
+            lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps), lambda: R.reacted(text, steps),
             lambda: R.never_shown(text, steps, None),
         ])  # fmt: skip
         return vote if found is None else Vote(self.name, vote.keypoint, *found)

@@ -149,6 +149,11 @@ def sort_points(goal: str) -> list[str]:
     return points
 
 
+# The point `sort_points` writes, read back by the rules: its quoted superlative is no value to show on a screen.
+SORT_POINT = re.compile(r'^The "(?P<word>[^"]+)" one is found from results sorted by (?P<key>[^,]+), '
+                        r"(?P<first>\w+) first \(the sort function was used\)$")  # fmt: skip
+
+
 def means_only(clause: str) -> bool:
     """A clause that only says how to get somewhere: a seeking verb alone ("Find"), any clause that ends "to find"
     ("Switch between the tabs to find", "Expand the sections below, to find"), or moving around ("Navigate

@@ -47,25 +47,32 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 import numpy as np
 
-from venuskit.models.lexicon import CODE, EMAIL, days
+from venuskit.models.lexicon import CODE, EMAIL, IBAN, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
 from venuskit.verify.images import changed_fraction, mark_change
+from venuskit.verify.keypoints import SORT_POINT
 
 Result = tuple[str, int | None, str]
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]
 
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b|\b(?:first|second|third|fourth|fifth|last)\b", re.I)
-_MANY = re.compile(r"\b(?:all|every|each|both)\b|\b\d+\s+\w+s\b", re.I)
+# "into both fields", "3 newsletters": the value goes into each field ("as" after an IBAN's last digits is no count)
+_MANY = re.compile(r"\b(?:all|every|each|both)\b|\b\d+\s+\w{2,}s\b", re.I)
 _NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|search for)\s+(?:the\s+)?(?:\w+\s+){0,2}"
                        r"(?:by|from|of|named|called)\s+(?P<name>[A-Z@][\w@.'-]*(?:\s+[A-Z][\w.'-]*)*)\s*[.]?$",
                        re.I)  # fmt: skip
 _ENTRY = re.compile(r"^\s*(?:enter|type|comment|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|"
                     r"reply|forward|send|search for)\b", re.I)  # fmt: skip
+# "Save Sofia Larsen with the IBAN … as a new recipient": an entry too, of a new item's fields
+_SAVE_AS_NEW = re.compile(r"^\s*(?:save|add)\b(?=.*\bas an? new\b)", re.I)
+# "…, without sending money": an act the keypoint forbids, named by its verb and object
+_WITHOUT = re.compile(r"\bwithout\s+(?P<verb>[a-z]{3,}?)(?:ing)\b(?P<what>[^,.;]*)", re.I)
 # "Rename X to Y" / "把X重命名为Y": only the new name is entered (the old one is the item's, on the page already).
 _RENAME = re.compile(r"^\s*(?:rename\b.*?\bto\b|(?:请)?(?:把|将).*?(?:重命名|改名)为)", re.I)
 # "Comment on Lucas's post "X" with "Y"": X and its author name the post commented on; only Y is typed.
@@ -256,7 +263,7 @@ def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | N
         return None
     if not clicks:
         return ("contradicted", steps[-1].index, "the agent clicked nothing") if steps else None
-    many = bool(_MANY.search(T.unquoted(kp)))
+    many = _each(kp)
     row_ok = bool(_NAVIGATE.match(T.unquoted(kp))) and not T.quoted(kp)  # an item found by a name on its row
     at: dict[str, int] = {}
     for name in names:
@@ -345,7 +352,7 @@ def entry_values(kp: str) -> list[str]:
     rename = _RENAME.match(kp) or _COMMENT_ON.match(kp)
     if rename:
         return [as_asked(q, kp) for q in T.quoted(kp[rename.end() :])]
-    if not _ENTRY.match(kp) or _AFFIX.search(kp) or T.COMMENTS.match(kp):
+    if not _entry(kp) or _AFFIX.search(kp) or T.COMMENTS.match(kp):
         return []  # a comment with no quoted text ("Comment on X's post "Q""): its post is no value to type
     if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
         return []  # "Select BQrG, MH": items to click, not values to enter
@@ -355,11 +362,33 @@ def entry_values(kp: str) -> list[str]:
     found += [m.group(0) for m in _TIME.finditer(own)]
     found += [m.group(0) for m in _DATE.finditer(own)]
     found += T.emails(own)  # the recipient: a field value like any other
-    rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", EMAIL.sub(" ", own))))
+    found += [m.group(0) for m in IBAN.finditer(own)]  # one value, not its digit groups
+    rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", EMAIL.sub(" ", IBAN.sub(" ", own)))))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
-    found += T.proper_names(rest)
+    # "Save Sofia Larsen … as a new recipient": the name after the verb is the item saved (`proper_names` skips a
+    # run that starts with the sentence's first word, so it would miss it)
+    found += T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
     found += [stated] if stated else []
     return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
+
+
+def _entry(kp: str) -> bool:
+    return bool(_ENTRY.match(kp) or _SAVE_AS_NEW.match(kp))
+
+
+def _saves(label: str, kp: str) -> bool:
+    """The label commits a new item the keypoint names: a submit word, or add / save / create with the keypoint's own
+    words ("Add recipient")."""
+    words = re.findall(r"[a-z]+", label.casefold())
+    own = set(re.findall(r"[a-z]+", kp.casefold())) | {"add", "save", "create"}
+    named = bool(words) and words[0] in ("add", "save", "create") and set(words) <= own
+    return bool(_SUBMIT_WORDS.match(label)) or named
+
+
+def _each(kp: str) -> bool:
+    """The keypoint asks for its value in several fields or items ("into both fields"); an IBAN's digit groups are
+    no count."""
+    return bool(_MANY.search(IBAN.sub(" ", T.unquoted(kp))))
 
 
 def _bare(text: str) -> str:
@@ -530,7 +559,25 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
         return None  # a comment went in, but not on a page about the post the keypoint names
     if found is not None and found[0] == "satisfied" and T.own_recipient(kp):
         return "not_visible", None, f"{found[2]}; sent to the user's own address, which no screen says is theirs"
+    broken = _forbidden_click(kp, steps) if found is not None and found[0] == "satisfied" else None
+    if broken is not None:
+        return "contradicted", broken, f"the click at step {broken} on {R.target(steps[broken])!r} did what " \
+                                       f"the keypoint forbids ({_WITHOUT.search(kp).group(0)!r})"  # fmt: skip
     return found
+
+
+def _forbidden_click(kp: str, steps: Sequence[Evidence]) -> int | None:
+    """Of "…, without sending money", the first click on a label that starts with the verb and names the object
+    ("Send money"); a "Send" of another step's mail names no money."""
+    m = _WITHOUT.search(T.unquoted(kp))
+    if m is None:
+        return None
+    verb, what = m.group("verb").lower(), re.findall(r"[a-z]{3,}", m.group("what").lower())
+    for s, step in enumerate(steps):
+        label = R.target(step).lower()  # only a click or tap has text under it
+        if label.startswith(verb) and (not what or any(w in label for w in what)):
+            return s
+    return None
 
 
 def _form_about(steps: Sequence[Evidence], s: int, names: list[str]) -> bool:
@@ -568,6 +615,8 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         return None
     if R.OPENS_FORM.match(clicked_word(steps[commit]) or ""):
         return None  # Reply, Edit, New event open a form: what was typed before the click was not sent by it
+    if _SAVE_AS_NEW.match(kp) and not _saves(R.target(steps[commit]), kp):
+        return None  # "Save X as a new recipient": a click away to another page ("Settings") saved nothing
     filled = fields(steps, commit, lines)
     # typing after a click on the goal's own words (the task box) went into no field
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
@@ -577,7 +626,7 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         # the last form typed what another step of the goal asks ("quiet cafe" into a search): this keypoint's form,
         # if any, was committed before it
         return _entered_values(kp, values, steps[: min(f.step for f in here)], lines, goal)
-    stated = T.stated_text(kp) if _ENTRY.match(kp) else None
+    stated = T.stated_text(kp) if _entry(kp) else None
 
     def same(text: str, v: str) -> bool:  # a stated message is held with or without its closing full stop
         return same_value(text.strip(), v) or v == stated and _bare(text) == _bare(v)
@@ -608,7 +657,7 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     shown = _widget_shows(values, steps[commit], steps[0], lines) if widget else None
     if shown:
         return "contradicted", commit, f"the form committed at step {commit} showed {shown!r}, not {values}"
-    if _MANY.search(T.unquoted(kp)) and others:  # "into both text fields": every field gets the value
+    if _each(kp) and others:  # "into both text fields": every field gets the value
         return "contradicted", commit, f"a field held {others[-1].text!r}; the keypoint asks for {values} in each"
     if by_rank:
         return None  # which field is "the 2nd" the pixels do not say; only a wrong value is decided
@@ -685,6 +734,60 @@ def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | 
     return None
 
 
+# "Request a return of X from order #N because it arrived damaged": a form committed by the keypoint's own verb, with
+# the reason picked on it.
+_BECAUSE = re.compile(r"^\s*(?P<verb>[a-z]+)\b(?P<what>.*?)\s+because\s+(?:it|they|he|she)?\s*(?P<why>[^,.;]+?)\s*$",
+                      re.I)
+_ORDER_NO = re.compile(r"#\s?\d{3,}")
+
+
+def reasoned_request(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A request with its reason: the agent's last click on a label made of the keypoint's words, starting with its
+    verb ("Request return"), was on a page about the order it names (#N) showing the item; the last labelled click
+    on that form before it was the reason ("Arrived damaged"); the next screen shows the item and says, freshly,
+    that it was done ("Return requested")."""
+    m = _BECAUSE.match(T.unquoted(kp).strip(" ."))
+    if m is None or lines is None:
+        return None
+    verb, why = m.group("verb").casefold(), T.normalise(m.group("why"))
+    words = set(re.findall(r"[a-z]+", kp.casefold()))
+    items = T.quoted(kp) + T.proper_names(m.group("what"))
+    codes = _ORDER_NO.findall(m.group("what"))
+    for s in range(len(steps) - 2, -1, -1):
+        label = re.findall(r"[a-z]+", R.target(steps[s]).casefold())
+        if not R.clicked(steps[s]) or not label or label[0] != verb or not set(label) <= words:
+            continue
+        start = R._form_start(steps, s)
+        picked = [R.target(steps[p]) for p in range(start, s) if R.clicked(steps[p]) and R.target(steps[p])]
+        if not picked or T.normalise(picked[-1]) != why:
+            return None  # the reason last picked on the form is not the keypoint's (or none was picked)
+        shown = " ".join(t for _, t in lines(steps[s]))
+        if not all(T.ocr_contains(shown, q) or any(T.contains(c, q) for c in R.context(steps, s))
+                   for q in items + codes):  # fmt: skip
+            return None
+        after = " ".join(t for _, t in lines(steps[s + 1]))
+        done = [t for t in _new_lines(steps[s], steps[s + 1], lines) if _said_done(t, label)]
+        if done and all(T.ocr_contains(after, q) for q in items):
+            return "satisfied", s + 1, f"{picked[-1]!r} picked, {R.target(steps[s])!r} clicked at step {s}; the " \
+                                       f"page then said {done[0]!r}"  # fmt: skip
+        return None
+    return None
+
+
+def _said_done(line: str, label: list[str]) -> bool:
+    """A line that reports the label's act done: its object and the verb in the past ("Return requested." for
+    "Request return")."""
+    said = re.findall(r"[a-z]+", line.casefold())
+    verb, rest = label[0], label[1:]
+    done = any(w.startswith(verb) and w.endswith("ed") for w in said) and all(w in said for w in rest)
+    return done and not _REFUSED.search(line)
+
+
+# A line that reports a change done ("Password changed.", "密码已更新"), and one that refuses it ("… must have 8
+# characters", "Passwords do not match").
+_DONE = re.compile(r"\b(?:changed|updated|saved|set|reset)\b|已(?:更改|修改|更新|保存|重置)|成功", re.I)
+_REFUSED = re.compile(r"\b(?:must|invalid|incorrect|wrong|error|failed|not|cannot|can't|doesn't|don't)\b|"
+                      r"必须|错误|失败|不", re.I)  # fmt: skip
 # Fields that show dots for what was typed: what went into them only the log and the page's answer tell.
 _MASKED = re.compile(r"\b(?:password|passcode|pin)\b|密码", re.I)
 
@@ -712,7 +815,8 @@ def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Res
     words = re.findall(r"[a-z]+", label.casefold())
     if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label)) or R.OPENS_FORM.match(label):
         return None
-    fresh = [t for t in _new_lines(steps[commit], steps[commit + 1], lines) if _MASKED.search(t)]
+    fresh = [t for t in _new_lines(steps[commit], steps[commit + 1], lines) if _MASKED.search(t) and _DONE.search(t)
+             and not _REFUSED.search(t)]  # "The new password must have …" names it too, and refuses it  # fmt: skip
     if not fresh:
         return None
     return "satisfied", commit + 1, f"typed {values} into masked fields, committed by {label!r} at step {commit}; " \
@@ -775,7 +879,7 @@ def affix_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     """"Enter an item that starts with "Par"": on the committed form, a fresh text that starts (ends) with it and
     is more than it, and that the page itself offered before it was committed (a suggestion, a list item)."""
     found = list(_AFFIX.finditer(kp))
-    if not found or not _ENTRY.match(kp) or lines is None or not steps:
+    if not found or not _entry(kp) or lines is None or not steps:
         return None
     commit = _last_commit(steps) or commit_step(steps, max((s for s in range(len(steps)) if R.typed_texts(steps[s])),
                                                            default=-1))  # fmt: skip
@@ -835,7 +939,7 @@ def chosen_option(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Re
     field the keypoint names: "Department") reads the value. Another value there leaves it to the other rules."""
     values = entry_values(kp)
     picks = [s for s in range(len(steps)) if "SelectOption" in R._names(steps[s].act)]
-    if len(values) != 1 or not picks or lines is None or not _ENTRY.match(kp):
+    if len(values) != 1 or not picks or lines is None or not _entry(kp):
         return None
     for t in range(picks[-1] + 1, len(steps) - 1):
         saved = [x for x in _new_lines(steps[t], steps[t + 1], lines) if _SAVED.match(x)]
@@ -991,6 +1095,50 @@ def sorted_list(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     ok = values == sorted(values, reverse=not up)
     return ("satisfied" if ok else "contradicted", s,
             f"the list read {values} top to bottom on the screen of the click at step {s}")  # fmt: skip
+
+
+# A sort point ("The "cheapest" one is found from results sorted by price, lowest first"): the words by which a sort
+# control's label or a sort parameter names its criterion and its direction ("Price: low to high", sort=price_asc).
+_SORT_KEYS = {"price": r"price|cost|价格", "date": r"date|new|old|recent|latest|arriv|最新|日期|时间",
+              "rating": r"rating|rated|review|评分", "size or amount": r"size|amount|金额|大小",
+              "popularity": r"popular|top|best.?sell|销量|最热", "duration": r"duration|length|时长"}  # fmt: skip
+_UP = r"low|asc|increas|old|earli|small|short|min|从低到高|升序|最早"
+_DOWN = r"high|desc|decreas|new|recent|latest|larg|big|long|max|top|review|rated|从高到低|降序|最新|最高"
+_UP_FIRST = frozenset({"lowest", "oldest", "smallest", "shortest"})
+_SORT_PARAM = re.compile(r"[?&#](?:sort|order|orderby|order_by|sort_by|sortby)=(?P<value>[^&#]+)", re.I)
+_SORT_OFFER = re.compile(r"\bsort(?:ed)?\b|\border by\b|排序", re.I)
+
+
+def sorted_by(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A sort point: a later page's sort parameter, or a click on a sort control (on a screen that offers sorting),
+    names its criterion and direction. No such use where a screen offered a sort: contradicted (WebJudge's rule).
+    No screen the agent saw after its first action offered one (a bank's transaction list): nothing to use."""
+    m = SORT_POINT.match(kp)
+    if m is None or not steps:
+        return None
+    key, first = m.group("key"), m.group("first")
+    wanted = re.compile(_SORT_KEYS.get(key, re.escape(key)), re.I), re.compile(_UP if first in _UP_FIRST else _DOWN)
+    start = _sort_param(steps[0].url)
+    for s, step in enumerate(steps[1:], 1):
+        param = _sort_param(step.url)
+        if param and param != start and all(w.search(param.lower()) for w in wanted):
+            return "satisfied", step.index, f"the page at step {s} is sorted by {param!r}"
+        label = R.target(step)
+        offered = lines is not None and any(_SORT_OFFER.search(t) for _, t in lines(step))
+        if label and offered and all(w.search(label.lower()) for w in wanted):
+            return "satisfied", step.index, f"the click at step {s} on the sort control {label!r}"
+    if lines is None:
+        return None
+    offers = [s for s in range(1, len(steps)) if any(_SORT_OFFER.search(t) for _, t in lines(steps[s]))]
+    if offers:
+        return "contradicted", steps[-1].index, f"a sort was offered at step {offers[0]} and never used by " \
+                                                f"{key}, {first} first"  # fmt: skip
+    return "satisfied", steps[-1].index, "no screen the agent saw offers a sort: the list was read as it came"
+
+
+def _sort_param(url: str | None) -> str:
+    m = _SORT_PARAM.search(unquote(url or ""))
+    return m.group("value") if m else ""
 
 
 # ---- copied text ---------------------------------------------------------------------------------------------

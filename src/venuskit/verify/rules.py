@@ -41,6 +41,7 @@ from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
 from venuskit.verify.images import changed_fraction, mark_change, png_size
+from venuskit.verify.keypoints import SORT_POINT
 
 Read = Callable[[Evidence], str]  # OCR text of a step's raw screenshot ("" when it has none)
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]  # OCR lines with pixel boxes
@@ -462,6 +463,32 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
         (f" (and on the page of each of {quoted})" if each else "")
 
 
+# A reaction asked by its label: "React with Celebrate to X's post "Q"", "给…帖子“Q”点一个“庆祝”", "用“庆祝”回应…".
+_REACT = re.compile(r"^\s*react\s+with\s+[\"“]?(?P<en>[^\"”]+?)[\"”]?\s+to\b"
+                    r"|点(?:一个|一下|个)?[“\"](?P<zh>[^”\"]+)[”\"]"
+                    r"|用[“\"](?P<by>[^”\"]+)[”\"](?:回应|回复|表态)", re.I)  # fmt: skip
+
+
+def reacted(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """A reaction keypoint: on a page about the post it quotes, the agent's latest click on a reaction label was on
+    the one it names ("庆祝", or "Celebrate 3" with its count) and changed the screen."""
+    m = _REACT.search(kp)
+    if m is None:
+        return None
+    kind = T.normalise(m.group("en") or m.group("zh") or m.group("by"))
+    posts = [q for q in T.quoted(kp) if T.normalise(q) != kind]
+    if not posts:
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        label = T.normalise(re.sub(r"[\d\s]+$", "", target(steps[s])))
+        if not clicked(steps[s]) or label != kind:
+            continue
+        on_post = all(any(T.contains(c, q) for c in context(steps, s)) for q in posts)
+        if on_post and _changed(steps[s], steps[s + 1], 0.0):
+            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked the reaction {target(steps[s])!r}"
+    return None
+
+
 def _clause_verb(text: str) -> str:
     """The verb a one-click keypoint starts with: its first word after any adverb ("Permanently delete ..."), or,
     when the keypoint opens with a reason ("You can't make it to "X": decline the invitation"), the first word of
@@ -861,8 +888,8 @@ def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result
     for a click on the quoted thing ("Click on the link "X"") is not about producing it: it is to be clicked where
     it already stands, so this rule leaves it alone."""
     quoted = T.quoted(kp)
-    if not quoted or not positive(kp) or not steps or click_names(kp):
-        return None
+    if not quoted or not positive(kp) or not steps or click_names(kp) or SORT_POINT.match(kp):
+        return None  # a sort point quotes its superlative ("cheapest"), which no sort control needs to say
     later = steps[1:]
     if read is None and any(e.png is not None for e in later):
         return None

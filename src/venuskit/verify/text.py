@@ -102,7 +102,7 @@ def key_values(text: str) -> list[str]:
 
 
 _NAME = re.compile(r"\b[A-Z][\w&'.-]*(?:\s+(?:&\s+|of\s+|de\s+)?[A-Z][\w&'.-]*)*")
-_NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK"})
+_NAME_STOP = frozenset({"I", "A", "An", "The", "Answer", "EUR", "USD", "OK", "IBAN"})
 
 
 _HAN_RUN = re.compile(f"[{HAN}](?:[{HAN}0-9A-Za-z.·\\- ]*[{HAN}0-9])?")
