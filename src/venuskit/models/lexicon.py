@@ -41,10 +41,10 @@ DATE = re.compile(ISO_DATE.pattern
 TIME = re.compile(r"\b\d{1,2}:\d{2}\b")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MON = r"(?P<{}>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
-# The day a text names, as (month, day): ISO, "1 March", "March 1, 2024", "3月1日", "2024 年 3 月 1 日". A bare
-# "03/01" is left out: which of its numbers is the month, the text does not say.
+# The day a text names, as (month, day): ISO, "1 March" (or "13Mar", as OCR glues it), "March 1, 2024", "3月1日",
+# "2024 年 3 月 1 日". A bare "03/01" is left out: which of its numbers is the month, the text does not say.
 _DAY = re.compile(r"\b\d{4}-(?P<im>\d{2})-(?P<id>\d{2})\b"
-                  r"|\b(?P<dd>\d{1,2})\s+" + _MON.format("dm")
+                  r"|\b(?P<dd>\d{1,2})\s*" + _MON.format("dm")
                   + r"|" + _MON.format("md") + r"\s+(?P<mdd>\d{1,2})\b(?!:)"
                   r"|(?P<zm>\d{1,2})\s*月\s*(?P<zd>\d{1,2})\s*[日号]", re.I)  # fmt: skip
 

@@ -111,13 +111,15 @@ def _clauses(sentence: str) -> list[str]:
     for m in _COORD.finditer(sentence):
         end = m.end()
         adverb = re.match(r"(\w+),?\s+", sentence[end:])
-        if adverb and adverb.group(1).casefold() in _SEQUENCE:  # ", and finally post …": "post" starts the step
+        sequenced = bool(adverb and adverb.group(1).casefold() in _SEQUENCE)
+        if sequenced:  # ", and finally post …": "post" starts the step
             end += adverb.end()
         nxt = sentence[end:].split(maxsplit=1)
         word = nxt[0].casefold().strip(",.") if nxt else ""
         then = "then" in m.group(0).casefold()
         if word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
-                                      or _fronted_step(sentence[end:])):  # fmt: skip
+                                      or _fronted_step(sentence[end:])) \
+                or sequenced and _fronted_step(sentence[end:]):  # ", and finally in the sheet "X", set …"
             parts.append(sentence[pos : m.start()])
             pos = end
     parts.append(sentence[pos:])
@@ -149,6 +151,9 @@ def sort_points(goal: str) -> list[str]:
     return points
 
 
+# "按价格从低到高排序": a sort asked in Chinese, a step of its own (its verb comes last)
+ZH_SORT = re.compile(r"^按\s*(?P<key>价格|日期|时间|评分|销量|金额)\s*"
+                     r"(?P<dir>从低到高|从高到低|从新到旧|从旧到新|升序|降序)?\s*排序")  # fmt: skip
 # The point `sort_points` writes, read back by the rules: its quoted superlative is no value to show on a screen.
 SORT_POINT = re.compile(r'^The "(?P<word>[^"]+)" one is found from results sorted by (?P<key>[^,]+), '
                         r"(?P<first>\w+) first \(the sort function was used\)$")  # fmt: skip
@@ -254,7 +259,7 @@ def _starts_step(text: str) -> bool:
     rest = _ZH_CONNECTIVE.sub("", text)
     rest = re.sub(r"^请(?=按|根据|在)", "", rest)  # "请按邮件内容修改…": the polite word before a place or a source
     return bool(_ZH_NEXT.match(text) or _ZH_STEP.match(_ZH_PLACE.sub("", rest)) or _ZH_STEP.match(rest)
-                or _ZH_REPORT.match(rest))  # fmt: skip
+                or _ZH_REPORT.match(rest) or ZH_SORT.match(rest))  # fmt: skip
 
 
 # "…，告诉我最便宜的商品叫什么": a request to report back is a step of its own (an `Answer:` point), never part of

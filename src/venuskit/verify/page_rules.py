@@ -56,7 +56,7 @@ from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
 from venuskit.verify.images import changed_fraction, mark_change
-from venuskit.verify.keypoints import SORT_POINT
+from venuskit.verify.keypoints import SORT_POINT, ZH_SORT
 
 Result = tuple[str, int | None, str]
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]
@@ -559,11 +559,31 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
         return None  # a comment went in, but not on a page about the post the keypoint names
     if found is not None and found[0] == "satisfied" and T.own_recipient(kp):
         return "not_visible", None, f"{found[2]}; sent to the user's own address, which no screen says is theirs"
+    if found is not None and found[0] == "satisfied" and found[1] is not None and lines is not None:
+        unconfirmed = _unconfirmed(steps, found[1], lines)
+        if unconfirmed:
+            return "not_visible", None, f"{found[2]}; {unconfirmed}"
     broken = _forbidden_click(kp, steps) if found is not None and found[0] == "satisfied" else None
     if broken is not None:
         return "contradicted", broken, f"the click at step {broken} on {R.target(steps[broken])!r} did what " \
                                        f"the keypoint forbids ({_WITHOUT.search(kp).group(0)!r})"  # fmt: skip
     return found
+
+
+# A click that moves a form on to its review ("Continue", "下一步"), and the label that then confirms it.
+_ONWARD = re.compile(r"^\W*(?:continue|next|review|proceed)\b|^\W*(?:下一步|继续)", re.I)
+_CONFIRM = re.compile(r"^\W*confirm\b|^\W*确认", re.I)
+
+
+def _unconfirmed(steps: Sequence[Evidence], commit: int, lines: Lines) -> str:
+    """Why a form moved on to a review that offers a confirming label ("Continue" -> "Confirm transfer") is not
+    committed yet: no later click on that label; "" when it was, or when the click was no such step."""
+    if commit + 1 >= len(steps) or not _ONWARD.match(R.target(steps[commit])):
+        return ""
+    offered = [t for _, t in lines(steps[commit + 1]) if _CONFIRM.match(t)]
+    if not offered or any(_CONFIRM.match(R.target(e)) for e in steps[commit + 1 :] if R.clicked(e)):
+        return ""
+    return f"{R.target(steps[commit])!r} led to a review that offers {offered[0]!r}, which the agent never clicked"
 
 
 def _forbidden_click(kp: str, steps: Sequence[Evidence]) -> int | None:
@@ -678,14 +698,45 @@ _APPEND = re.compile(r"^\s*(?:add|append)\s+(?:the\s+|a\s+)?(?:line|text|sentenc
 _AT_END = re.compile(r"\bat the (?:end|bottom)\b|末尾|结尾", re.I)
 
 
-def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None,
+                  read: R.Read | None = None) -> Result | None:  # fmt: skip
     """"Add the line "X" at the end of the document "Y"": X was typed on Y's page (or a page opened from it), a click
     committed it and changed the screen, and the committed screen shows X; with "at the end", no line of the
-    document's column stands below it."""
+    document's column stands below it. "Add the bank reference of the X payment on <day> at the end of the document
+    "Y"": the line typed there is the content, checked as the answer to the question its description asks (as
+    described content is)."""
     quoted = T.quoted(kp)
-    if _APPEND.match(kp) is None or not quoted or lines is None:
+    if lines is None or not quoted:
         return None
-    value, items = quoted[0], quoted[1:]
+    if _APPEND.match(kp) is not None:
+        return _appended(kp, quoted[0], quoted[1:], steps, lines)
+    m = _APPEND_ABOUT.match(kp)
+    if m is None or read is None or T.sourced_value(m.group("about")):
+        return None  # a value named by its source ("the time X proposes in the email "Q""): no screen says which
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
+             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
+    if not typed:
+        return None
+    at, value = typed[-1]
+    placed = _appended(kp, value, quoted, steps, lines)
+    if placed is None or placed[0] != "satisfied":
+        return placed
+    about = m.group("about")
+    found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=value)
+    if found is None or found[0] == "not_visible":
+        return "not_visible", None, f"{placed[2]}; whether {value!r} is {about!r}: {found[2] if found else 'unread'}"
+    if found[0] == "contradicted":
+        return "contradicted", placed[1], f"the line {value!r} added for {about!r}: {found[2]}"
+    return "satisfied", placed[1], f"{placed[2]}; {found[2]}"
+
+
+# "Add the bank reference of the X payment on 2024-03-08 at the end of the document "Y"": a line described, not quoted.
+_APPEND_ABOUT = re.compile(r"^\s*(?:add|append)\s+(?P<about>the\s+[^\"“]+?)\s+at the (?:end|bottom) of\s+the\s+"
+                           r"(?:document|file|note)\s+(?=[\"“])", re.I)  # fmt: skip
+
+
+def _appended(kp: str, value: str, items: list[str], steps: Sequence[Evidence], lines: Lines) -> Result | None:
+    """`value` typed on a page about `items`, committed, and shown after the commit (at the end, when asked)."""
     last = max((s for s in range(len(steps)) for t in R.typed_texts(steps[s]) if T.contains(t, value)), default=None)
     commit = commit_step(steps, last) if last is not None else None
     if commit is None or commit + 1 >= len(steps):
@@ -732,6 +783,52 @@ def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | 
             return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {R.target(steps[s])!r}; the " \
                                        f"page then said {fresh[0]!r}"  # fmt: skip
     return None
+
+
+# "Change the quantity of the Juniper Desk Plant in your cart from one to two": a count a cart shows under the item.
+_QUANTITY = re.compile(r"^\s*(?:change|set|update|increase|decrease|raise|lower)\s+the\s+quantity\s+of\s+(?:the\s+)?"
+                       r"(?P<item>.+?)\s+in\s+(?:your\s+|the\s+)?(?:shopping\s+)?(?:cart|basket)\s+"
+                       r"(?:from\s+(?P<old>\w+)\s+)?to\s+(?P<new>\w+)\s*[.。]?$", re.I)  # fmt: skip
+_COUNTS = {w: i for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                       "ten"])}  # fmt: skip
+
+
+def cart_quantity(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """The last screen that shows the item with a count under it (the cart's quantity: a lone number below the name,
+    within a few lines) shows the count asked for, and an earlier one showed another (the agent changed it). Left
+    there with another count (no click on that page after it): contradicted."""
+    m = _QUANTITY.match(kp)
+    new = _count(m.group("new")) if m else None
+    if m is None or new is None or lines is None:
+        return None
+    item = (T.quoted(kp) or [m.group("item")])[0]
+    seen = [(s, q) for s in range(len(steps)) if steps[s].png is not None
+            for q in [_quantity_near(lines(steps[s]), item)] if q is not None]  # fmt: skip
+    if not seen:
+        return None
+    s, q = seen[-1]
+    if q == new and seen[0][1] != new:
+        return "satisfied", steps[s].index, f"the quantity under {item!r} went from {seen[0][1]} to {q} (step {s})"
+    later = any(R.clicked(e) and e.title == steps[s].title for e in steps[s + 1 :])
+    if q != new and not later:
+        return "contradicted", steps[s].index, f"the cart was left with {q} under {item!r}, not {new}"
+    return None
+
+
+def _count(word: str) -> int | None:
+    word = word.casefold()
+    return int(word) if word.isdigit() else _COUNTS.get(word)
+
+
+def _quantity_near(shown: tuple, item: str) -> int | None:
+    """The lone number nearest below the line that reads `item`, within four of its heights and its width's reach."""
+    box = next((b for b, t in shown if T.ocr_contains(t, item)), None)
+    if box is None:
+        return None
+    height = box[3] - box[1]
+    near = [(b[1] - box[3], int(t.strip())) for b, t in shown if re.fullmatch(r"\d{1,3}", t.strip())
+            and 0 <= b[1] - box[3] <= 4 * height and box[0] - 60 <= b[0] <= box[2] + 60]  # fmt: skip
+    return min(near)[1] if near else None
 
 
 # "Request a return of X from order #N because it arrived damaged": a form committed by the keypoint's own verb, with
@@ -1104,36 +1201,64 @@ _SORT_KEYS = {"price": r"price|cost|价格", "date": r"date|new|old|recent|lates
               "popularity": r"popular|top|best.?sell|销量|最热", "duration": r"duration|length|时长"}  # fmt: skip
 _UP = r"low|asc|increas|old|earli|small|short|min|从低到高|升序|最早"
 _DOWN = r"high|desc|decreas|new|recent|latest|larg|big|long|max|top|review|rated|从高到低|降序|最新|最高"
-_UP_FIRST = frozenset({"lowest", "oldest", "smallest", "shortest"})
+_UP_FIRST = frozenset({"lowest", "oldest", "smallest", "shortest"})  # the rest: highest, newest, largest, longest
 _SORT_PARAM = re.compile(r"[?&#](?:sort|order|orderby|order_by|sort_by|sortby)=(?P<value>[^&#]+)", re.I)
 _SORT_OFFER = re.compile(r"\bsort(?:ed)?\b|\border by\b|排序", re.I)
 
 
 def sorted_by(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
-    """A sort point: a later page's sort parameter, or a click on a sort control (on a screen that offers sorting),
-    names its criterion and direction. No such use where a screen offered a sort: contradicted (WebJudge's rule).
-    No screen the agent saw after its first action offered one (a bank's transaction list): nothing to use."""
-    m = SORT_POINT.match(kp)
-    if m is None or not steps:
+    """A sort point or a sort step: a later page's sort parameter, or a click on a sort control (on a screen that
+    offers sorting), names its criterion and direction; the last one the agent used decides. No such use where a
+    screen offered a sort: contradicted (WebJudge's rule). No screen the agent saw after its first action offered
+    one (a bank's transaction list): a superlative's point is met, there was nothing to use; a sort the goal asks
+    for outright stays open."""
+    asked = _sort_asked(kp)
+    if asked is None or not steps:
         return None
-    key, first = m.group("key"), m.group("first")
+    key, first = asked
     wanted = re.compile(_SORT_KEYS.get(key, re.escape(key)), re.I), re.compile(_UP if first in _UP_FIRST else _DOWN)
-    start = _sort_param(steps[0].url)
+    start, used = _sort_param(steps[0].url), []  # (step, as asked, what says so), in order
     for s, step in enumerate(steps[1:], 1):
         param = _sort_param(step.url)
-        if param and param != start and all(w.search(param.lower()) for w in wanted):
-            return "satisfied", step.index, f"the page at step {s} is sorted by {param!r}"
+        if param and param != start:
+            used.append((s, all(w.search(param.lower()) for w in wanted), f"the page at step {s} is sorted by "
+                                                                         f"{param!r}"))  # fmt: skip
         label = R.target(step)
-        offered = lines is not None and any(_SORT_OFFER.search(t) for _, t in lines(step))
-        if label and offered and all(w.search(label.lower()) for w in wanted):
-            return "satisfied", step.index, f"the click at step {s} on the sort control {label!r}"
+        offered = label and lines is not None and any(_SORT_OFFER.search(t) for _, t in lines(step))
+        if offered and all(w.search(label.lower()) for w in wanted):  # another label: maybe no sort control at all
+            used.append((s, True, f"the click at step {s} on the sort control {label!r}"))
+    if used:  # the last sort the agent used is the order the results were left in
+        s, ok, what = used[-1]
+        return ("satisfied" if ok else "contradicted"), steps[s].index, what
     if lines is None:
         return None
     offers = [s for s in range(1, len(steps)) if any(_SORT_OFFER.search(t) for _, t in lines(steps[s]))]
     if offers:
         return "contradicted", steps[-1].index, f"a sort was offered at step {offers[0]} and never used by " \
                                                 f"{key}, {first} first"  # fmt: skip
+    if not SORT_POINT.match(kp):
+        return None  # a sort the goal asks for in so many words ("按价格从低到高排序") is no means to do without
     return "satisfied", steps[-1].index, "no screen the agent saw offers a sort: the list was read as it came"
+
+
+# A Chinese sort's key and direction, in the words of `keypoints.SUPERLATIVES`' orders
+_ZH_SORT_KEY = {"价格": "price", "日期": "date", "时间": "date", "评分": "rating", "销量": "popularity",
+                "金额": "size or amount"}  # fmt: skip
+_ZH_SORT_FIRST = {"从低到高": "lowest", "升序": "lowest", "从旧到新": "oldest", "从高到低": "highest",
+                  "降序": "highest", "从新到旧": "newest"}  # fmt: skip
+
+
+def _sort_asked(kp: str) -> tuple[str, str] | None:
+    """(criterion, which comes first) of a sort point or of a Chinese sort step ("按价格从低到高排序")."""
+    m = SORT_POINT.match(kp)
+    if m is not None:
+        return m.group("key"), m.group("first")
+    z = ZH_SORT.match(kp.strip())
+    if z is None or kp.strip()[z.end() :].strip(" 。."):
+        return None  # a sort with more after it ("…排序，告诉我…") asks more than the sort
+    key = _ZH_SORT_KEY[z.group("key")]
+    first = _ZH_SORT_FIRST.get(z.group("dir") or "", "newest" if key == "date" else "highest")
+    return key, first
 
 
 def _sort_param(url: str | None) -> str:
@@ -1311,7 +1436,7 @@ def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
 # current status)". A kind of value ("the amount", "邮箱地址") or a person or title is no field a screen labels.
 _FIELD = re.compile(r"\(\s*(?:请回答|(?:answer\s+)?with\s+(?:the\s+|its\s+|their\s+)?|tell me\s+(?:its\s+|the\s+)?"
                     r"(?:current\s+)?)(?P<field>[^()]{1,24}?)\s*\)\s*$", re.I)  # fmt: skip
-_NOT_A_FIELD = re.compile(r"name|title|address|名|标题|地址|号码|总额", re.I)
+_NOT_A_FIELD = re.compile(r"name|title|subject|address|名|标题|主题|地址|号码|总额", re.I)
 
 
 def asked_field(rest: str) -> str | None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter
+from venuskit.models.lexicon import ISO_DATE, days
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
 from venuskit.verify.images import changed_fraction, mark_change, png_size
@@ -103,6 +104,8 @@ _GLUED_OBJECTS = frozenset({"group", "forever", "event", "invite", "invitation",
 _FOR_GOOD = re.compile(r"permanent|forever|for good|永久|彻底", re.I)
 _BACK = re.compile(r"^\s*(?:bring|move|put|get)\s+(?:it|them|the \w+|this \w+)\s+back\b", re.I)  # = restore
 _EACH = re.compile(r"\b(?:both|each|all|every)\b", re.I)
+# "… by archiving them": the act a keypoint names by its means, each of the items it lists ("them")
+_BY_DOING = re.compile(r"\bby\s+(?P<stem>[a-z]+?)ing\s+(?P<what>them|it|each|all|both)\b", re.I)
 _CLICK_KP = re.compile(r"^\s*(?:click|press|tap|hit|select|choose|check)\b\s*(?:on\s+)?(?:(?:the|a|an)\s+)?"
                        r"(?P<rest>.+?)\s*[.。]?$", re.I)  # fmt: skip
 _ROLES = frozenset({"button", "link", "item", "option", "checkbox", "icon", "widget", "box", "labeled", "named",
@@ -179,8 +182,9 @@ def positive(kp: str) -> bool:
 
 
 def is_invariant(kp: str) -> bool:
-    """A keypoint that asks for something to stay as it was: it holds before the agent does anything."""
-    return bool(_STILL.search(own_words(kp)))
+    """A keypoint that asks for something to stay as it was: it holds before the agent does anything. So does a sort
+    point (how the results were ranked, where no page offers a sort), which is no progress of its own."""
+    return bool(_STILL.search(own_words(kp)) or SORT_POINT.match(kp))
 
 
 def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | None:
@@ -432,8 +436,11 @@ def clicked_named(kp: str, steps: Sequence[Evidence]) -> Result | None:
 def one_click_verb(kp: str) -> tuple[str, str | None]:
     """The act a one-click keypoint asks ("star", "restore", …; "" for none of them), and the key of the Chinese
     wording that asked it, if one did."""
-    give = _GIVE.match(T.unquoted(kp))
+    give, by = _GIVE.match(T.unquoted(kp)), _BY_DOING.search(T.unquoted(kp))
     verb = give.group("verb").casefold() if give else _clause_verb(T.unquoted(kp))
+    if by is not None:  # "Clear your inbox of X, Y and Z by archiving them": the act is the gerund's
+        stem = by.group("stem").casefold()
+        verb = next((v for v in (stem, stem + "e", stem[:-1]) if v in _ONE_CLICK), verb)
     zh = next((v for v, (asks, _) in _ZH_ONE_CLICK.items() if re.search(asks, own_words(kp))), None)
     verb = zh or ("restore" if _BACK.match(T.unquoted(kp)) else verb)
     return (verb if verb in _ONE_CLICK else ""), zh
@@ -448,7 +455,9 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     quoted = T.quoted(kp)
     if verb not in _ONE_CLICK or not quoted or zh and set(needles(kp)) - set(quoted):
         return None  # a Chinese keypoint that also names a value asks more than the click
-    each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp)))
+    by = _BY_DOING.search(own_words(kp))
+    each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp))
+                                    or by is not None and by.group("what").casefold() != "it")  # fmt: skip
     groups = [[q] for q in quoted] if each else [quoted]
     final = bool(_FOR_GOOD.search(own_words(kp)))  # "Permanently delete": the label must say so too
     state = _MARK_AS.search(own_words(kp)) if verb == "mark" else None
@@ -1017,7 +1026,18 @@ def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | 
         # line's digits ("-312.80" + "2024-03-05") and whole-text matching alone would miss it
         if T.contains_value(text, value) or any(T.contains_value(line, value) for line in text.splitlines()):
             return e.index
+        if any(_same_day(line, value) for line in text.splitlines()):
+            return e.index
     return None
+
+
+def _same_day(line: str, value: str) -> bool:
+    """An ISO date answer ("2024-03-18") that a screen writes its own way ("Mon, 18 Mar 2024"): the same day and
+    month, and the same year where the line gives one."""
+    if not ISO_DATE.fullmatch(value.strip()) or not days(value) & days(line):
+        return False
+    years = re.findall(r"\b(?:19|20)\d{2}\b", line)
+    return not years or value.strip()[:4] in years
 
 
 # ---- side effects ----------------------------------------------------------------------------------------

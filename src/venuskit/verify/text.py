@@ -171,10 +171,19 @@ def described(kp: str) -> tuple[str, str] | None:
     """(the keypoint without its description, the description) of a keypoint that describes the content it asks
     for ("… with the subject "S" saying the amount of the X payment" -> ("… with the subject "S"", "the amount of
     the X payment")), else None."""
+    sent = _SENT_DESCRIBED.match(kp)
+    if sent:  # the amount is the content; the rest ("Send to X at the IBAN …") is the entry
+        return f"{sent.group('verb')} {sent.group('rest')}".strip(" .。"), sent.group("about")
     m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None)
     if m is None:
         return None
     return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
+
+
+# "Send the amount of the CEDAR BAKERY payment on 2024-03-13 … to Noah Ivanova at the IBAN …": money sent, its amount
+# described by where it comes from.
+_SENT_DESCRIBED = re.compile(r"^\s*(?P<verb>send|transfer|pay)\s+(?P<about>the\s+(?:amount|total|sum|balance)\s+of\s+"
+                             r"[^\"“]+?)\s+(?P<rest>to\s+\S.*)$", re.IGNORECASE)  # fmt: skip
 
 
 # "Comment on X's post "Q" with the bank reference of …": after the post's name, "with" + a description is the content.
