@@ -1,12 +1,13 @@
 """Acts the rules left undecided (or wrongly contradicted) on synthesised training tasks, so their right runs never
 became SFT rows: a new recipient saved with an IBAN written outside quotes, a reaction picked by its label, a request
 with its reason, a sort point where no page offers a sort and a Chinese sort step, a step placed after ", and
-finally", a subject asked for, each of several items done "by archiving them", a cart's quantity, an ISO date answered from a page
-that writes the day its own way, money sent whose amount is described, a line at a document's end that is described.
-And the near misses each must not credit: a click away from the form, a wrong IBAN, money sent when the keypoint
-forbids it, another reaction, another reason, a sort offered and not used or used the other way, one item left,
-another day, another payment's amount or reference, a transfer left on its review, another count. Drawn screens, read by the real
-OCR. Every test fails on the rules as they were before."""
+finally", a subject asked for, each of several items done "by archiving them", a cart's quantity, an ISO date
+answered from a page that writes the day its own way, money sent (or transferred) whose amount is described, a line
+at a document's end that is described, one item put in the cart. And the near misses each must not credit: a click
+away from the form, a wrong IBAN, money sent when the keypoint forbids it, another reaction, another reason, a sort
+offered and not used or used the other way, one item left, another day, another payment's amount or reference, a
+transfer left on its review, another count, an item's name typed into a mail, another item added. Drawn screens,
+read by the real OCR. Every test fails on the rules as they were before."""
 
 from __future__ import annotations
 
@@ -273,14 +274,17 @@ def test_an_iso_date_answer_is_seen_where_the_page_writes_that_day_another_way(t
 STATEMENT = ["Everyday Checking", "13 Mar  CEDAR BAKERY  -249.90", "12 Mar  RIVERSIDE VET  -80.00"]
 
 
-def transfer_run(folder, amount: str, confirm: bool = True):
-    """Read the statement, fill the transfer form (recipient, amount, reference), Continue; on the review, confirm."""
-    goal = 'Send the amount of the CEDAR BAKERY payment on 2024-03-13 in your checking account to Noah Ivanova with ' \
-           'the reference "Ticket refund".'  # fmt: skip
+SEND_GOAL = 'Send the amount of the CEDAR BAKERY payment on 2024-03-13 in your checking account to Noah Ivanova ' \
+            'with the reference "Ticket refund".'  # fmt: skip
+
+
+def transfer_run(folder, amount: str, confirm: bool = True, goal: str = SEND_GOAL, first: list[str] = STATEMENT):
+    """Read the `first` screen, fill the transfer form (recipient, amount, reference), Continue; on the review,
+    confirm."""
     url, title = f"{APP}/bank/transfer", "Transfer"
     labels = ["Transfer", "Recipient", "Amount", "Reference", "Continue"]
     values = ["Noah Ivanova", amount, "Ticket refund"]
-    steps = [S(screen(STATEMENT), Click(point=Point(0.05, 0.95)), f"{APP}/bank/a/1", "Everyday Checking")]
+    steps = [S(screen(first), Click(point=Point(0.05, 0.95)), f"{APP}/bank/a/1", first[0])]
     shown = list(labels)
     for i, value in enumerate(values):
         steps += [S(screen(shown), Click(point=middle(1 + i, shown[1 + i])), url, title),
@@ -306,6 +310,18 @@ def test_money_sent_is_the_amount_its_description_names_and_counts_once_confirme
     assert other.verdict != "completed", why(other)
     review = transfer_run(tmp_path / "review", "249.90", confirm=False)
     assert review.verdict != "completed", why(review)
+
+
+def test_a_transfer_of_a_total_a_quoted_item_names_is_described_content(tmp_path):
+    """Before: "transfer" was no entry verb, and a description with a quoted name in it ("the total of your FinPortal
+    draft "X"") was none: the right transfer was undecided."""
+    goal = 'Transfer the total of your FinPortal draft "Audit visit Zurich" from your checking account to Noah ' \
+           'Ivanova with the reference "Ticket refund".'  # fmt: skip
+    draft = ["Audit visit Zurich", "Hotel  180.00", "Meals  69.90", "Total  249.90"]
+    right = transfer_run(tmp_path / "right", "249.90", goal=goal, first=draft)
+    assert right.verdict == "completed", why(right)
+    other = transfer_run(tmp_path / "other", "180.00", goal=goal, first=draft)  # one line of it, not the total
+    assert other.verdict != "completed", why(other)
 
 
 # ---- a line added at a document's end, described ----------------------------------------------------------------
@@ -365,3 +381,47 @@ def test_a_cart_quantity_changed_to_the_count_asked_is_done_and_another_count_is
     assert three.verdict != "completed", why(three)
     assert "not 2" in why(three)
     assert cart_run(tmp_path / "none", 0).verdict != "completed"  # never changed: still 1
+
+
+def test_a_cart_quantity_is_not_met_by_typing_the_items_name_into_a_form(tmp_path):
+    """Before: the item's name counted as a value to type, so a mail with "Juniper Desk Plant" in its To line, sent,
+    was `completed` (found on a fresh training sample)."""
+    goal = "Change the quantity of the Juniper Desk Plant in your cart from one to two."
+    url, title = f"{APP}/mail/compose", "New message"
+    page = ["New message", "To:", "Subject:", "Send"]
+    steps = [S(screen(page), Click(point=middle(1, "To:")), url, title),
+             S(screen(page), Type(content="Juniper Desk Plant"), url, title),
+             S(screen(["New message", "To: Juniper Desk Plant", "Subject:", "Send"]), Click(point=middle(3, "Send")),
+               url, title),
+             S(screen(["Inbox", "Message sent."]), Finished(content="Done."), f"{APP}/mail/inbox?flash=sent",
+               "Inbox")]  # fmt: skip
+    report = verify(record(tmp_path, steps, goal))
+    assert report.verdict != "completed", why(report)
+
+
+# ---- one item put in the cart ------------------------------------------------------------------------------------
+
+
+def add_run(folder, page: str):
+    goal = "Put one Gel Pens (10) in your shopping cart."
+    url = f"{APP}/shop/p/{len(page)}"
+    steps = [S(screen([page, "4.90", "Add to cart"]), Click(point=middle(2, "Add to cart")), url, page),
+             S(screen([page, "4.90", "Add to cart", "Added to cart."]), Finished(content="Done."), url, page)]
+    return verify(record(folder, steps, goal))
+
+
+def test_one_item_added_to_the_cart_on_its_page_is_done_and_another_item_is_not(tmp_path):
+    """Before: "Put one X in your shopping cart" matched no rule, so the run was undecided."""
+    right = add_run(tmp_path / "right", "Gel Pens (10)")
+    assert right.verdict == "completed", why(right)
+    other = add_run(tmp_path / "other", "Gel Pens (24)")
+    assert other.verdict != "completed", why(other)
+
+
+def test_money_moved_without_a_figure_names_no_value_to_type():
+    """"Pay her your share (the total divided by the number of people)": the context's names are no values to type (a
+    draft of these rules made them so, and a later reply's text `contradicted` a right payment). Without a figure the
+    amount is described, and no entry rule settles it; the rest of a described transfer is checked as a sent form."""
+    assert P.entry_values("Pay her your share (the total divided by the number of people) (Lena paid the dinner)") == []
+    assert P.entry_values("Send Sofia Rossi the money I owe her") == []
+    assert P.entry_values("Send the amount 40 to Noah Ivanova") == ["40", "Noah Ivanova"]

@@ -13,6 +13,7 @@ from verify_helpers import S, png, record, screen, why
 from verify_helpers import verify_rules as verify
 
 from venuskit.actions.types import Click, Finished, Point, Type
+from venuskit.verify.keypoints import split_goal
 from venuskit.verify.page_rules import cell_values
 
 SIZE = (640, 400)
@@ -150,17 +151,21 @@ def cell(name: str) -> Point:
     return Point(COLS[name[0]] / SIZE[0], ROWS_Y[int(name[1:])] / SIZE[1])
 
 
-def sheet_run(folder, goal: str, typed: list[tuple[str, str]]):
-    """Type each value into its cell, click Save, finish on the saved sheet."""
+def sheet_run(folder, goal: str, typed: list[tuple[str, str]], before: tuple[S, ...] = (), after: tuple[S, ...] = ()):
+    """After the steps `before`, type each value into its cell, click Save; then the steps `after` (leaving the sheet
+    from the saved one), or finish on the saved sheet."""
     base = {"A1": "Region", "A2": "North", "A3": "South", "B1": "Apr", "C1": "May", "B2": "125", "C3": "80"}
     url, title = "http://127.0.0.1/drive/f/8", "Q2 targets.xlsx"
-    cells, steps = dict(base), []
+    cells, steps = dict(base), list(before)
     for name, value in typed:
         steps += [S(sheet(cells), Click(point=cell(name)), url=url, title=title),
                   S(sheet(cells), Type(content=value), url=url, title=title)]  # fmt: skip
         cells[name] = value
-    steps += [S(sheet(cells), Click(point=Point(540 / SIZE[0], 31 / SIZE[1])), url=url, title=title),
-              S(sheet(cells, saved=True), Finished(content="Saved."), url=url, title=title)]  # fmt: skip
+    steps.append(S(sheet(cells), Click(point=Point(540 / SIZE[0], 31 / SIZE[1])), url=url, title=title))
+    if after:
+        steps += [S(sheet(cells, saved=True), Click(point=Point(0.05, 0.95)), url=url, title=title), *after]
+    else:
+        steps.append(S(sheet(cells, saved=True), Finished(content="Saved."), url=url, title=title))
     return verify(record(folder, steps, goal))
 
 
@@ -208,3 +213,38 @@ def test_typing_a_name_and_saving_it_is_no_star(tmp_path):
     report = verify(record(tmp_path, steps, goal))
     assert report.verdict != "completed", why(report)
     assert report.keypoints[0].status == "satisfied", why(report)  # the document itself was made
+
+
+def test_a_cell_set_to_a_described_value_holds_the_value_its_description_names(tmp_path):
+    """Before: "set cell C3 to the amount …" read the whole description as the value, so no grid could hold it and
+    every right run was undecided."""
+    goal = 'In "Q2 targets.xlsx", set cell C3 to the amount Copperline Print\'s payment request email asks for, ' \
+           "then save."  # fmt: skip
+    mail = (S(screen(["Payment request", "From: Copperline Print", "Please pay 35.00 by Friday.", "Invoice 118 40.00"]),
+              Click(point=Point(0.05, 0.95)), url="http://127.0.0.1/mail/m/3", title="Payment request"),)  # fmt: skip
+    right = sheet_run(tmp_path / "right", goal, [("C3", "35.00")], before=mail)
+    assert right.verdict == "completed", why(right)
+    made_up = sheet_run(tmp_path / "made_up", goal, [("C3", "53.00")], before=mail)  # no screen showed it
+    assert made_up.verdict != "completed", why(made_up)
+    other_cell = sheet_run(tmp_path / "other_cell", goal, [("B3", "35.00")], before=mail)
+    assert other_cell.verdict != "completed", why(other_cell)
+
+
+def test_two_verbs_of_one_object_are_one_step():
+    """Before: "File and submit a report …" made "File" a keypoint of its own, which no run can meet."""
+    assert split_goal('File and submit the expense report "Workshop Vienna".') == [
+        'File and submit the expense report "Workshop Vienna"']
+    assert split_goal('Star the email "A" and archive it.') == ['Star the email "A"', "Archive it"]
+
+
+def test_typing_on_another_page_after_the_save_leaves_the_saved_cells_as_they_are(tmp_path):
+    """Before: any typing after the save (a search in the shop, the goal's next step) left the cells undecided."""
+    goal = 'In "Q2 targets.xlsx", change B2 to 140, then save, then search the shop for "lamp".'
+    shop = "http://127.0.0.1/shop/"
+    later = (S(screen(["Shop", "Search products"]), Click(point=Point(0.1, 0.2)), url=shop, title="Shop"),
+             S(screen(["Shop", "Search products"]), Type(content="lamp\n"), url=shop, title="Shop"),
+             S(screen(["Results for “lamp”", "Desk lamp  24.00"]), Finished(content="Done."), url=shop + "search?q=lamp",
+               title="Results for “lamp”"))  # fmt: skip
+    report = sheet_run(tmp_path, goal, [("B2", "140")], after=later)
+    cells = next(k for k in report.keypoints if "B2" in k.text)
+    assert cells.status == "satisfied", why(report)

@@ -117,9 +117,11 @@ def _clauses(sentence: str) -> list[str]:
         nxt = sentence[end:].split(maxsplit=1)
         word = nxt[0].casefold().strip(",.") if nxt else ""
         then = "then" in m.group(0).casefold()
-        if word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
-                                      or _fronted_step(sentence[end:])) \
-                or sequenced and _fronted_step(sentence[end:]):  # ", and finally in the sheet "X", set …"
+        step = word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
+                                          or _fronted_step(sentence[end:])) \
+            or sequenced and _fronted_step(sentence[end:])  # ", and finally in the sheet "X", set …"
+        shared = m.group(0).strip().casefold() == "and" and len(sentence[pos : m.start()].split()) == 1
+        if step and not shared:  # "File and submit X": two verbs of one object
             parts.append(sentence[pos : m.start()])
             pos = end
     parts.append(sentence[pos:])

@@ -69,6 +69,9 @@ _NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|sear
                        re.I)  # fmt: skip
 _ENTRY = re.compile(r"^\s*(?:enter|type|comment|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|"
                     r"reply|forward|send|search for)\b", re.I)  # fmt: skip
+# Money a keypoint moves, named by words ("your share", "the money I owe her"): without a figure, its amount is
+# described
+_MONEY = re.compile(r"^\s*(?:send|transfer|pay)\b.*\b(?:money|share|amount|owed?|total|price|sum|cost)\b", re.I)
 # "Save Sofia Larsen with the IBAN … as a new recipient": an entry too, of a new item's fields
 _SAVE_AS_NEW = re.compile(r"^\s*(?:save|add)\b(?=.*\bas an? new\b)", re.I)
 # "…, without sending money": an act the keypoint forbids, named by its verb and object
@@ -369,6 +372,8 @@ def entry_values(kp: str) -> list[str]:
     # run that starts with the sentence's first word, so it would miss it)
     found += T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
     found += [stated] if stated else []
+    if _MONEY.search(own) and not re.search(r"\d", own):
+        return []  # "Pay her your share (the total divided by …)": the amount is described; its names are not the act
     return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
 
 
@@ -829,6 +834,28 @@ def _quantity_near(shown: tuple, item: str) -> int | None:
     near = [(b[1] - box[3], int(t.strip())) for b, t in shown if re.fullmatch(r"\d{1,3}", t.strip())
             and 0 <= b[1] - box[3] <= 4 * height and box[0] - 60 <= b[0] <= box[2] + 60]  # fmt: skip
     return min(near)[1] if near else None
+
+
+# "Put one Gel Pens (10) in your shopping cart", "Add a Juniper Desk Plant to the cart": one of an item, added.
+_TO_CART = re.compile(r"^\s*(?:put|add|place)\s+(?:one|a|an|1)\s+(?P<item>.+?)\s+(?:in|into|to)\s+(?:your\s+|the\s+)?"
+                      r"(?:shopping\s+)?(?:cart|basket)\s*[.。]?$", re.I)  # fmt: skip
+_ADD_TO_CART = re.compile(r"^\W*(?:add\s*to\s*(?:cart|basket)|加入购物车)", re.I)
+
+
+def added_to_cart(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """"Put one X in your shopping cart": on a page about X (its title, or the page it was opened from), the agent's
+    last click on "Add to cart" changed the screen. Any count other than one is left to the cart's own rules."""
+    m = _TO_CART.match(kp)
+    if m is None:
+        return None
+    item = (T.quoted(kp) or [m.group("item")])[0]
+    for s in range(len(steps) - 2, -1, -1):
+        if not R.clicked(steps[s]) or not _ADD_TO_CART.match(R.target(steps[s])):
+            continue
+        if any(T.contains(c, item) for c in R.context(steps, s)) and R._changed(steps[s], steps[s + 1]):
+            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {R.target(steps[s])!r}"
+        return None  # the last "Add to cart" was on another item's page
+    return None
 
 
 # "Request a return of X from order #N because it arrived damaged": a form committed by the keypoint's own verb, with
@@ -1351,7 +1378,10 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     if split is None or read is None or not steps:
         return None
     entry, about = split
-    form = (entered_values(entry, steps, lines, goal) or R.submitted(entry, steps, read)
+    # "Transfer to X, a saved recipient, with the reference "R"": once its amount is taken out as the content, the
+    # rest is a money form sent, its values the recipient and the reference
+    probe = re.sub(r"^\s*(?:transfer|pay)\b", "Send", entry, flags=re.I)
+    form = (entered_values(probe, steps, lines, goal) or R.submitted(entry, steps, read)
             or _comment_posted(entry, steps)) if entry else None  # fmt: skip
     if form is None or form[0] != "satisfied":
         return form
@@ -1626,6 +1656,33 @@ def cell_values(kp: str) -> list[tuple[str, str]]:
     return pairs
 
 
+# A cell's value given by what it is, not written out: "the amount Copperline Print's payment request email asks for"
+_DESCRIBED_VALUE = re.compile(r"^the\s+(?:amount|total|sum|price|date|time|code|reference|number|balance)\b", re.I)
+
+
+def _described_cell(kp: str, cell: str, about: str, steps: Sequence[Evidence], lines: Lines,
+                    read: R.Read | None) -> Result | None:  # fmt: skip
+    """A cell set to a described value: the text typed last (before the last save), not one of the keypoint's own
+    words, reads in the cell after the save, and answers "what is <description>?" by the answer rules on the
+    screens before it was typed. A value named by its source ("… in the email "Q"") is left undecided."""
+    if read is None or T.sourced_value(about):
+        return None
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
+             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
+    if not typed:
+        return None
+    at, value = typed[-1]
+    held = cells_hold(kp.replace(about, f'"{value}"'), steps, lines)
+    if held is None or held[0] != "satisfied":
+        return None
+    found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=value)
+    if found is None or found[0] == "not_visible":
+        return "not_visible", None, f"{held[2]}; whether {value!r} is {about!r}: {found[2] if found else 'unread'}"
+    if found[0] == "contradicted":
+        return "contradicted", held[1], f"{cell} holds {value!r}, given for {about!r}: {found[2]}"
+    return "satisfied", held[1], f"{held[2]}; {found[2]}"
+
+
 def _trailing_value(words: str) -> str:
     """The value at the end of a phrase ("with the headers Title" -> Title): its last run of capitalised words,
     numbers or quoted text."""
@@ -1670,19 +1727,23 @@ def _in_cell(screen: tuple, cell: str, value: str) -> bool | None:
     return any(T.normalise(t) == T.normalise(value) and inside(b) for b, t in screen)
 
 
-def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None, read: R.Read | None = None) -> Result | None:
     """"把 B2 改为 140，C3 改为 95", "the headers Title and Author in A1 and B1": on the screen right after the agent's
     last click on a saving label (Save, 保存) that changed the screen, with nothing typed after it, each value reads in
     its cell of the grid (by the column letters and row numbers on that screen), and any name the keypoint quotes
     (the file's) is on that screen or in its page title. A value read in another cell, or a save not made, leaves
-    the rule undecided."""
+    the rule undecided. One cell set to a described value ("set cell C4 to the amount X's email asks for"): the text
+    typed last before the save is the value, checked as the answer to the question the description asks."""
     pairs = cell_values(kp)
     if not pairs or lines is None:
         return None
+    about = pairs[0][1] if len(pairs) == 1 and _DESCRIBED_VALUE.match(pairs[0][1]) else None
+    if about is not None:
+        return _described_cell(kp, pairs[0][0], about, steps, lines, read)
     saves = [t for t in range(len(steps) - 1) if R.clicked(steps[t]) and _SAVE.match(R.target(steps[t]))
              and R._changed(steps[t], steps[t + 1])]  # fmt: skip
-    if not saves or any(R.typed_texts(e) for e in steps[saves[-1] + 1 :]):
-        return None
+    if not saves or any(R.typed_texts(e) for e in steps[saves[-1] + 1 :] if e.title == steps[saves[-1]].title):
+        return None  # typed into the sheet after its last save (typing on another app's page later is no edit)
     shown = steps[saves[-1] + 1]
     if shown.png is None:
         return None

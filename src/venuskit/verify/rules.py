@@ -302,6 +302,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
         return None  # a web search is `searched`'s: a submit of its text into a price filter is no search
     if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
+    if _QUANTITY_OF.search(kp):
+        return None  # a count is read off the cart (`page_rules.cart_quantity`); typing the item's name sets none
     for sub in reversed(submits(steps)):
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
         known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
@@ -318,6 +320,9 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
+
+
+_QUANTITY_OF = re.compile(r"\bquantity\s+of\b|数量", re.I)
 
 
 # ---- a search --------------------------------------------------------------------------------------------

@@ -180,10 +180,12 @@ def described(kp: str) -> tuple[str, str] | None:
     return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
 
 
-# "Send the amount of the CEDAR BAKERY payment on 2024-03-13 … to Noah Ivanova at the IBAN …": money sent, its amount
-# described by where it comes from.
-_SENT_DESCRIBED = re.compile(r"^\s*(?P<verb>send|transfer|pay)\s+(?P<about>the\s+(?:amount|total|sum|balance)\s+of\s+"
-                             r"[^\"“]+?)\s+(?P<rest>to\s+\S.*)$", re.IGNORECASE)  # fmt: skip
+# "Send the amount of the CEDAR BAKERY payment on 2024-03-13 … to Noah Ivanova at the IBAN …", "Transfer the total of
+# your FinPortal draft "X" … to …", "Send the Catering amount in the spreadsheet "S" to …": money sent, its amount
+# described by where it comes from (a quoted name inside the description is part of it).
+_SENT_DESCRIBED = re.compile(r"^\s*(?P<verb>send|transfer|pay)\s+(?P<about>the\s+(?:[\w']+\s+)?"
+                             r"(?:amount|total|sum|balance|price)\b(?:[^\"“”]|[\"“][^\"“”]*[\"”])+?)"
+                             r"\s+(?P<rest>to\s+\S.*)$", re.IGNORECASE)  # fmt: skip
 
 
 # "Comment on X's post "Q" with the bank reference of …": after the post's name, "with" + a description is the content.
