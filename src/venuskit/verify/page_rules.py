@@ -718,21 +718,13 @@ def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None,
     m = _APPEND_ABOUT.match(kp)
     if m is None or read is None or T.sourced_value(m.group("about")):
         return None  # a value named by its source ("the time X proposes in the email "Q""): no screen says which
-    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
-             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
-    if not typed:
+    content = typed_content(kp, steps)
+    if content is None:
         return None
-    at, value = typed[-1]
-    placed = _appended(kp, value, quoted, steps, lines)
+    placed = _appended(kp, content[1], quoted, steps, lines)
     if placed is None or placed[0] != "satisfied":
         return placed
-    about = m.group("about")
-    found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=value)
-    if found is None or found[0] == "not_visible":
-        return "not_visible", None, f"{placed[2]}; whether {value!r} is {about!r}: {found[2] if found else 'unread'}"
-    if found[0] == "contradicted":
-        return "contradicted", placed[1], f"the line {value!r} added for {about!r}: {found[2]}"
-    return "satisfied", placed[1], f"{placed[2]}; {found[2]}"
+    return as_described(placed, placed[1], m.group("about"), content, steps, read, lines)
 
 
 # "Add the bank reference of the X payment on 2024-03-08 at the end of the document "Y"": a line described, not quoted.
@@ -1386,17 +1378,32 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     if form is None or form[0] != "satisfied":
         return form
     commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)
-    content = [(s, t.strip()) for s in range(commit + 1) for t in R.typed_texts(steps[s])
-               if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
-    if not content:
+    content = typed_content(kp, steps[: commit + 1])
+    if content is None:
         return "not_visible", None, f"{form[2]}; nothing typed besides the keypoint's own values gives {about!r}"
-    at, text = content[-1]
+    return as_described(form, commit, about, content, steps, read, lines)
+
+
+def typed_content(kp: str, steps: Sequence[Evidence]) -> tuple[int, str] | None:
+    """(step, text) of the last text typed in `steps` that is none of the keypoint's own values: the content a
+    keypoint describes ("… saying the amount of …", "set cell C4 to the amount …")."""
+    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
+             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
+    return typed[-1] if typed else None
+
+
+def as_described(done: Result, at_step: int | None, about: str, content: tuple[int, str], steps: Sequence[Evidence],
+                 read: R.Read, lines: Lines | None) -> Result:  # fmt: skip
+    """An act `done` (satisfied) whose content typed at `content` must answer "what is <about>?" by the answer rules,
+    on the screens before it was typed: satisfied when it does, contradicted (at `at_step`) when it does not,
+    undecided when the screens do not say."""
+    at, text = content
     found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=text)
     if found is None or found[0] == "not_visible":
         return "not_visible", None, f"the content {text!r} typed at step {at}: {found[2] if found else 'unread'}"
     if found[0] == "contradicted":
-        return "contradicted", commit, f"the content {text!r} typed at step {at} for {about!r}: {found[2]}"
-    return "satisfied", form[1], f"{form[2]}; the content {text!r} typed at step {at}: {found[2]}"
+        return "contradicted", at_step, f"the content {text!r} typed at step {at} for {about!r}: {found[2]}"
+    return "satisfied", done[1], f"{done[2]}; the content {text!r} typed at step {at}: {found[2]}"
 
 
 def answer_in_place(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
@@ -1660,27 +1667,20 @@ def cell_values(kp: str) -> list[tuple[str, str]]:
 _DESCRIBED_VALUE = re.compile(r"^the\s+(?:amount|total|sum|price|date|time|code|reference|number|balance)\b", re.I)
 
 
-def _described_cell(kp: str, cell: str, about: str, steps: Sequence[Evidence], lines: Lines,
+def _described_cell(kp: str, about: str, steps: Sequence[Evidence], lines: Lines,
                     read: R.Read | None) -> Result | None:  # fmt: skip
     """A cell set to a described value: the text typed last (before the last save), not one of the keypoint's own
     words, reads in the cell after the save, and answers "what is <description>?" by the answer rules on the
     screens before it was typed. A value named by its source ("… in the email "Q"") is left undecided."""
     if read is None or T.sourced_value(about):
         return None
-    typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
-             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
-    if not typed:
+    content = typed_content(kp, steps)
+    if content is None:
         return None
-    at, value = typed[-1]
-    held = cells_hold(kp.replace(about, f'"{value}"'), steps, lines)
+    held = cells_hold(kp.replace(about, f'"{content[1]}"'), steps, lines)
     if held is None or held[0] != "satisfied":
         return None
-    found = answered(f"Answer: what is {about}?", steps[: at + 1], read, lines, answer=value)
-    if found is None or found[0] == "not_visible":
-        return "not_visible", None, f"{held[2]}; whether {value!r} is {about!r}: {found[2] if found else 'unread'}"
-    if found[0] == "contradicted":
-        return "contradicted", held[1], f"{cell} holds {value!r}, given for {about!r}: {found[2]}"
-    return "satisfied", held[1], f"{held[2]}; {found[2]}"
+    return as_described(held, held[1], about, content, steps, read, lines)
 
 
 def _trailing_value(words: str) -> str:
@@ -1739,7 +1739,7 @@ def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None, read: R.
         return None
     about = pairs[0][1] if len(pairs) == 1 and _DESCRIBED_VALUE.match(pairs[0][1]) else None
     if about is not None:
-        return _described_cell(kp, pairs[0][0], about, steps, lines, read)
+        return _described_cell(kp, about, steps, lines, read)
     saves = [t for t in range(len(steps) - 1) if R.clicked(steps[t]) and _SAVE.match(R.target(steps[t]))
              and R._changed(steps[t], steps[t + 1])]  # fmt: skip
     if not saves or any(R.typed_texts(e) for e in steps[saves[-1] + 1 :] if e.title == steps[saves[-1]].title):
