@@ -325,7 +325,9 @@ class OcrJudge:
             lambda: P.copied(text, goal, steps, read),
             lambda: P.cells_hold(text, steps, lines, read), lambda: P.masked_entry(text, steps, lines),
             lambda: P.appended_line(text, steps, lines, read), lambda: P.chosen_option(text, steps, lines),
-            lambda: P.put_to(text, steps, lines), lambda: P.reasoned_request(text, steps, lines),
+            lambda: P.put_to(text, steps, lines), lambda: P.opened_from(text, goal, steps, lines),
+            lambda: P.reasoned_request(text, steps, lines), lambda: P.filtered(text, steps, lines),
+            lambda: P.ordered(text, steps, lines),
             lambda: P.cart_quantity(text, steps, lines), lambda: P.added_to_cart(text, steps),
             lambda: R.searched(text, steps),
             lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
@@ -333,7 +335,7 @@ class OcrJudge:
             lambda: P.toggled_icon(text, steps, lines), lambda: R.pressed(text, steps),
             lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
-            lambda: R.refrained(text, steps, goal),
+            lambda: R.refrained(text, steps, goal), lambda: R.kept_others(text, goal, steps, lines),
         ])  # fmt: skip
         if found is not None:
             return Vote(self.name, k, *found)

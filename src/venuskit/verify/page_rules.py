@@ -51,11 +51,11 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from venuskit.models.lexicon import CODE, EMAIL, IBAN, days
+from venuskit.models.lexicon import CODE, EMAIL, IBAN, ISO_DATE, days
 from venuskit.verify import rules as R
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
-from venuskit.verify.images import changed_fraction, mark_change
+from venuskit.verify.images import changed_fraction, mark_change, png_size
 from venuskit.verify.keypoints import SORT_POINT, ZH_SORT
 
 Result = tuple[str, int | None, str]
@@ -152,8 +152,6 @@ def task_rows(steps: Sequence[Evidence], goal: str, lines: Lines | None) -> Rows
 
 
 def _click_y(step: Evidence) -> float | None:
-    from venuskit.verify.images import png_size
-
     p = R._point(step)
     if p is None or step.png is None:
         return None
@@ -755,46 +753,231 @@ def _appended(kp: str, value: str, items: list[str], steps: Sequence[Evidence], 
 # "Save the attachment of X's email "Q" to Drive": a click that puts an item somewhere, and the page's word it did.
 _PUT_TO = re.compile(r"^\s*(?P<verb>(?i:save|copy|move))\b.*\bto\s+(?:the\s+|your\s+)?"
                      r"(?P<place>[A-Z][\w-]*(?: [A-Z][\w-]*)?)\s*$")  # fmt: skip
-_PAST = {"save": "saved", "copy": "copied", "move": "moved"}
+_ZH_PUT_TO = re.compile(r"(?P<verb>保存|复制|移动)(?:到|至)(?P<place>[\u4e00-\u9fff]{2,4}?)(?=[中里内并，,。]|$)")
+_PAST = {"save": "saved", "copy": "copied", "move": "moved", "保存": "已保存", "复制": "已复制", "移动": "已移动"}
+# "… then open it from Drive to check it is there", "在云盘中打开确认": the item just put there, opened from there.
+_OPEN_FROM = re.compile(r"^\s*open\s+(?:it|them|the file)\s+(?:from|in)\s+(?:the\s+|your\s+)?(?P<place>[A-Z][\w-]*)\b"
+                        r"|在(?P<zh>[\u4e00-\u9fff]{2,4}?)(?:中|里)打开")  # fmt: skip
+_FILE_NAME = re.compile(r"[^\s/\\]+\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|png|jpe?g|zip)\b", re.I)
+
+
+def _put_asked(kp: str) -> tuple[str, str] | None:
+    """The verb and the place of a keypoint that puts an item somewhere ("save", "Drive"; "保存", "云盘")."""
+    m = _PUT_TO.match(T.unquoted(kp).strip(" .")) or _ZH_PUT_TO.search(R.own_words(kp))
+    return (m.group("verb").casefold(), m.group("place")) if m else None
 
 
 def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
-    """"Save the attachment of … email "Q" to Drive": on a page about Q, the agent clicked a label that starts with the
-    verb ("Save to Drive"), and the next screen says, freshly, that it was done there ("Saved to Drive")."""
-    m = _PUT_TO.match(T.unquoted(kp).strip(" ."))
-    quoted = T.quoted(kp)
-    if m is None or not quoted or lines is None:
+    """"Save the attachment of … email "Q" to Drive" ("把邮件“Q”的附件保存到云盘"): on a page about Q, the agent
+    clicked a label that starts with the verb ("Save to Drive", "保存到云盘"), and the next screen says, freshly, that
+    it was done there ("Saved to Drive", "已保存到云盘")."""
+    asked, quoted = _put_asked(kp), T.quoted(kp)
+    if asked is None or not quoted or lines is None:
         return None
-    verb, place = m.group("verb").casefold(), m.group("place")
-    said = re.sub(r"\W", "", f"{_PAST[verb]}to{place}".casefold())
+    s = _put_step(*asked, quoted, steps, lines)
+    if s is None:
+        return None
+    return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {_control(steps[s], lines)!r}; the page " \
+                               f"then said it was {_PAST[asked[0]]} to {asked[1]}"  # fmt: skip
+
+
+def _put_step(verb: str, place: str, about: list[str], steps: Sequence[Evidence], lines: Lines) -> int | None:
+    """The latest step that clicked a label starting with `verb` on a page about all of `about` (any page, for []),
+    after which the next screen said, in a line it did not show before, that it was done to `place`."""
+    said = re.compile(re.escape(_PAST[verb]) + "(?:to|到|至)" + re.escape(re.sub(r"\W", "", place.casefold())))
     for s in range(len(steps) - 2, -1, -1):
-        label = re.sub(r"\W", "", R.target(steps[s]).casefold())  # the whole control: "Save to Drive"
+        label = re.sub(r"\W", "", _control(steps[s], lines).casefold())
         if not R.clicked(steps[s]) or not label.startswith(verb) or _PAST[verb] in label:
             continue
-        if not all(any(T.contains(c, q) for c in R.context(steps, s)) for q in quoted):
+        if not all(any(T.contains(c, q) for c in R.context(steps, s)) for q in about):
             continue
         before = {re.sub(r"\W", "", t.casefold()) for _, t in lines(steps[s])}
-        fresh = [t for _, t in lines(steps[s + 1]) if said in re.sub(r"\W", "", t.casefold())
-                 and re.sub(r"\W", "", t.casefold()) not in before]  # fmt: skip
-        if fresh:
-            return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {R.target(steps[s])!r}; the " \
-                                       f"page then said {fresh[0]!r}"  # fmt: skip
+        if any(said.search(re.sub(r"\W", "", t.casefold())) and re.sub(r"\W", "", t.casefold()) not in before
+               for _, t in lines(steps[s + 1])):  # fmt: skip
+            return s
     return None
+
+
+def _control(step: Evidence, lines: Lines) -> str:
+    """The whole label of the control a click was on: the text under it, with the lines stacked on it in the same
+    column (a button whose label wraps: "Saveto" over "Drive")."""
+    point, under = R._point(step), R.target(step)
+    if point is None or step.png is None:
+        return under
+    w, h = png_size(step.png)
+    x, y = point[0] * w, point[1] * h
+    hit = next((b for b, _ in lines(step) if b[0] - 4 <= x <= b[2] + 4 and b[1] - 4 <= y <= b[3] + 4), None)
+    if hit is None:
+        return under
+    # lines of the same column right above or below the hit one (a gap of about half a line: a list's next row is
+    # further away)
+    gap = 0.6 * (hit[3] - hit[1])
+    stack = [(b, t) for b, t in lines(step) if b[0] < hit[2] and b[2] > hit[0]
+             and (b == hit or -gap <= hit[1] - b[3] <= gap or -gap <= b[1] - hit[3] <= gap)]  # fmt: skip
+    return " ".join(t for _, t in sorted(stack, key=lambda r: r[0][1])) if len(stack) > 1 else under
+
+
+def _same_name(title: str, read: str) -> bool:
+    """A page title (exact) and a file name OCR read: the same, up to one misread character in a long name."""
+    if title == read:
+        return True
+    return len(title) == len(read) >= 8 and sum(a != b for a, b in zip(title, read, strict=True)) <= 1
+
+
+def opened_from(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"… then open it from Drive to check it is there" after "Save the attachment … to Drive": after the click that
+    put the item there (`put_to`), a page titled with a file name that page showed was opened in another app."""
+    m = _OPEN_FROM.search(kp)
+    put = next((a for clause in re.split(r"[,，;；]|\bthen\b|然后", goal) if (a := _put_asked(clause))), None)
+    if m is None or put is None or lines is None or (m.group("place") or m.group("zh")) != put[1]:
+        return None
+    s = _put_step(*put, [], steps, lines)
+    if s is None:
+        return None
+    names = [T.normalise(n) for _, t in lines(steps[s]) for n in _FILE_NAME.findall(t)]
+    for e in steps[s + 1:]:
+        title = T.normalise(re.split(r"\s+·\s+", e.title or "")[0])
+        if any(_same_name(title, n) for n in names) and R.section(e.url) != R.section(steps[s].url):
+            return "satisfied", e.index, f"after the click at step {s} put it there, the page {e.title!r} was opened"
+    return None
+
+
+# An order placed: "Buy one Juniper Desk Plant with standard delivery to your home address, paid with your saved Visa
+# card", "Place the order (standard delivery home, Visa)", "提交订单（标准配送到家，Visa 支付）", "Pay with the
+# Mastercard".
+_ORDER = re.compile(r"^\s*(?:buy|order|purchase|place\s+(?:the|your)\s+order)\b|^\s*pay\s+(?:with|by|using)\b"
+                    r"|^\s*(?:请)?(?:买|购买|订购|提交订单|下单)|^\s*为.{0,6}订", re.I)  # fmt: skip
+_PLACE = re.compile(r"^\W*(?:place\s*(?:the\s*)?order|buy\s*now|pay\s*now|confirm\s*order|submit\s*order"
+                    r"|提交订单|立即购买|确认下单)", re.I)  # fmt: skip
+_ORDER_PAGE = re.compile(r"(?:order|订单)\s*#\s*\d+", re.I)
+# What a keypoint asks of the order -> what the order's page says when it was done so (its option's own words).
+_OPTIONS = {r"\bstandard\b|标准": r"standard|标准", r"\bexpress\b|加急": r"express|加急",
+            r"\bnext[- ]day\b|次日": r"next-?day|次日", r"\bvisa\b": r"visa", r"\bmastercard\b": r"mastercard",
+            r"\binvoice\b|发票": r"invoice|发票", r"\bgift card\b|礼品卡": r"gift ?card|礼品卡"}  # fmt: skip
+_ADDRESS = {r"\bhome\b|到家|家庭": r"home|家", r"\boffice\b|公司": r"office|公司"}
+_BUY_ITEM = re.compile(r"^\s*(?:buy|order|purchase)\s+(?P<qty>one|a|an|two|three|four|five|\d+)\s+(?:of\s+the\s+)?"
+                       r"(?P<item>[A-Z][^,:(]*?)(?=\s+(?:with|for|to|by|and|paid)\b|\s*[,:(]|\s*$)", re.I)  # fmt: skip
+_ZH_BUY_QTY = re.compile(r"(?P<qty>\d+|[一二两三四五六七八九十])\s*[件个份]\s*[“\"]")
+
+
+def ordered(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """An order keypoint: the agent clicked a label that places the order ("Place order", "提交订单") and the next page
+    is the order ("Order #50001"). On that page stand the item the keypoint names (with its count, where it gives
+    one), each delivery and payment option it asks for, and the address under the label it names on the checkout
+    screen ("Home", "家"); one of them missing leaves the keypoint undecided (OCR may have missed it). An order the
+    keypoint does not name ("the cheapest product …"): left to a rule that ranks it."""
+    own = T.unquoted(kp)
+    if not _ORDER.match(own) or lines is None or _MOST.search(own) or _LEAST.search(own):
+        return None
+    s = next((i for i in range(len(steps) - 2, -1, -1) if R.clicked(steps[i]) and _PLACE.match(R.target(steps[i]))
+              and _ORDER_PAGE.search(steps[i + 1].title or "")), None)  # fmt: skip
+    if s is None:
+        return None
+    shown = lines(steps[s + 1]) if steps[s + 1].png is not None else ()
+    # in reading order, and column by column (a name that wraps: "ErgonomicSeat" over "Cushion")
+    by_column = sorted(shown, key=lambda r: (r[0][0] // 8, r[0][1]))
+    page = " ".join(t for _, t in shown) + " | " + " ".join(t for _, t in by_column)
+    m = _BUY_ITEM.match(own)
+    items = T.quoted(kp) or ([m.group("item")] if m else [])
+    missing = [i for i in items if not T.ocr_contains(page, i)]
+    if missing:
+        return "not_visible", None, f"the order placed at step {s} does not show {missing}"
+    qty = (_count(m.group("qty")) or 1) if m and m.group("qty") else None
+    z = _ZH_BUY_QTY.search(kp)
+    qty = _count(z.group("qty")) if z else qty
+    if qty is not None and not re.search(rf"(?:quantity|qty|数量)\W*{qty}(?!\d)|[x×]\s*{qty}(?!\d)", page, re.I):
+        return "not_visible", None, f"the order's page does not show the count {qty}"
+    for asks, says in _OPTIONS.items():
+        if re.search(asks, own, re.I) and not re.search(says, page, re.I):
+            return "not_visible", None, f"the order placed at step {s} does not say {says!r}"
+    checkout = [e for e in steps[: s + 1] if e.url == steps[s].url]  # the checkout page, scrolled or not
+    for asks, label in _ADDRESS.items():
+        if re.search(asks, own, re.I) and not any(_ships_to(label, e, page, lines) for e in reversed(checkout)):
+            return "not_visible", None, "the order's page does not show the address the keypoint names"
+    return "satisfied", s + 1, f"the agent clicked {R.target(steps[s])!r} at step {s}; {steps[s + 1].title!r} " \
+                               "shows what the keypoint asks"  # fmt: skip
+
+
+def _ships_to(label: str, checkout: Evidence, page: str, lines: Lines) -> bool:
+    """The address the checkout screen gives under `label` ("Home · Alex Morgan" over "12 Elm St …") stands on the
+    order's page (its first ten characters: the page may wrap it)."""
+    screen = lines(checkout) if checkout.png is not None else ()
+    heads = [b for b, t in screen if re.match(rf"^\W*(?:{label})\b", t.strip(), re.I) or
+             re.match(rf"^\W*(?:{label})(?:\W|$)", t.strip(), re.I)]  # fmt: skip
+    for head in heads:
+        below = [t for b, t in screen if 0 <= b[1] - head[3] <= 40 and abs(b[0] - head[0]) <= 40]
+        address = max(below, key=lambda t: len(T.normalise(t)), default="")
+        if len(T.normalise(address)) >= 8 and T.normalise(address)[:10] in T.normalise(page):
+            return True
+    return False
+
+
+# "Show only the money coming in on your checking account since 2024-03-01", "只查看收入": a list narrowed by a
+# filter form, its values carried by the URL (or shown in the form once it was applied).
+_SHOW_ONLY = re.compile(r"^\s*(?:show|list|display|view|see)\s+only\b|^\s*filter\b"
+                        r"|^\s*(?:请)?(?:只|仅)(?:查看|显示|看|列出)|^\s*筛选", re.I)  # fmt: skip
+# The direction of money a keypoint asks: its words, the URL parameter that carries it, a form's shown choice.
+_FLOW = [(r"\b(?:coming in|incoming|income|deposits?|money in)\b|收入|入账|转入",
+          r"(?:dir|direction|flow|type|kind)=(?:in|incoming|income|credit)\b", r"^\W*(?:money in|incoming|转入)\W*$"),
+         (r"\b(?:going out|outgoing|spending|expenses?|money out)\b|支出|出账|转出",
+          r"(?:dir|direction|flow|type|kind)=(?:out|outgoing|expense|debit)\b",
+          r"^\W*(?:money out|outgoing|转出)\W*$")]  # fmt: skip
+_ACCOUNTS = (r"checking|活期", r"savings|储蓄", r"credit card|信用卡")
+_APPLY = re.compile(r"^\W*(?:filter|apply|search|show|go|筛选|应用|搜索|查询)\b", re.I)
+
+
+def filtered(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A "show only …" keypoint: on the final page (the account it names, by its title), each date it gives and the
+    direction of money it asks ("coming in") are in the URL's query, or, with OCR, the date stands in the form and
+    the last click before the end applied it ("Filter") and changed the list. Undecided otherwise."""
+    own = T.unquoted(kp)
+    if not _SHOW_ONLY.match(own) or len(steps) < 2:
+        return None
+    last = steps[-1]
+    for pattern in _ACCOUNTS:
+        if re.search(pattern, own, re.I) and not re.search(pattern, last.title or "", re.I):
+            return None
+    query, screen = R.tail(last.url), [t for _, t in lines(last)] if lines and last.png is not None else []
+    for asks, param, shown in _FLOW:
+        if re.search(asks, own, re.I) and not re.search(param, query, re.I) and \
+                not any(re.search(shown, t, re.I) for t in screen):  # fmt: skip
+            return None
+    dates = ISO_DATE.findall(own)
+    if not dates or not all(d in query for d in dates) and not (_applied(steps, lines) and all(
+            any(d in t for t in screen) for d in dates)):  # fmt: skip
+        return None
+    return "satisfied", last.index, f"the final page {last.title!r} is filtered by {dates} ({query or 'its form'})"
+
+
+def _applied(steps: Sequence[Evidence], lines: Lines | None) -> bool:
+    """The agent's last click before the end was on a label that applies a filter, and it changed the screen."""
+    clicks = [s for s in range(len(steps) - 1) if R.clicked(steps[s])]
+    return bool(clicks) and lines is not None and bool(_APPLY.match(R.target(steps[clicks[-1]]))) and \
+        R._changed(steps[clicks[-1]], steps[clicks[-1] + 1])  # fmt: skip
 
 
 # "Change the quantity of the Juniper Desk Plant in your cart from one to two": a count a cart shows under the item.
 _QUANTITY = re.compile(r"^\s*(?:change|set|update|increase|decrease|raise|lower)\s+the\s+quantity\s+of\s+(?:the\s+)?"
                        r"(?P<item>.+?)\s+in\s+(?:your\s+|the\s+)?(?:shopping\s+)?(?:cart|basket)\s+"
                        r"(?:from\s+(?P<old>\w+)\s+)?to\s+(?P<new>\w+)\s*[.。]?$", re.I)  # fmt: skip
+# "把“冰川羊毛袜”改成 2 件", "将“X”的数量改为两个": a count with its measure word (or the word 数量), so no
+# other change.
+_ZH_QUANTITY = re.compile(r"[“\"](?P<item>[^”\"]+)[”\"](?P<of>的数量)?\s*"
+                          r"(?:改成|改为|调成|调到|调整为|设为|增加到|减少到|加到|减到)\s*"
+                          r"(?P<new>\d{1,3}|[一二两三四五六七八九十])\s*"
+                          r"(?P<unit>[件个份支双盒瓶本包套])?")  # fmt: skip
 _COUNTS = {w: i for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
                                        "ten"])}  # fmt: skip
+_COUNTS |= {w: i + 1 for i, w in enumerate("一二三四五六七八九十")} | {"两": 2}
 
 
 def cart_quantity(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """The last screen that shows the item with a count under it (the cart's quantity: a lone number below the name,
     within a few lines) shows the count asked for, and an earlier one showed another (the agent changed it). Left
     there with another count (no click on that page after it): contradicted."""
-    m = _QUANTITY.match(kp)
+    m = _QUANTITY.match(kp) or _ZH_QUANTITY.search(kp)
+    if m is not None and m.re is _ZH_QUANTITY and not (m.group("of") or m.group("unit")):
+        m = None
     new = _count(m.group("new")) if m else None
     if m is None or new is None or lines is None:
         return None
@@ -1336,9 +1519,155 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     """`rules.answered` (each value of the answer was on a screen), then read where the question points: on the
     named record (`answer_in_place`) and as the value of the named field (`answer_at_field`). `answer`: the text
     that answers, when it is not the final Finished/Answer."""
-    found = R.answered(kp, steps, read, answer)
+    found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer), answer)
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
-    return answer_on_its_row(kp, steps, lines, found, answer)
+    found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
+    return answer_not_chrome(kp, steps, lines, found, answer)
+
+
+def _in_typed_field(values: list[str], steps: Sequence[Evidence], screens: list[Evidence], lines: Lines) -> bool:
+    """Every line that showed each value holds the point where the agent clicked a field it then typed into."""
+    points = {f.point for f in fields(steps, len(steps)) if f.point != (0.0, 0.0)}
+    if not points:
+        return False
+    for v in values:
+        boxes = [(b, e) for e in screens for b, t in lines(e) if T.contains_value(t, v)]
+        if not boxes:
+            return False
+        for b, e in boxes:
+            w, h = png_size(e.png)
+            if not any(b[0] - 4 <= x * w <= b[2] + 4 and b[1] - 4 <= y * h <= b[3] + 4 for x, y in points):
+                return False
+    return True
+
+
+def answer_not_chrome(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                      answer: str | None = None) -> Result | None:
+    """An answer read from the apps' fixed frame is no answer about their content: each of its values stood, on every
+    screen the agent saw across two pages or more, in the same place of the top bar or the sidebar (the user's
+    avatar letter "林", a group's name in the sidebar's list); and no answer is the text of a field the agent typed
+    into (a search box's placeholder "Search mail")."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    answer = (R.final_answer(steps) if answer is None else answer) or ""
+    screens = [e for e in steps if e.png is not None]
+    if not T.answer_values(answer):
+        return found
+    if _in_typed_field(T.answer_values(answer), steps, screens, lines):
+        return "contradicted", steps[-1].index, f"the answer {answer!r} is the text of a field the agent typed into " \
+                                                "(its placeholder), not what the page says"  # fmt: skip
+    if len({(R.section(e.url), e.title) for e in screens}) < 2 or any(_FIGURE.fullmatch(v) for v in
+                                                                      T.answer_values(answer)):  # fmt: skip
+        return found  # a figure in a fixed place may be a count that stayed (a badge, "only 3 left")
+    for v in T.answer_values(answer):
+        places = [{(b[0] // 8, b[1] // 8) for b, t in lines(e) if T.contains_value(t, v) and _in_frame(b, e)}
+                  for e in screens]  # fmt: skip
+        if not all(places) or not set.intersection(*places):
+            return found
+    return "contradicted", steps[-1].index, f"the answer {answer!r} is the apps' own frame: it stood in the same " \
+                                            "place of the top bar or sidebar on every screen"  # fmt: skip
+
+
+def _in_frame(box: tuple[int, int, int, int], step: Evidence) -> bool:
+    """A line in the band where apps keep their frame: the top bar (the top 8%) or a sidebar's short entries (ending
+    in the left fifth)."""
+    w, h = png_size(step.png)
+    return box[3] <= 0.08 * h or box[2] <= 0.2 * w
+
+
+def answer_in_table(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                    answer: str | None = None) -> Result | None:
+    """A figure that stood on screen only on its own ("17": a count, a field, a badge, `rules.answered` cannot say
+    what it counts) is a table's cell when the row it stands on names what the question asks about ("Monitors")
+    and its column's header names what it asks of it ("In stock" for "How many Monitors are in stock?")."""
+    if found is None or found[0] != "not_visible" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
+    figures, asked = T.answer_values(answer), _key_words(rest)
+    if not figures or not asked or not all(_FIGURE.fullmatch(v) for v in figures):
+        return found
+    for e in reversed(steps):
+        screen = lines(e) if e.png is not None else ()
+        for v in figures:
+            for box, _ in [(b, t) for b, t in screen if T.normalise(t) == T.normalise(v)]:
+                row = [t for b, t in screen if b[2] < box[0] and abs((b[1] + b[3]) - (box[1] + box[3])) <= 8]
+                head = _column_head(box, screen)
+                if head and _heads(head, rest) and any(_names_key(t, asked - _key_words(head)) for t in row):
+                    return "satisfied", e.index, f"the answer {v!r} stands in the row {row[-1]!r} under the " \
+                                                 f"column {head!r}"  # fmt: skip
+    return found
+
+
+# "the largest incoming amount", "最便宜的那件的价格": the figure a question ranks, and which end of the list it wants.
+_MOST = re.compile(r"\b(?:largest|biggest|highest|greatest|most expensive|maximum)\b|最大|最高|最贵|最多", re.I)
+_LEAST = re.compile(r"\b(?:smallest|lowest|cheapest|least expensive|minimum)\b|最小|最低|最便宜|最少", re.I)
+_NO_NOUN = frozenset({"tell", "the", "what", "which", "answer", "your", "you", "and", "with", "one", "that", "from"})
+_SIGNED = re.compile(r"^[-+−]?\s*(?:[€$£¥]\s*)?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?:\s*(?:EUR|USD|GBP|CNY|元))?$")
+
+
+def answer_ranked(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                  answer: str | None = None) -> Result | None:
+    """A figure asked by its rank ("the largest incoming amount") is the end of the column it stands in, where the
+    question's own noun heads that column ("Amount", "金额"): among that column's figures of the answer's sign, the
+    largest (or the smallest). Read on the last screen that shows it; another figure of that column beyond it:
+    contradicted. A figure that stood on the screen only outside such a column (the account's balance beside the
+    transactions' Amount column) is left undecided: what it ranks, the screen does not say."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
+    most, least = _MOST.search(rest), _LEAST.search(rest)
+    value = _figure(answer)
+    if not (most or least) or value is None or not _SIGNED.fullmatch(answer.strip()):
+        return found
+    asked = _LEAST.sub(" ", _MOST.sub(" ", rest))
+    for e in reversed(steps):
+        screen = lines(e) if e.png is not None else ()
+        boxes = [b for b, t in screen if _SIGNED.fullmatch(t.strip()) and _figure(t) == value]
+        if not boxes:
+            continue
+        for box in boxes:
+            column = _figure_column(box, screen)
+            head = _column_head(box, screen)
+            if head is None or not _heads(head, asked):
+                continue
+            same = [x for x in column if (x < 0) == (value < 0)]
+            end = max(same, key=abs) if most else min(same, key=abs)
+            if abs(end) != abs(value):
+                return "contradicted", e.index, f"the column {head!r} also shows {end}, " \
+                    f"{'larger' if most else 'smaller'} than the answer {answer!r}"  # fmt: skip
+            return found
+        return "not_visible", None, f"the answer {answer!r} stood on screen, but in no column headed by what the " \
+                                    "question ranks"  # fmt: skip
+    return found
+
+
+def _figure_column(box: tuple[int, int, int, int], screen: tuple) -> list[float]:
+    """The figures of the column `box` stands in: the lines whose right edges line up with its own (figures are
+    right-aligned), below the column's head."""
+    return [a for b, t in screen if abs(b[2] - box[2]) <= 8 and _SIGNED.fullmatch(t.strip())
+            and (a := _figure(t)) is not None]  # fmt: skip
+
+
+def _figure(text: str) -> float | None:
+    """The signed amount a figure's text gives ("-312.80", "€ 4,200.00")."""
+    return R._amount(re.sub(r"[^\d.,-]", "", text.replace("−", "-")))
+
+
+def _heads(head: str, question: str) -> bool:
+    """A column's header names what the question asks: a word of the question ("Amount" for "the largest incoming
+    amount") or, in Chinese, the header's characters ("金额" in "最大的一笔收入金额")."""
+    han = "".join(T.HAN_CHAR.findall(head))
+    if han:
+        return len(han) >= 2 and han in question
+    words = {w.casefold().removesuffix("s") for w in re.findall(r"[A-Za-z]{3,}", question)} - _NO_NOUN
+    return any(w in words for w in (t.casefold().removesuffix("s") for t in re.findall(r"[A-Za-z]{3,}", head)))
+
+
+def _column_head(box: tuple[int, int, int, int], screen: tuple) -> str | None:
+    """The nearest line above `box` in its column that is no figure (the column's header), if any."""
+    above = [(b, t) for b, t in screen if b[3] <= box[1] and b[0] < box[2] and b[2] > box[0]
+             and not _SIGNED.fullmatch(t.strip())]  # fmt: skip
+    return max(above, key=lambda r: r[0][3])[1] if above else None
 
 
 def _comment_posted(entry: str, steps: Sequence[Evidence]) -> Result | None:
@@ -1473,7 +1802,7 @@ def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> boo
 # current status)". A kind of value ("the amount", "邮箱地址") or a person or title is no field a screen labels.
 _FIELD = re.compile(r"\(\s*(?:请回答|(?:answer\s+)?with\s+(?:the\s+|its\s+|their\s+)?|tell me\s+(?:its\s+|the\s+)?"
                     r"(?:current\s+)?)(?P<field>[^()]{1,24}?)\s*\)\s*$", re.I)  # fmt: skip
-_NOT_A_FIELD = re.compile(r"name|title|subject|address|名|标题|主题|地址|号码|总额", re.I)
+_NOT_A_FIELD = re.compile(r"name|title|subject|address|number|figure|名|标题|主题|地址|号码|总额|数字", re.I)
 
 
 def asked_field(rest: str) -> str | None:
@@ -1499,14 +1828,14 @@ def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
     if field is None:
         return found
     column = bool(CODE.findall(rest))
-    values = T.answer_values(answer)
+    values, asked = T.answer_values(answer), frozenset(_key_words(rest) - _key_words(field))
     labelled = False
     for e in steps:
         screen = lines(e) if e.png is not None else ()
         labels = [b for b, t in screen if T.normalise(t).startswith(T.normalise(field))]
         labelled = labelled or bool(labels)
         for label in labels:
-            if any(_at_label(label, screen, v, column) for v in values):
+            if any(_at_label(label, screen, v, column, asked) for v in values):
                 return found
     if not labelled:
         return "not_visible", None, f"no screen the agent saw labels the field {field!r} the question asks for"
@@ -1531,8 +1860,11 @@ def _key_words(text: str) -> set[str]:
 
 def _names_key(text: str, asked: set[str]) -> bool:
     """A row's text shares a word with the question: a word of it begins with one ("Venuehire", as OCR glues it,
-    for "venue"; "Subtotal" is not "total")."""
-    return any(tok.startswith(w) for tok in re.findall(r"[a-z]+", text.casefold()) for w in asked)
+    for "venue"; "Subtotal" is not "total"), or it is an abbreviation of one ("Tot." for "total", "Amt." for
+    "amount")."""
+    toks = re.findall(r"[a-z]+\.?", text.casefold())
+    return any(tok.rstrip(".").startswith(w) or tok.endswith(".") and len(tok) >= 4 and w.startswith(tok[:-1])
+               for tok in toks for w in asked)  # fmt: skip
 
 
 def _figures(text: str) -> list[str]:
@@ -1566,10 +1898,22 @@ def answer_on_its_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
     if not asked or not figures or len(re.sub(r"EUR|USD|GBP|CNY|[^A-Za-z]", "", _FIGURE.sub(" ", answer))) > 3:
         return found  # a name or a sentence that holds a figure ("Training room 3") is no figure answer
     for v in figures:
-        wrong = _wrong_end(rest, v, steps, lines) or _wrong_row(asked, v.lstrip("-+"), steps, lines)
+        wrong = _wrong_end(rest, v, steps, lines) or _wrong_row(asked, v.lstrip("-+"), steps, lines) or \
+            _day_only(rest, v.lstrip("-+"), steps, lines)  # fmt: skip
         if wrong:
             return "contradicted", steps[-1].index, wrong
     return found
+
+
+def _day_only(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
+    """A count or an amount asked, answered with a figure that every screen showed only inside a date (the "14" of
+    "Thu, 14 Mar 2024" in a page's header)."""
+    if T.asked_kind(rest) not in ("a count", "an amount"):
+        return None
+    holding = [t for e in steps if e.png is not None for _, t in lines(e) if v in _figures(t)]
+    if holding and all(days(t) for t in holding):
+        return f"{v!r} stood on screen only inside a date ({holding[0]!r})"
+    return None
 
 
 def _wrong_end(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
@@ -1610,9 +1954,11 @@ def _wrong_row(asked: set[str], v: str, steps: Sequence[Evidence], lines: Lines)
     return f"{v!r} stood on no row the question names; the row {rival[0]!r} it names showed {rival[1]!r}"
 
 
-def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool) -> bool:
+def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool,
+              asked: frozenset[str] = frozenset()) -> bool:  # fmt: skip
     """`value` is on the label's own line, right of it on its row, on the next line below it, or (a table column)
-    anywhere below it in its column."""
+    anywhere below it in its column: when the question names a record by its code, or on a row whose other cells
+    share one of the question's key words `asked` ("Hotel / lodging" for "a hotel stay")."""
     below = sorted((b for b, t in screen if b[1] >= label[3] - 2 and b[0] < label[2] + 20 and b[2] > label[0] - 20),
                    key=lambda b: b[1])  # fmt: skip
     right = [b for b, _ in screen if b != label and _same_row(b, label) and b[0] >= label[2]]
@@ -1623,6 +1969,9 @@ def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, colum
             return True
         # below: down a table's column, or the next line under a label that has nothing right of it
         if box in below and (column or not right and box[1] <= below[0][3]):
+            return True
+        if box in below and asked and any(_names_key(t, set(asked)) for b, t in screen if b != box and
+                                          _same_row(b, box)):  # fmt: skip
             return True
     return False
 

@@ -66,6 +66,10 @@ _OPENED = re.compile(r"\b(opened|viewed|open)\b", re.I)
 _GONE = re.compile(r"\b(gone|deleted|removed|in (?:the )?trash)\b", re.I)
 _REMOVAL = re.compile(r"\s*(delete|remove|cancel|decline|reject|unsubscribe|archive|clear|disable|turn off|"
                       r"uninstall|empty|unstar|trash|discard)\b", re.I)  # fmt: skip
+# The same in Chinese, anywhere in the keypoint's own words ("从云盘删除文件“X”", "在购物车里删掉“X”"); a mark
+# taken off ("取消星标", "从收藏中移除") is no removal of the item.
+_ZH_REMOVAL = re.compile(r"删除|删掉|删去|移除|去掉|拿掉|(?:移|扔|放)(?:至|到|进)回收站|清空")
+_ZH_MARK_OFF = re.compile(r"取消|星标|标签|收藏|标记")
 _IDS = re.compile(r"\d+")
 _UNCHANGED = 0.001
 # Labels of buttons that commit a form, that take a change back, and that delete (the text under the click).
@@ -91,7 +95,8 @@ _ZH_ONE_CLICK = {
     "unstar": ("取消[^，,。；;]{0,8}?(?:星标|加星)", "取消星标|取消加星"),
     "star": ("加星|星标|标星", "加星|星标|标星"),
     "unarchive": ("取消归档", "取消归档|移回收件箱"), "archive": ("归档", "归档"), "accept": ("接受", "接受"),
-    "decline": ("拒绝", "拒绝"), "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
+    "decline": ("拒绝", "拒绝"), "delete": ("删除|删掉", "删除|永久删除|移至回收站|移到回收站"),
+    "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
 }
 _ADVERBS = frozenset({"please", "permanently", "now", "then", "also", "just", "simply", "quickly", "finally"})
@@ -178,13 +183,19 @@ def own_words(kp: str) -> str:
 def positive(kp: str) -> bool:
     """A keypoint that asserts something exists or holds (rules can prove those), not a negation or an
     imperative to remove something."""
-    return not _NEGATED.search(own_words(kp)) and not _REMOVAL.match(kp)
+    return not _NEGATED.search(own_words(kp)) and not removal(kp)
+
+
+def removal(kp: str) -> bool:
+    """A keypoint that asks to take something away ("Delete the file "X"", "从云盘删除文件“X”")."""
+    return bool(_REMOVAL.match(kp) or _ZH_REMOVAL.search(own_words(kp)))
 
 
 def is_invariant(kp: str) -> bool:
     """A keypoint that asks for something to stay as it was: it holds before the agent does anything. So does a sort
-    point (how the results were ranked, where no page offers a sort), which is no progress of its own."""
-    return bool(_STILL.search(own_words(kp)) or SORT_POINT.match(kp))
+    point (how the results were ranked, where no page offers a sort) and a fence around the goal's deletions ("Keep
+    your other posts"), which are no progress of their own."""
+    return bool(_STILL.search(own_words(kp)) or SORT_POINT.match(kp) or _KEEP_OTHERS.match(T.unquoted(kp)))
 
 
 def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | None:
@@ -322,7 +333,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
     return None
 
 
-_QUANTITY_OF = re.compile(r"\bquantity\s+of\b|数量", re.I)
+_QUANTITY_OF = re.compile(r"\bquantity\s+of\b|数量|[”\"]\s*(?:改成|改为)\s*"
+                          r"(?:\d{1,3}|[一二两三四五六七八九十])\s*[件个份]", re.I)  # fmt: skip
 
 
 # ---- a search --------------------------------------------------------------------------------------------
@@ -361,13 +373,17 @@ def searched(kp: str, steps: Sequence[Evidence]) -> Result | None:
 _ORIGIN = re.compile(r"\b(?:from|out of)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)")
 
 
+# A keypoint that changes a field to a value: "Change your display name to "V"", "把显示名称改为“V”".
+_CHANGE_TO = re.compile(r"^\s*(?:change|set|update|rename)\b.*\bto\b|改为|改成|设为|设置为|更改为|修改为", re.I)
+
+
 def clicked_effect(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
     """A click on the named item's page whose result names the keypoint's state: its other values appear
     in the new URL's query/fragment or (OCR) freshly on the changed screen; "gone" keypoints need a URL
     reporting a deletion."""
     quoted = T.quoted(kp)
-    if not quoted:
-        return None
+    if not quoted or _CHANGE_TO.search(T.unquoted(kp)):
+        return None  # "change X to "V"": "V" is a value to save, no item whose page the click was on
     gone = bool(_GONE.search(T.unquoted(kp)))
     origins = {m.casefold() for m in _ORIGIN.findall(T.unquoted(kp))}  # "back from Trash": where it was, not its state
     rest = [n for n in needles(kp) if n not in quoted and n.casefold() not in origins] + _STATE.findall(T.unquoted(kp))
@@ -536,9 +552,11 @@ def _names_state(label: str, state: str) -> bool:
 
 def _asks_to_confirm(label: str, after: Evidence) -> bool:
     """The click opened a page titled with its own label of two words or more (the app's name after " · " aside): a
-    dialog that asks to confirm the act ("Delete post"). One word is a folder's name as well ("Archive")."""
+    dialog that asks to confirm the act ("Delete post", "删除帖子"). One word is a folder's name as well ("Archive",
+    "归档")."""
     title = re.split(r"\s+[·|–-]\s+", after.title or "")[0]
-    return len(title.split()) >= 2 and re.sub(r"\W", "", title.casefold()) == re.sub(r"\W", "", label.casefold())
+    words = len(title.split()) if not T.HAN_CHAR.search(title) else len(T.HAN_CHAR.findall(title)) // 2
+    return words >= 2 and _opened_as(label, after)
 
 
 def _one_click_on(verb: str, names: list[str], steps: Sequence[Evidence], zh: str | None = None,
@@ -601,9 +619,10 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
     """A removal keypoint ("Delete the file "X"", "Take X out of the cart"): the agent clicked on the row that
     showed X (OCR: a line with X at the click's height), and X is not on the next screen."""
     quoted = T.quoted(kp)
-    if lines is None or not quoted or not _REMOVAL.match(T.unquoted(kp).lstrip()) and not _GONE.search(kp):
+    zh = _ZH_REMOVAL.search(own_words(kp))
+    if lines is None or not quoted or not _REMOVAL.match(T.unquoted(kp).lstrip()) and not _GONE.search(kp) and not zh:
         return None
-    if _MARK_OFF.match(kp):
+    if _MARK_OFF.match(kp) or zh and _ZH_MARK_OFF.search(own_words(kp)):
         return None
     for s in range(len(steps) - 2, -1, -1):
         step, after = steps[s], steps[s + 1]
@@ -615,6 +634,10 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
         later = " ".join(t for _, t in lines(after))
         if all(any(T.contains(t, q) for t in row) and not T.contains(later, q) for q in quoted):
             return "satisfied", s + 1, f"the click at step {s} was on the row of {quoted}, gone from the next screen"
+    for s in range(len(steps) - 2, -1, -1):  # a remove button below the item's name (a cart's row of lines)
+        if clicked(steps[s]) and _DELETE_LABEL.match(target(steps[s])) and \
+                all(_taken_off(q, steps[s], steps[s + 1], lines) for q in quoted):  # fmt: skip
+            return "satisfied", s + 1, f"the click on {target(steps[s])!r} at step {s} took {quoted} off the screen"
     return None
 
 
@@ -679,13 +702,13 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
         if not clicked(steps[s]) or not labels.match(target(steps[s])):
             continue
         about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
-        nameless = not quoted and _section(steps[s].url) == _section(steps[min(at, len(steps) - 1)].url)
+        nameless = not quoted and section(steps[s].url) == section(steps[min(at, len(steps) - 1)].url)
         if nameless or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
             return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
     return None
 
 
-def _section(url: str | None) -> str:
+def section(url: str | None) -> str:
     """The part of a site a URL is in: its host and first path segment ("/mail/drafts" and "/mail/d/3" share it)."""
     parts = urlsplit(url or "")
     return f"{parts.netloc}/{parts.path.strip('/').split('/')[0]}"
@@ -877,6 +900,26 @@ def refrained(kp: str, steps: Sequence[Evidence], goal: str = "") -> Result | No
     return "satisfied", steps[-1].index, f"no click on a label that does what the goal forbids ({family})"
 
 
+# "Keep your other posts", "Don't delete any other files", "保留你的其他帖子": what the run must not delete besides
+# what the goal names.
+_KEEP_OTHERS = re.compile(r"^\s*(?:keep|leave)\s+(?:all\s+)?(?:of\s+)?(?:your|the|my)?\s*other\b"
+                          r"|^\s*(?:don'?t|do not|never)\s+(?:delete|remove|trash)\s+(?:any\s+)?(?:of\s+)?"
+                          r"(?:your\s+|the\s+)?other\b"
+                          r"|^\s*(?:请)?(?:保留|不要删除?|别删除?)[^“”\"]{0,6}?(?:其他|其它|别的)", re.I)  # fmt: skip
+
+
+def kept_others(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """"Keep your other posts": contradicted at the first click that deleted something the goal does not name
+    (`side_effects`), satisfied when the run deleted nothing else. It holds before any action, so it is no progress
+    of its own (`is_invariant`)."""
+    if not _KEEP_OTHERS.match(T.unquoted(kp)) or not steps:
+        return None
+    extra = side_effects(goal, steps, lines)
+    if extra:
+        return "contradicted", extra[0] + 1, f"the click at step {extra[0]} deleted something the goal does not name"
+    return "satisfied", steps[-1].index, "no click deleted anything the goal does not name"
+
+
 # ---- still there ------------------------------------------------------------------------------------------
 
 
@@ -911,7 +954,7 @@ def never_shown(kp: str, steps: Sequence[Evidence], read: Read | None) -> Result
         seen = any(T.contains(t, q) for e in steps for t in typed_texts(e)) or any(
             T.contains(e.title or "", q) or T.contains(unquote(e.url or ""), q) for e in later
         )
-        if not seen and not any(e.png is not None and T.contains(read(e), q) for e in later if read is not None):
+        if not seen and not any(e.png is not None and T.ocr_contains(read(e), q) for e in later if read is not None):
             return "contradicted", steps[-1].index, f"{q!r} never appears after the agent's first action"
     return None
 
@@ -1048,17 +1091,29 @@ def _same_day(line: str, value: str) -> bool:
 # ---- side effects ----------------------------------------------------------------------------------------
 
 
+def _opened_as(label: str, after: Evidence) -> bool:
+    """The click opened a page titled with its label alone (the app's name after " · " aside): navigation."""
+    title = re.split(r"\s+[·|–-]\s+", after.title or "")[0]
+    return bool(title) and T.normalise(title) == T.normalise(label)
+
+
+_FROM_TRASH = re.compile(r"\b(?:from|in|out of)\s+(?:the\s+|your\s+)?(?:trash|bin)\b|从回收站|回收站(?:中|里)", re.I)
+
+
 def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = None) -> list[int]:
     """Steps whose click led to a URL reporting a deletion, or (with OCR) took the row it was on off a list that
     otherwise stayed (a trash icon on a file's row), on a page that is not about anything the goal names (a goal
     without names: one that asks for no deletion at all). A row taken off a list is about what the row itself
     says: a file trashed from Drive is a side effect of a goal that names Drive only as where to create a document."""
     names = needles(goal)
-    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b|删除|移除|清空", goal, re.I))
+    wants = _FROM_TRASH.sub(" ", goal)  # "bring X back from Trash" asks for no deletion
+    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", wants, re.I)
+                or _ZH_REMOVAL.search(wants))  # fmt: skip
     found = []
     for s in range(len(steps) - 1):
         flagged = _DELETED.search(tail(steps[s + 1].url)) and not _DELETED.search(tail(steps[s].url))
-        pressed = _DELETE_LABEL.match(target(steps[s])) and _changed(steps[s], steps[s + 1])
+        pressed = _DELETE_LABEL.match(target(steps[s])) and _changed(steps[s], steps[s + 1]) and \
+            not _opened_as(target(steps[s]), steps[s + 1])  # the "Trash" folder's link opens the page "Trash"
         gone = _row_gone(steps[s], steps[s + 1], lines) if clicked(steps[s]) and lines is not None else []
         if not clicked(steps[s]) or not (flagged or pressed or gone):
             continue
@@ -1066,11 +1121,19 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
         if gone and lines is not None:
             row = [*gone, *_row_texts(steps[s], lines)]
             related = any(_truncates(t, n) or T.contains(t, n) for t in row for n in names) or asks and page
-        else:
-            related = page
+        else:  # a page whose title names none of them (a cart): a named item the click took off its screen
+            related = page or lines is not None and any(_taken_off(n, steps[s], steps[s + 1], lines) for n in names)
         if not related:
             found.append(s)
     return found
+
+
+def _taken_off(name: str, step: Evidence, after: Evidence, lines: Lines) -> bool:
+    """`name` was read on the step's screen and not on the next one of the same page."""
+    if step.png is None or after.png is None or step.url != after.url:
+        return False
+    return any(T.ocr_contains(t, name) for _, t in lines(step)) and \
+        not any(T.ocr_contains(t, name) for _, t in lines(after))  # fmt: skip
 
 
 def _row_texts(step: Evidence, lines: Lines) -> list[str]:

@@ -64,12 +64,17 @@ _CONFUSED_CASED = str.maketrans({"1": "l", "I": "l", "|": "l", "!": "l", "0": "O
                                  "2": "Z"})  # fmt: skip
 
 
+# A file name's dot that OCR reads as a dash ("（已签署)-pdf" for "（已签署）.pdf"), in normalised text.
+_EXT_DOT = re.compile(r"-(pdf|docx?|xlsx?|pptx?|csv|txt|png|jpe?g|zip)")
+
+
 def ocr_key(text: str, *, cased: bool = False) -> str:
     """`normalise`d text with OCR's usual confusions folded (rn -> m, vv -> w, and the classes above). `cased`:
     letters keep their case (a typed value is case-sensitive: "hannaH" is not "Hannah"); only the glyphs OCR
     confuses across case or with digits are folded."""
     if not cased:
-        return normalise(text).replace("rn", "m").replace("vv", "w").translate(_CONFUSED)
+        text = _EXT_DOT.sub(r"\1", normalise(text))
+        return text.replace("rn", "m").replace("vv", "w").translate(_CONFUSED)
     text = _SOFT_PUNCT.sub("", _SPACE.sub("", unicodedata.normalize("NFKC", text).translate(_DASHES)))
     return "".join(ch for ch in text if ch not in QUOTE_MARKS).replace("rn", "m").translate(_CONFUSED_CASED)
 
