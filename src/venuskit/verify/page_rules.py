@@ -1560,18 +1560,18 @@ def answer_not_chrome(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
                                                                       T.answer_values(answer)):  # fmt: skip
         return found  # a figure in a fixed place may be a count that stayed (a badge, "only 3 left")
     for v in T.answer_values(answer):
-        places = [{(b[0] // 8, b[1] // 8) for b, t in lines(e) if T.contains_value(t, v) and _in_frame(b, e)}
-                  for e in screens]  # fmt: skip
+        places = [{(b[0] // 8, b[1] // 8) for b, t in lines(e) if T.contains_value(t, v) and _in_frame(b, size)}
+                  for e in screens for size in [png_size(e.png)]]  # fmt: skip
         if not all(places) or not set.intersection(*places):
             return found
     return "contradicted", steps[-1].index, f"the answer {answer!r} is the apps' own frame: it stood in the same " \
                                             "place of the top bar or sidebar on every screen"  # fmt: skip
 
 
-def _in_frame(box: tuple[int, int, int, int], step: Evidence) -> bool:
+def _in_frame(box: tuple[int, int, int, int], size: tuple[int, int]) -> bool:
     """A line in the band where apps keep their frame: the top bar (the top 8%) or a sidebar's short entries (ending
-    in the left fifth)."""
-    w, h = png_size(step.png)
+    in the left fifth) of a screen of `size` pixels."""
+    w, h = size
     return box[3] <= 0.08 * h or box[2] <= 0.2 * w
 
 
@@ -1601,6 +1601,8 @@ def answer_in_table(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
 # "the largest incoming amount", "最便宜的那件的价格": the figure a question ranks, and which end of the list it wants.
 _MOST = re.compile(r"\b(?:largest|biggest|highest|greatest|most expensive|maximum)\b|最大|最高|最贵|最多", re.I)
 _LEAST = re.compile(r"\b(?:smallest|lowest|cheapest|least expensive|minimum)\b|最小|最低|最便宜|最少", re.I)
+# Question words that name no column. Not `_NOT_A_KEY`: that one leaves out "amount", "value", "number", the very
+# nouns a figure column is headed by.
 _NO_NOUN = frozenset({"tell", "the", "what", "which", "answer", "your", "you", "and", "with", "one", "that", "from"})
 _SIGNED = re.compile(r"^[-+−]?\s*(?:[€$£¥]\s*)?\d{1,3}(?:,\d{3})*(?:\.\d{1,2})?(?:\s*(?:EUR|USD|GBP|CNY|元))?$")
 
