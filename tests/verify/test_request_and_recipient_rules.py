@@ -329,12 +329,12 @@ def test_a_transfer_of_a_total_a_quoted_item_names_is_described_content(tmp_path
 ROWS = ["Everyday Checking", "8 Mar  SKYLINE AIRWAYS  TX55012345", "9 Mar  CITY PARKING  TX55099999"]
 
 
-def described_append_run(folder, typed: str):
-    goal = 'Add the bank reference of the SKYLINE AIRWAYS payment on 2024-03-08 at the end of the document ' \
-           '"Retro notes.docx" and save it.'  # fmt: skip
+def described_append_run(folder, typed: str, goal: str = "", source: S | None = None):
+    goal = goal or 'Add the bank reference of the SKYLINE AIRWAYS payment on 2024-03-08 at the end of the document ' \
+                   '"Retro notes.docx" and save it.'  # fmt: skip
     url, title = f"{APP}/drive/f/8", "Retro notes.docx · Drive"
     body = ["Save", "1. Goals", "2. Milestones"]
-    steps = [S(screen(ROWS), Click(point=Point(0.05, 0.95)), f"{APP}/bank/a/1", "Everyday Checking"),
+    steps = [source or S(screen(ROWS), Click(point=Point(0.05, 0.95)), f"{APP}/bank/a/1", "Everyday Checking"),
              S(screen(body), Click(point=Point(0.3, 0.55)), url, title),
              S(screen(body), Type(content=typed), url, title),
              S(screen([*body, typed]), Click(point=middle(0, "Save")), url, title),
@@ -348,6 +348,20 @@ def test_a_described_line_at_a_documents_end_is_the_value_its_description_names(
     assert right.verdict == "completed", why(right)
     other = described_append_run(tmp_path / "other", "TX55099999")  # the reference of another day's payment
     assert other.verdict != "completed", why(other)
+
+
+def test_a_described_line_may_name_its_source_by_a_quoted_item(tmp_path):
+    """Before: a description holding a quoted name ("the start time of "Analytics office hours" in your calendar")
+    was no described line, and that name was taken for the document's: the right run was undecided. Found on a
+    training-split episode (seed 7)."""
+    goal = 'Add the start time of "Analytics office hours" in your calendar at the end of the document ' \
+           '"Retro notes.docx" and save it.'  # fmt: skip
+    event = S(screen(["Analytics office hours", "Thu 14 Mar", "Starts 08:30", "Ends 09:30"]),
+              Click(point=Point(0.05, 0.95)), f"{APP}/calendar/e/4", "Analytics office hours")  # fmt: skip
+    right = described_append_run(tmp_path / "right", "08:30", goal, event)
+    assert right.verdict == "completed", why(right)
+    end = described_append_run(tmp_path / "end", "09:30", goal, event)  # the end time, not the start
+    assert end.verdict != "completed", why(end)
 
 
 # ---- a quantity changed in the cart ------------------------------------------------------------------------------

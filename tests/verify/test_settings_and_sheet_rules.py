@@ -9,10 +9,10 @@ forever" only because neither was credited."""
 from __future__ import annotations
 
 from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, png, record, screen, why
+from verify_helpers import S, middle, png, record, screen, why, zh_screen
 from verify_helpers import verify_rules as verify
 
-from venuskit.actions.types import Click, Finished, Point, Type
+from venuskit.actions.types import Click, Finished, Point, SelectOption, Type
 from venuskit.verify.keypoints import split_goal
 from venuskit.verify.page_rules import cell_values
 
@@ -248,3 +248,77 @@ def test_typing_on_another_page_after_the_save_leaves_the_saved_cells_as_they_ar
     report = sheet_run(tmp_path, goal, [("B2", "140")], after=later)
     cells = next(k for k in report.keypoints if "B2" in k.text)
     assert cells.status == "satisfied", why(report)
+
+
+def display_name_run(folder, edit_page: tuple[str, str], saved_title: str):
+    """Accept the event "Design crit", then type the new display name on `edit_page` (url, title) and save it (the
+    saved page is titled `saved_title`)."""
+    goal = 'Accept the invitation to "Design crit", then change your display name to "Alex Morgan-Lee".'
+    event, event_url = ["Design crit", "Thu 14 Mar 10:00", "Accept   Decline", "Edit"], "http://127.0.0.1/cal/e/7"
+    url, title = edit_page
+    form = [title, "Name:", "Save"]
+    steps = [S(screen(event), Click(point=middle(2, "Accept")), url=event_url, title="Design crit"),
+             S(screen([*event, "Accepted"]), Click(point=Point(0.5, 0.5)), url=event_url, title="Design crit"),
+             S(screen(form), Click(point=Point(0.3, 0.23)), url=url, title=title),
+             S(screen(form), Type(content="Alex Morgan-Lee"), url=url, title=title),
+             S(screen([title, "Name: Alex Morgan-Lee", "Save"]), Click(point=middle(2, "Save")), url=url, title=title),
+             S(screen([saved_title, "Saved."]), Finished(content="Done."), url=url, title=saved_title)]  # fmt: skip
+    return verify(record(folder, steps, goal))
+
+
+def test_a_setting_of_the_users_own_is_not_changed_on_a_form_about_another_named_item(tmp_path):
+    """Before: the submit rule credited "change your display name to "V"" with V typed into the event's own form
+    and saved (the event was renamed), so the run was `completed`. Found on a training-split episode (seed 7)."""
+    right = display_name_run(tmp_path / "right", ("http://127.0.0.1/settings/profile", "Settings · Alex Morgan"),
+                             "Settings · Alex Morgan-Lee")
+    assert right.keypoints[1].status == "satisfied", why(right)
+    event_form = display_name_run(tmp_path / "event", ("http://127.0.0.1/cal/e/7/edit", "Edit event: Design crit"),
+                                  "Alex Morgan-Lee")  # the event, renamed
+    assert event_form.keypoints[1].status != "satisfied", why(event_form)
+    assert event_form.verdict != "completed", why(event_form)
+
+
+# The episode's field was "部门"; this font's 门 reads "內" to the OCR, so the drawn page names the team instead.
+ZH_PROFILE_GOAL = "把显示名称改为“林晓（产品）”，团队改为 Sales。"
+
+
+def zh_profile_run(folder, name: str, department: str):
+    """Type `name` into the name field, pick `department` in the drop-down and click Save. The screenshot after the
+    pick still shows the drop-down's list, drawn over the Save button (the click there reads "Engineering")."""
+    url, title = "http://127.0.0.1/settings/", "设置 · 林晓"
+    at = lambda line: Point(0.2, (30 + 50 * line + 13) / 400)  # noqa: E731 - a line of zh_screen
+    form = ["个人资料", "姓名", "林晓", "团队", "Product", "保存"]
+    listed = ["个人资料", "姓名", name, "团队", department, "Engineering", "Finance"]
+    saved = ["个人资料", "姓名", name, "团队", department, "保存", "已保存。"]
+    steps = [S(zh_screen(form), Click(point=at(2)), url=url, title=title),
+             S(zh_screen(form), Type(content=name), url=url, title=title),
+             S(zh_screen([*form[:2], name, *form[3:]]), Click(point=at(4)), url=url, title=title),
+             S(zh_screen(listed), SelectOption(index=3), url=url, title=title),
+             S(zh_screen(listed), Click(point=at(5)), url=url, title=title),
+             S(zh_screen(saved), Finished(content="完成"), url=url, title=f"设置 · {name}")]  # fmt: skip
+    return verify(record(folder, steps, ZH_PROFILE_GOAL))
+
+
+def test_a_chinese_profile_change_of_two_fields_is_two_steps_each_read_from_the_saved_page(tmp_path):
+    """Before: "，部门改为 Sales" was no step of its own (it starts with a noun), no rule read a Chinese field set with a
+    drop-down, and a Save clicked while the list still covered it read "Engineering", so the form was never taken
+    as submitted: the right run was `uncertain`. Found on a training-template episode (seed 7)."""
+    assert split_goal(ZH_PROFILE_GOAL) == ["把显示名称改为“林晓（产品）”", "团队改为 Sales"]
+    right = zh_profile_run(tmp_path / "right", "林晓（产品）", "Sales")
+    assert right.verdict == "completed", why(right)
+    other_department = zh_profile_run(tmp_path / "finance", "林晓（产品）", "Finance")
+    assert other_department.keypoints[1].status != "satisfied", why(other_department)
+    assert other_department.verdict != "completed", why(other_department)
+
+
+def test_a_search_for_the_new_name_saves_no_name(tmp_path):
+    """The title of a search's results names the typed text; that is no saved entry (the new done signal, a title
+    that names what was typed, leaves results pages out)."""
+    url = "http://127.0.0.1/shop/"
+    steps = [S(zh_screen(["商城", "搜索"]), Click(point=Point(0.2, 0.1)), url=url, title="商城 · 林晓"),
+             S(zh_screen(["商城", "搜索"]), Type(content="林晓（产品）"), url=url, title="商城 · 林晓"),
+             S(zh_screen(["商城", "搜索"]), Click(point=Point(0.2, 0.2)), url=url, title="商城 · 林晓"),
+             S(zh_screen(["没有结果"]), Finished(content="完成"), url=url + "?q=林晓（产品）",
+               title="“林晓（产品）”的搜索结果 · 林晓")]  # fmt: skip
+    report = verify(record(tmp_path, steps, ZH_PROFILE_GOAL))
+    assert report.keypoints[0].status != "satisfied", why(report)

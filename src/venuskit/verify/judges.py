@@ -330,7 +330,7 @@ class OcrJudge:
             lambda: P.ordered(text, steps, lines),
             lambda: P.cart_quantity(text, steps, lines), lambda: P.added_to_cart(text, steps),
             lambda: R.searched(text, steps),
-            lambda: R.submitted(text, steps, read), lambda: R.clicked_effect(text, steps, read),
+            lambda: R.submitted(text, steps, read, goal), lambda: R.clicked_effect(text, steps, read),
             lambda: R.one_click(text, steps), lambda: R.reacted(text, steps),
             lambda: P.toggled_icon(text, steps, lines), lambda: R.pressed(text, steps),
             lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),
@@ -418,16 +418,17 @@ class LogJudge:
         votes = [self._judge(k, text, window.steps, window if window.is_last else None) for k, text in keypoints]
         if window.is_last:  # trajectory rules over every step, voted once
             steps = list(window.before) + list(window.steps)
-            votes = [self._trajectory(v, text, steps) for v, (_, text) in zip(votes, keypoints, strict=True)]
+            pairs = zip(votes, keypoints, strict=True)
+            votes = [self._trajectory(v, text, steps, window.goal) for v, (_, text) in pairs]
         return votes
 
-    def _trajectory(self, vote: Vote, text: str, steps: list[Evidence]) -> Vote:
+    def _trajectory(self, vote: Vote, text: str, steps: list[Evidence], goal: str = "") -> Vote:
         if vote.status in ("satisfied", "contradicted"):
             return vote
         found = R.settle(text, steps, [
             lambda: R.answered(text, steps), lambda: R.opened(text, steps), lambda: R.searched(text, steps),
             lambda: P.sorted_by(text, steps, None),
-            lambda: R.submitted(text, steps),
+            lambda: R.submitted(text, steps, goal=goal),
             lambda: R.language_switched(text, steps),
             lambda: R.clicked_effect(text, steps), lambda: R.one_click(text, steps), lambda: R.reacted(text, steps),
             lambda: R.never_shown(text, steps, None),

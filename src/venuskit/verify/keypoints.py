@@ -130,7 +130,8 @@ def _clauses(sentence: str) -> list[str]:
 
 # After a question, a clause that only says how to answer it ("Answer with the code", "Tell me its status",
 # "请回答金额"): a qualifier of that answer, not a keypoint of its own (no trajectory meets "请回答金额" alone).
-_QUALIFIER = re.compile(r"^(?:answer|tell me|let me know|reply with|give)\b|^(?:请|并)?(?:回答|告诉我|给出|写出|说明)",
+_QUALIFIER = re.compile(r"^(?:answer|tell me|let me know|reply with|give)\b|^(?:请|并)?(?:回答|告诉我|给出|写出|说明)|"
+                        r"^请?(?:用|以|按)[^，,。]{1,20}?(?:格式)?(?:回答|作答)",  # "请用 HH:MM 格式回答"
                         re.IGNORECASE)  # fmt: skip
 # A request to report something back that is not phrased as a question ("tell me the largest amount").
 _REPORT = re.compile(r"^(?:tell me|let me know)\b|^请?告诉我", re.IGNORECASE)
@@ -224,8 +225,11 @@ _ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|把|将|给|(?:{_ZH_VERBS})|
                       rf"[加发改存买写点打付删搜找选填输设回转](?=[一个件封份条到给为成上明入下掉出]))")
 # Where or by what the act happens ("在日历中", "按 IT 要求", "根据邮件"): a step may start with it before its verb.
 _ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?[^，,；;。]{1,16}?(?:要求|内容|说明|所写|所述)|"
-                       r"根据[^，,；;。]{1,16}?(?:，|\s))\s*")  # fmt: skip
+                       r"根据[^，,；;。]{1,16}?(?:，|\s)|"
+                       rf"从[^，,；;。\x00]{{1,12}}?(?=(?:{_ZH_VERBS})))\s*")  # fmt: skip
 _ZH_COMMA = re.compile(r"[，,；;]")
+# A second field set in the same breath ("把显示名称改为“X”，部门改为 Sales"): a short name, then the change verb.
+_ZH_FIELD_CHANGE = re.compile(r"^[\u3400-\u9fff]{1,8}(?:改为|改成|设为|设置为|更改为|修改为)")
 
 
 def _zh_clauses(sentence: str) -> list[str]:
@@ -261,7 +265,7 @@ def _starts_step(text: str) -> bool:
     rest = _ZH_CONNECTIVE.sub("", text)
     rest = re.sub(r"^请(?=按|根据|在)", "", rest)  # "请按邮件内容修改…": the polite word before a place or a source
     return bool(_ZH_NEXT.match(text) or _ZH_STEP.match(_ZH_PLACE.sub("", rest)) or _ZH_STEP.match(rest)
-                or _ZH_REPORT.match(rest) or ZH_SORT.match(rest))  # fmt: skip
+                or _ZH_REPORT.match(rest) or ZH_SORT.match(rest) or _ZH_FIELD_CHANGE.match(rest))  # fmt: skip
 
 
 # "…，告诉我最便宜的商品叫什么": a request to report back is a step of its own (an `Answer:` point), never part of

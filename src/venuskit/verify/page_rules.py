@@ -719,14 +719,14 @@ def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None,
     content = typed_content(kp, steps)
     if content is None:
         return None
-    placed = _appended(kp, content[1], quoted, steps, lines)
+    placed = _appended(kp, content[1], T.quoted(kp[m.end() :]), steps, lines)  # the document's name, not the source's
     if placed is None or placed[0] != "satisfied":
         return placed
     return as_described(placed, placed[1], m.group("about"), content, steps, read, lines)
 
 
 # "Add the bank reference of the X payment on 2024-03-08 at the end of the document "Y"": a line described, not quoted.
-_APPEND_ABOUT = re.compile(r"^\s*(?:add|append)\s+(?P<about>the\s+[^\"“]+?)\s+at the (?:end|bottom) of\s+the\s+"
+_APPEND_ABOUT = re.compile(r"^\s*(?:add|append)\s+(?P<about>the\s+.+?)\s+at the (?:end|bottom) of\s+the\s+"
                            r"(?:document|file|note)\s+(?=[\"“])", re.I)  # fmt: skip
 
 
@@ -845,8 +845,6 @@ def opened_from(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | No
 # An order placed: "Buy one Juniper Desk Plant with standard delivery to your home address, paid with your saved Visa
 # card", "Place the order (standard delivery home, Visa)", "提交订单（标准配送到家，Visa 支付）", "Pay with the
 # Mastercard".
-_ORDER = re.compile(r"^\s*(?:buy|order|purchase|place\s+(?:the|your)\s+order)\b|^\s*pay\s+(?:with|by|using)\b"
-                    r"|^\s*(?:请)?(?:买|购买|订购|提交订单|下单)|^\s*为.{0,6}订", re.I)  # fmt: skip
 _PLACE = re.compile(r"^\W*(?:place\s*(?:the\s*)?order|buy\s*now|pay\s*now|confirm\s*order|submit\s*order"
                     r"|提交订单|立即购买|确认下单)", re.I)  # fmt: skip
 _ORDER_PAGE = re.compile(r"(?:order|订单)\s*#\s*\d+", re.I)
@@ -867,7 +865,7 @@ def ordered(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result |
     screen ("Home", "家"); one of them missing leaves the keypoint undecided (OCR may have missed it). An order the
     keypoint does not name ("the cheapest product …"): left to a rule that ranks it."""
     own = T.unquoted(kp)
-    if not _ORDER.match(own) or lines is None or _MOST.search(own) or _LEAST.search(own):
+    if not R.ORDER_KP.match(own) or lines is None or _MOST.search(own) or _LEAST.search(own):
         return None
     s = next((i for i in range(len(steps) - 2, -1, -1) if R.clicked(steps[i]) and _PLACE.match(R.target(steps[i]))
               and _ORDER_PAGE.search(steps[i + 1].title or "")), None)  # fmt: skip
@@ -905,10 +903,12 @@ def _ships_to(label: str, checkout: Evidence, page: str, lines: Lines) -> bool:
     heads = [b for b, t in screen if re.match(rf"^\W*(?:{label})\b", t.strip(), re.I) or
              re.match(rf"^\W*(?:{label})(?:\W|$)", t.strip(), re.I)]  # fmt: skip
     for head in heads:
-        below = [t for b, t in screen if 0 <= b[1] - head[3] <= 40 and abs(b[0] - head[0]) <= 40]
-        address = max(below, key=lambda t: len(T.normalise(t)), default="")
-        if len(T.normalise(address)) >= 8 and T.normalise(address)[:10] in T.normalise(page):
-            return True
+        below = [(b, t) for b, t in screen if 0 <= b[1] - head[3] <= 40 and abs(b[0] - head[0]) <= 40]
+        for first, _ in below:  # each line under the label, whole: OCR may cut it at a comma ("北风科技，" "海淀区")
+            row = sorted((b, t) for b, t in screen if abs(b[1] - first[1]) <= 6 and b[0] >= first[0])
+            address = "".join(t for _, t in row)
+            if len(T.normalise(address)) >= 8 and T.normalise(address)[:10] in T.normalise(page):
+                return True
     return False
 
 
@@ -1236,9 +1236,10 @@ def chosen_option(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Re
     """"Set the department in your profile to Sales" done with a drop-down: after the agent's last pick of an option,
     a click made the page say it saved ("Saved."), and on that screen the line right under the field's label (the
     field the keypoint names: "Department") reads the value. Another value there leaves it to the other rules."""
-    values = entry_values(kp)
+    zh = _ZH_SET_FIELD.match(kp)
+    values = [zh.group("value")] if zh else entry_values(kp)
     picks = [s for s in range(len(steps)) if "SelectOption" in R._names(steps[s].act)]
-    if len(values) != 1 or not picks or lines is None or not _entry(kp):
+    if len(values) != 1 or not picks or lines is None or not (zh or _entry(kp)):
         return None
     for t in range(picks[-1] + 1, len(steps) - 1):
         saved = [x for x in _new_lines(steps[t], steps[t + 1], lines) if _SAVED.match(x)]
@@ -1256,9 +1257,15 @@ _SET_FIELD = re.compile(r"^\s*(?:set|change|select|choose)\s+(?:the\s+|your\s+)?
                         r"(?:in|on|of|for|to)\b", re.I)  # fmt: skip
 
 
+# "部门改为 Sales", "把时区设为“UTC+8”": the field (a short name) and the value it is set to.
+_ZH_SET_FIELD = re.compile(r"^\s*(?:请)?(?:把|将)?(?P<field>[\u3400-\u9fff]{1,8})"
+                           r"(?:改为|改成|设为|设置为|更改为|修改为)"
+                           r"\s*[“\"]?(?P<value>[^“”\"，,。；;]+?)[”\"]?\s*[。.]?\s*$")  # fmt: skip
+
+
 def _under_label(kp: str, screen: tuple) -> str | None:
     """The text of the line right under the label of the field the keypoint sets (the field's value)."""
-    m = _SET_FIELD.match(T.unquoted(kp))
+    m = _SET_FIELD.match(T.unquoted(kp)) or _ZH_SET_FIELD.match(kp)
     if m is None:
         return None
     field = m.group("field").casefold().split()
@@ -1584,7 +1591,7 @@ def answer_in_table(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
         return found
     rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
     figures, asked = T.answer_values(answer), _key_words(rest)
-    if not figures or not asked or not all(_FIGURE.fullmatch(v) for v in figures):
+    if not figures or not (asked or T.HAN_CHAR.search(rest)) or not all(_FIGURE.fullmatch(v) for v in figures):
         return found
     for e in reversed(steps):
         screen = lines(e) if e.png is not None else ()
@@ -1592,7 +1599,7 @@ def answer_in_table(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
             for box, _ in [(b, t) for b, t in screen if T.normalise(t) == T.normalise(v)]:
                 row = [t for b, t in screen if b[2] < box[0] and abs((b[1] + b[3]) - (box[1] + box[3])) <= 8]
                 head = _column_head(box, screen)
-                if head and _heads(head, rest) and any(_names_key(t, asked - _key_words(head)) for t in row):
+                if head and _heads(head, rest) and any(_row_names(t, rest, asked, head) for t in row):
                     return "satisfied", e.index, f"the answer {v!r} stands in the row {row[-1]!r} under the " \
                                                  f"column {head!r}"  # fmt: skip
     return found
@@ -1653,6 +1660,15 @@ def _figure_column(box: tuple[int, int, int, int], screen: tuple) -> list[float]
 def _figure(text: str) -> float | None:
     """The signed amount a figure's text gives ("-312.80", "€ 4,200.00")."""
     return R._amount(re.sub(r"[^\d.,-]", "", text.replace("−", "-")))
+
+
+def _row_names(text: str, question: str, asked: set[str], head: str) -> bool:
+    """A row's cell names what the question asks about, other than what its column's header names: a key word
+    ("Monitors"), or, in Chinese, the cell's characters ("显示器" in "显示器的库存有多少？")."""
+    han = "".join(T.HAN_CHAR.findall(text))
+    if han:
+        return len(han) >= 2 and han in question and han != "".join(T.HAN_CHAR.findall(head))
+    return _names_key(text, asked - _key_words(head))
 
 
 def _heads(head: str, question: str) -> bool:
@@ -1850,13 +1866,18 @@ _NOT_A_KEY = frozenset(re.findall(r"\w+", "what which how much many the tell ans
                                           "from and that this does did give its their his her amount value number "
                                           "figure please let know"))  # fmt: skip
 _FIGURE = re.compile(r"(?<![\w.:])(?:\d{1,2}:\d{2}|\d[\d,]*\.\d{2}|\d+)(?![\w.:])")
-_TIME_RANGE = re.compile(r"(\d{1,2}:\d{2})\s*(?:[-–—~]|to|until)\s*(\d{1,2}:\d{2})", re.I)
-_STARTS = re.compile(r"\b(?:start\w*|begin\w*)\b", re.I)
-_ENDS = re.compile(r"\b(?:end\w*|finish\w*|until)\b", re.I)
+_TIME_RANGE = re.compile(r"(\d{1,2}:\d{2})\s*(?:[-–—~－～]|to|until|至|到)\s*(\d{1,2}:\d{2})", re.I)
+_STARTS = re.compile(r"\b(?:start\w*|begin\w*)\b|开始", re.I)
+_ENDS = re.compile(r"\b(?:end\w*|finish\w*|until)\b|结束", re.I)
+
+
+# Row words a Chinese question or row says in its own script ("总金额是多少" asks for the "Tot." row's figure).
+_ZH_KEYS = {"subtotal": "小计", "total": "(?<!小)(?:总额|总计|合计|总金额|总价|总共|一共)", "shipping": "运费"}
 
 
 def _key_words(text: str) -> set[str]:
     words = {w.casefold() for w in re.findall(r"[A-Za-z]{3,}", text)} - _NOT_A_KEY
+    words |= {key for key, zh in _ZH_KEYS.items() if re.search(zh, text)}
     return {w.removesuffix("s") for w in words}  # "costs" names the row "Cost"
 
 
@@ -1865,6 +1886,8 @@ def _names_key(text: str, asked: set[str]) -> bool:
     for "venue"; "Subtotal" is not "total"), or it is an abbreviation of one ("Tot." for "total", "Amt." for
     "amount")."""
     toks = re.findall(r"[a-z]+\.?", text.casefold())
+    if any(re.search(_ZH_KEYS[w], text) for w in asked if w in _ZH_KEYS):
+        return True  # "合计 €47.10" is the total's row
     return any(tok.rstrip(".").startswith(w) or tok.endswith(".") and len(tok) >= 4 and w.startswith(tok[:-1])
                for tok in toks for w in asked)  # fmt: skip
 
@@ -1897,11 +1920,11 @@ def answer_on_its_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
     rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
     asked = _key_words(rest)
     figures = [v for v in T.answer_values(answer) if _FIGURE.fullmatch(v.lstrip("-+"))]
-    if not asked or not figures or len(re.sub(r"EUR|USD|GBP|CNY|[^A-Za-z]", "", _FIGURE.sub(" ", answer))) > 3:
+    if not figures or len(re.sub(r"EUR|USD|GBP|CNY|[^A-Za-z]", "", _FIGURE.sub(" ", answer))) > 3:
         return found  # a name or a sentence that holds a figure ("Training room 3") is no figure answer
     for v in figures:
-        wrong = _wrong_end(rest, v, steps, lines) or _wrong_row(asked, v.lstrip("-+"), steps, lines) or \
-            _day_only(rest, v.lstrip("-+"), steps, lines)  # fmt: skip
+        wrong = _wrong_end(rest, v, steps, lines) or (asked and _wrong_row(asked, v.lstrip("-+"), steps, lines)) or \
+            _day_only(rest, v.lstrip("-+"), steps, lines) or _stamp_only(rest, v, steps, lines)  # fmt: skip
         if wrong:
             return "contradicted", steps[-1].index, wrong
     return found
@@ -1915,6 +1938,28 @@ def _day_only(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str
     holding = [t for e in steps if e.png is not None for _, t in lines(e) if v in _figures(t)]
     if holding and all(days(t) for t in holding):
         return f"{v!r} stood on screen only inside a date ({holding[0]!r})"
+    return None
+
+
+# A time asked from a text ("the meeting time in X's forum post "Q"", "邮件里说的会议时间"): its own words say it.
+_TIME_IN_TEXT = re.compile(r"\btime\b.*\bin\b.*\b(?:post|email|e-mail|mail|message|comment|note|document)\b|"
+                           r"(?:帖子|邮件|消息|文档|评论).{0,12}(?:时间|几点)", re.I)  # fmt: skip
+
+
+def _stamp_only(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
+    """A time asked from a text, answered with a time that stood alone in its box, or in a date, on every screen that
+    showed it (the post's or the mail's own time stamp, "·08:00", "Thu, 14 Mar 2024, 08:00"), while a sentence on
+    such a screen gives another time ("We meet at 16:15 …")."""
+    if ":" not in v or not _TIME_IN_TEXT.search(rest):
+        return None
+    shown = [e for e in steps if e.png is not None and any(v in _figures(t) for _, t in lines(e))]
+    stamp = lambda t: re.sub(r"[\W_]", "", t) == v.replace(":", "") or bool(days(t)) and not _sentence(t)  # noqa: E731
+    if not shown or not all(stamp(t) for e in shown for _, t in lines(e) if v in _figures(t)):
+        return None
+    for e in shown:
+        other = [t for t in _rows(lines(e)) if _sentence(t) and any(":" in f and f != v for f in _figures(t))]
+        if other:
+            return f"{v!r} stood alone (a time stamp), while the text says {other[0]!r}"
     return None
 
 

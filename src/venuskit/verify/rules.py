@@ -63,6 +63,10 @@ _STATE = re.compile(r"\b(archived|accepted|declined|starred|pinned|liked|approve
                     r"published)\b",
                     re.I)  # fmt: skip
 _OPENED = re.compile(r"\b(opened|viewed|open)\b", re.I)
+# "打开表格“X”", "在云盘中打开“X”": a Chinese keypoint that only opens (no verb after the name: "打开邮件“X”并
+# 回复" is a reply as well).
+_ZH_OPEN_ONLY = re.compile(r"^\s*(?:请)?(?:在[^，,。；;\s]{1,10}(?:中|里))?(?:打开|查看)[\u3400-\u9fff]{0,4}"
+                           r"\s*[。.]?\s*$")  # fmt: skip
 _GONE = re.compile(r"\b(gone|deleted|removed|in (?:the )?trash)\b", re.I)
 _REMOVAL = re.compile(r"\s*(delete|remove|cancel|decline|reject|unsubscribe|archive|clear|disable|turn off|"
                       r"uninstall|empty|unstar|trash|discard)\b", re.I)  # fmt: skip
@@ -223,7 +227,7 @@ def settle(kp: str, steps: Sequence[Evidence], rules: Sequence[Callable[[], Resu
 
 def opened(kp: str, steps: Sequence[Evidence]) -> Result | None:
     quoted = T.quoted(kp)
-    if not quoted or not _OPENED.search(T.unquoted(kp)):
+    if not quoted or not (_OPENED.search(T.unquoted(kp)) or _ZH_OPEN_ONLY.match(T.unquoted(kp))):
         return None
     for j in range(1, len(steps)):
         title, before = steps[j].title or "", steps[j - 1].title or ""
@@ -260,9 +264,20 @@ def submits(steps: Sequence[Evidence]) -> list[Submit]:
         label = target(steps[s])
         # Reply, Edit, New event open a form: text typed before them went into another one (or none)
         done = _DONE.search(after) or _SUBMIT_LABEL.match(label) and not OPENS_FORM.match(label)
+        done = done or _titled_with(typed, steps[s], steps[s + 1])
         if done and not _ERROR.search(after):
             found.append(Submit(s, tuple(typed), tuple(form_context(steps, s)), after))
     return found
+
+
+def _titled_with(typed: list[str], before: Evidence, after: Evidence) -> bool:
+    """The click made the page's title name text the agent typed, which it did not name before ("设置 · 林晓" ->
+    "设置 · 林晓（产品）" once the new display name was saved): the app took the entry, whatever the click's label
+    read (a drop-down's list drawn over the Save button)."""
+    old, new = before.title or "", after.title or ""
+    if _RESULTS.search(new) or _QUERY.search(tail(after.url)):
+        return False  # a search's results page names what was searched: no entry was saved
+    return any(len(t.strip()) >= 2 and T.contains(new, t) and not T.contains(old, t) for t in typed)
 
 
 def form_context(steps: Sequence[Evidence], s: int) -> list[str]:
@@ -301,11 +316,12 @@ def _unchecked_when(kp: str, values: list[str]) -> bool:
     return bool(_WHEN.search(rest))
 
 
-def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:
+def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal: str = "") -> Result | None:
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
     was on the form when it was submitted; at least one was typed, or is a key value read on the form. A keypoint
     that describes its content ("saying the amount of …") is left to `page_rules.described_entry`: its values say
-    where the content comes from, and typing them is no content."""
+    where the content comes from, and typing them is no content. A change of the user's own setting is not made
+    on a form about an item the goal names elsewhere (`_about_other_item`)."""
     want = needles(kp)
     if T.described(kp) is not None or T.sourced_value(kp):
         return None
@@ -315,7 +331,12 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
     if _QUANTITY_OF.search(kp):
         return None  # a count is read off the cart (`page_rules.cart_quantity`); typing the item's name sets none
+    if ORDER_KP.match(T.unquoted(kp)) or _NEW_PASSWORD.search(T.unquoted(kp)):
+        return None  # an order is a click's (`page_rules.ordered`); a new password goes into masked fields
+        # (`page_rules.masked_entry`): typed where it shows, into an event's form, it changed no password
     for sub in reversed(submits(steps)):
+        if _about_other_item(kp, goal, sub):
+            continue
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
         known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
         form = set()
@@ -333,6 +354,28 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> R
     return None
 
 
+# "Change your display name to "V"", "把你的显示名称改为“V”": a setting of the user's own, named by no quoted item.
+_OWN_SETTING = re.compile(r"^\s*(?:change|set|update)\s+your\b[^\"“”]*?\bto\b|^[^\"“”]*?(?:你|我)的[^\"“”]*?"
+                          r"(?:改为|改成|设为|设置为|更改为|修改为)", re.I)  # fmt: skip
+
+
+def _about_other_item(kp: str, goal: str, sub: Submit) -> bool:
+    """A change of the user's own setting submitted on a form about an item the goal names and the keypoint does
+    not ("Accept the invitation to "Design crit", then change your display name to …": the name typed into the
+    event's form and saved renamed the event). The user's settings are on no page titled with another item."""
+    if not goal or _OWN_SETTING.search(kp) is None:
+        return False
+    others = [q for q in T.quoted(goal) if not any(T.contains(q, w) for w in T.quoted(kp))]
+    return any(T.contains(c, q) for q in others for c in sub.context)
+
+
+# An order placed: "Buy one Juniper Desk Plant with standard delivery …", "Place the order (…)", "提交订单（…）",
+# "为公司订 3 件“X”：…", "Pay with the Mastercard". Placed by a click (`page_rules.ordered`), never by typing the
+# item's name: a name typed into the shop's price filter and applied is no order.
+ORDER_KP = re.compile(r"^\s*(?:buy|order|purchase|place\s+(?:the|your)\s+order)\b|^\s*pay\s+(?:with|by|using)\b"
+                      r"|^\s*(?:请)?(?:买|购买|订购|提交订单|下单)|^\s*为.{0,6}订", re.I)  # fmt: skip
+_NEW_PASSWORD = re.compile(r"\b(?:change|update|reset|set)\s+(?:your\s+|the\s+)?(?:password|passcode|pin)\b|"
+                           r"(?:修改|更改|重置|设置)(?:你的)?密码|密码(?:改为|改成)", re.I)  # fmt: skip
 _QUANTITY_OF = re.compile(r"\bquantity\s+of\b|数量|[”\"]\s*(?:改成|改为)\s*"
                           r"(?:\d{1,3}|[一二两三四五六七八九十])\s*[件个份]", re.I)  # fmt: skip
 
