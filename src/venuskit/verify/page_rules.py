@@ -1872,7 +1872,8 @@ _ENDS = re.compile(r"\b(?:end\w*|finish\w*|until)\b|结束", re.I)
 
 
 # Row words a Chinese question or row says in its own script ("总金额是多少" asks for the "Tot." row's figure).
-_ZH_KEYS = {"subtotal": "小计", "total": "(?<!小)(?:总额|总计|合计|总金额|总价|总共|一共)", "shipping": "运费"}
+# ("一共", "总共" say "in all" of a count; they name no row.)
+_ZH_KEYS = {"subtotal": "小计", "total": "(?<!小)(?:总额|总计|合计|总金额|总价)", "shipping": "运费"}
 
 
 def _key_words(text: str) -> set[str]:
@@ -1953,14 +1954,19 @@ def _stamp_only(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> s
     if ":" not in v or not _TIME_IN_TEXT.search(rest):
         return None
     shown = [e for e in steps if e.png is not None and any(v in _figures(t) for _, t in lines(e))]
-    stamp = lambda t: re.sub(r"[\W_]", "", t) == v.replace(":", "") or bool(days(t)) and not _sentence(t)  # noqa: E731
-    if not shown or not all(stamp(t) for e in shown for _, t in lines(e) if v in _figures(t)):
+    if not shown or not all(_stamp(t, v) for e in shown for _, t in lines(e) if v in _figures(t)):
         return None
     for e in shown:
         other = [t for t in _rows(lines(e)) if _sentence(t) and any(":" in f and f != v for f in _figures(t))]
         if other:
             return f"{v!r} stood alone (a time stamp), while the text says {other[0]!r}"
     return None
+
+
+def _stamp(text: str, v: str) -> bool:
+    """The OCR box holding time `v` is a time stamp: the time alone ("·08:00"), or a date with it that is no sentence
+    ("Thu, 14 Mar 2024, 08:00"; not "could we meet on 2024-03-20 at 13:30")."""
+    return re.sub(r"[\W_]", "", text) == v.replace(":", "") or bool(days(text)) and not _sentence(text)
 
 
 def _wrong_end(rest: str, v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
