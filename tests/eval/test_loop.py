@@ -105,8 +105,9 @@ def test_two_rounds_from_an_untrained_network(tmp_path):
 
 def test_rows_are_sgv_kept_successes_and_training_runs(tmp_path):
     # Oracle episodes of two training templates; SGV (rule judges, goal keypoints) verifies the question task's
-    # answer on screen and not the rename, so only the former gives own-action rows.
-    jobs = [collect.Job("settings.account_email", 0, "browser"), collect.Job("settings.rename_profile", 0, "browser")]
+    # answer on screen and not the Drive tidy-up (files deleted, restored and starred by their rows' unlabelled
+    # icons, which no rule reads), so only the former gives own-action rows.
+    jobs = [collect.Job("settings.account_email", 0, "browser"), collect.Job("drive.tidy_up", 0, "browser")]
     index = collect.world_oracle_episodes(tmp_path / "round_0" / "rollouts", jobs)
     labelled = label(index, LoopConfig(out=str(tmp_path)))
     kept = [r for r in labelled if r["sgv"]["verdict"] == "completed"]
