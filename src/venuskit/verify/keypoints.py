@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from venuskit.models.lexicon import HAN_CHAR, QUOTED
+from venuskit.verify.text import ZH_CHANGE_TO
 
 # Imperative verbs that start a new keypoint after "and" / ", then" (so "Add milk and eggs" stays one point).
 _VERB_TEXT = """
@@ -229,7 +230,7 @@ _ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?
                        rf"从[^，,；;。\x00]{{1,12}}?(?=(?:{_ZH_VERBS})))\s*")  # fmt: skip
 _ZH_COMMA = re.compile(r"[，,；;]")
 # A second field set in the same breath ("把显示名称改为“X”，部门改为 Sales"): a short name, then the change verb.
-_ZH_FIELD_CHANGE = re.compile(r"^[\u3400-\u9fff]{1,8}(?:改为|改成|设为|设置为|更改为|修改为)")
+_ZH_FIELD_CHANGE = re.compile(rf"^[\u3400-\u9fff]{{1,8}}(?:{ZH_CHANGE_TO})")
 
 
 def _zh_clauses(sentence: str) -> list[str]:

@@ -1259,7 +1259,7 @@ _SET_FIELD = re.compile(r"^\s*(?:set|change|select|choose)\s+(?:the\s+|your\s+)?
 
 # "部门改为 Sales", "把时区设为“UTC+8”": the field (a short name) and the value it is set to.
 _ZH_SET_FIELD = re.compile(r"^\s*(?:请)?(?:把|将)?(?P<field>[\u3400-\u9fff]{1,8})"
-                           r"(?:改为|改成|设为|设置为|更改为|修改为)"
+                           rf"(?:{T.ZH_CHANGE_TO})"
                            r"\s*[“\"]?(?P<value>[^“”\"，,。；;]+?)[”\"]?\s*[。.]?\s*$")  # fmt: skip
 
 

@@ -356,7 +356,7 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
 
 # "Change your display name to "V"", "把你的显示名称改为“V”": a setting of the user's own, named by no quoted item.
 _OWN_SETTING = re.compile(r"^\s*(?:change|set|update)\s+your\b[^\"“”]*?\bto\b|^[^\"“”]*?(?:你|我)的[^\"“”]*?"
-                          r"(?:改为|改成|设为|设置为|更改为|修改为)", re.I)  # fmt: skip
+                          rf"(?:{T.ZH_CHANGE_TO})", re.I)  # fmt: skip
 
 
 def _about_other_item(kp: str, goal: str, sub: Submit) -> bool:
@@ -417,7 +417,7 @@ _ORIGIN = re.compile(r"\b(?:from|out of)\s+(?:the\s+)?([A-Z][\w-]*(?:\s+[A-Z][\w
 
 
 # A keypoint that changes a field to a value: "Change your display name to "V"", "把显示名称改为“V”".
-_CHANGE_TO = re.compile(r"^\s*(?:change|set|update|rename)\b.*\bto\b|改为|改成|设为|设置为|更改为|修改为", re.I)
+_CHANGE_TO = re.compile(rf"^\s*(?:change|set|update|rename)\b.*\bto\b|{T.ZH_CHANGE_TO}", re.I)
 
 
 def clicked_effect(kp: str, steps: Sequence[Evidence], read: Read | None = None) -> Result | None:

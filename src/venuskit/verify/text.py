@@ -163,6 +163,11 @@ _DESCRIBED = re.compile(r"\b(?:saying|containing|that says|(?:with|and) the (?:t
 
 # A recipient named by whose it is, not by its address ("to your own account's email address", "to yourself",
 # "发给自己"): which address on the screens is the user's own, the pixels do not say.
+# The Chinese verbs that set a field to a value ("部门改为 Sales", "把时区设为“UTC+8”"): one list for the splitter and
+# the rules that read such a change.
+ZH_CHANGE_TO = "改为|改成|设为|设置为|更改为|修改为"
+
+
 _OWN_RECIPIENT = re.compile(r"\bto\s+(?:yourself|your\s+own\s+(?:account|e-?mail|address|inbox)\b)|发给(?:你)?自己",
                             re.IGNORECASE)  # fmt: skip
 
