@@ -62,6 +62,17 @@ def _candidate(cat, steps: list[str], seed: int = 2) -> Candidate:
     return build.build_candidate(plan, cat, SeedWorlds(), set(), {})
 
 
+def _why(outcomes: dict, keep) -> str:
+    """Each proof's verdict, reason and env error, and every step error of the kept episodes."""
+    from venuskit.record.store import load_episode
+
+    lines = [f"{k}: {o.verdict}/{o.idle} {o.reason!r} infra={o.infra!r}" for k, o in outcomes.items()]
+    for folder in sorted(p.parent for p in keep.rglob("manifest.json")):
+        errors = [s.error for s in load_episode(folder).steps if s.error]
+        lines.append(f"{folder.name}: {errors}")
+    return "\n".join(lines)
+
+
 def test_a_contract_that_holds_on_the_live_desktop_and_a_broken_oracle_are_rejected(tmp_path):
     root = tmp_path / "caps"
     shutil.copytree(capabilities_dir("computer"), root)
@@ -79,9 +90,10 @@ def test_a_contract_that_holds_on_the_live_desktop_and_a_broken_oracle_are_rejec
     lenient = _candidate(cat, ["xterm.copy_file"])
     broken = _candidate(cat, ["xterm.make_executable", "mousepad.prepend_line"])
     ok = _candidate(cat, ["mousepad.append_line", "gpicview.read_word"])
-    outcomes = prove([lenient, broken, ok], workers=1, surface="computer")
+    keep = tmp_path / "proofs"  # kept, so that a failure below can say what the episodes saw
+    outcomes = prove([lenient, broken, ok], workers=1, surface="computer", keep=keep)
     by = {o.candidate.spec.id: o for o in outcomes}
-    assert (by[lenient.spec.id].verdict, by[lenient.spec.id].idle) == ("completed", "completed")
+    assert (by[lenient.spec.id].verdict, by[lenient.spec.id].idle) == ("completed", "completed"), _why(by, keep)
     assert "doing nothing under Xvfb scores 'completed'" in by[lenient.spec.id].reason
     assert (by[broken.spec.id].verdict, by[broken.spec.id].idle) == ("failed", "")  # no idle run for a failed oracle
     assert (by[ok.spec.id].verdict, by[ok.spec.id].idle) == ("completed", "failed")
