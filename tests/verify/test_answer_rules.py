@@ -144,7 +144,8 @@ def test_a_total_no_screen_shows_is_satisfied_when_it_sums_amounts_the_screen_sh
 def test_an_answer_of_another_kind_than_the_question_asks_for_is_contradicted(tmp_path):
     assert T.asked_kind("Who wrote the forum post \"Keys\"? (with their name)") == "a person's name"
     assert T.asked_kind("是哪个文件？ (请回答文件名)") == "a file name"
-    assert T.asked_kind("Where does \"Fire drill\" take place? (with the location)") is None  # shape says nothing
+    assert T.asked_kind("Where does \"Fire drill\" take place? (with the location)") == "a place"
+    assert T.is_kind("Lobby, ground floor", "a place") and not T.is_kind("#4821", "a place")  # a place has a name
     assert T.is_kind("Isabel Ivanova", "a person's name") and not T.is_kind("Results for", "a person's name")
     assert T.is_kind("办公室手册.docx", "a file name") and not T.is_kind("规划", "a file name")
     goal = "Which file mentions the wifi password? Answer with its file name."

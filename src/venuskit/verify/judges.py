@@ -325,6 +325,7 @@ class OcrJudge:
             lambda: P.copied(text, goal, steps, read),
             lambda: P.cells_hold(text, steps, lines, read), lambda: P.masked_entry(text, steps, lines),
             lambda: P.appended_line(text, steps, lines, read), lambda: P.chosen_option(text, steps, lines),
+            lambda: P.guest_added(text, steps, lines),
             lambda: P.put_to(text, steps, lines), lambda: P.opened_from(text, goal, steps, lines),
             lambda: P.reasoned_request(text, steps, lines), lambda: P.filtered(text, steps, lines),
             lambda: P.ordered(text, steps, lines),

@@ -68,7 +68,7 @@ _NAVIGATE = re.compile(r"^\s*(?:find|go to|open|navigate to|look for|locate|sear
                        r"(?:by|from|of|named|called)\s+(?P<name>[A-Z@][\w@.'-]*(?:\s+[A-Z][\w.'-]*)*)\s*[.]?$",
                        re.I)  # fmt: skip
 _ENTRY = re.compile(r"^\s*(?:enter|type|comment|fill(?: in)?|input|write|select|set|choose|use the \w+ to enter|"
-                    r"reply|forward|send|search for)\b", re.I)  # fmt: skip
+                    r"reply|forward|send|transfer|search for)\b", re.I)  # fmt: skip
 # Money a keypoint moves, named by words ("your share", "the money I owe her"): without a figure, its amount is
 # described
 _MONEY = re.compile(r"^\s*(?:send|transfer|pay)\b.*\b(?:money|share|amount|owed?|total|price|sum|cost)\b", re.I)
@@ -90,6 +90,8 @@ _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*([AaPp][Mm])?\b")
 _SPACED_TIME = re.compile(r"^\s*(\d{1,2})\s*[: ]\s*(\d{2})\s*([AaPp][Mm])\s*$")  # a time field's segments
 _DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 _NUMBER = re.compile(r"(?<![\w.:/-])-?\d+(?![\w.:/])")
+_DECIMAL = re.compile(r"(?<![\w.:/-])\d+\.\d{2}(?![\w.:/])")
+_MONEY_VERB = re.compile(r"^\s*(?:send|transfer|pay)\b", re.I)
 _MAX_SPAN = 6
 
 
@@ -355,6 +357,8 @@ def entry_values(kp: str) -> list[str]:
         return [as_asked(q, kp) for q in T.quoted(kp[rename.end() :])]
     if not _entry(kp) or _AFFIX.search(kp) or T.COMMENTS.match(kp):
         return []  # a comment with no quoted text ("Comment on X's post "Q""): its post is no value to type
+    if T.REPLY_TO_POST.match(kp) and not T.quoted(kp):
+        return []  # "Reply to X's post": its author is no value to type
     if R.click_names(kp) and not _FIELD_WORDS.search(kp) and not T.quoted(kp):
         return []  # "Select BQrG, MH": items to click, not values to enter
     stated = T.stated_text(kp)  # a message after "says:" is one value; its names and numbers are not others
@@ -366,6 +370,8 @@ def entry_values(kp: str) -> list[str]:
     found += [m.group(0) for m in IBAN.finditer(own)]  # one value, not its digit groups
     rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", EMAIL.sub(" ", IBAN.sub(" ", own)))))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
+    if _MONEY_VERB.match(kp):  # "Send 27.95 EUR to …": the amount is a value of the form too
+        found += [m.group(0) for m in _DECIMAL.finditer(rest)]
     # "Save Sofia Larsen … as a new recipient": the name after the verb is the item saved (`proper_names` skips a
     # run that starts with the sentence's first word, so it would miss it)
     found += T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
@@ -499,8 +505,9 @@ def fields(steps: Sequence[Evidence], before: int, lines: Lines | None = None) -
         step = steps[s]
         p = R._point(step)
         if p is not None and R.clicked(step):
-            current = next((f for f in found if abs(f.point[1] - p[1]) < 0.02 and abs(f.point[0] - p[0]) < 0.3),
-                           None) or Field(p, s)  # fmt: skip
+            # the same spot on another page (a post's body where a mail's body was) is another field
+            current = next((f for f in found if abs(f.point[1] - p[1]) < 0.02 and abs(f.point[0] - p[0]) < 0.3
+                            and _same_page(steps[f.step], step)), None) or Field(p, s)  # fmt: skip
             select_all = False
         for a in R.kids(step.act) if step.error is None else ():
             if a.name == "Hotkey" and {k.casefold() for k in a.keys} >= {"a"} and len(a.keys) == 2:
@@ -517,6 +524,11 @@ def fields(steps: Sequence[Evidence], before: int, lines: Lines | None = None) -
         for f in found:
             f.label = _label(steps[f.step], f.point, lines)
     return found
+
+
+def _same_page(a: Evidence, b: Evidence) -> bool:
+    """Two steps on one page: the same title, or the same URL (a form whose title follows what is typed)."""
+    return a.title == b.title or bool(a.url) and a.url == b.url
 
 
 def _label(step: Evidence, point: tuple[float, float], lines: Lines) -> str:
@@ -714,7 +726,7 @@ def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None,
     if _APPEND.match(kp) is not None:
         return _appended(kp, quoted[0], quoted[1:], steps, lines)
     m = _APPEND_ABOUT.match(kp)
-    if m is None or read is None or T.sourced_value(m.group("about")):
+    if m is None or read is None or T.sourced_value(m.group("about")) and not _IDENTIFIER.match(m.group("about")):
         return None  # a value named by its source ("the time X proposes in the email "Q""): no screen says which
     content = typed_content(kp, steps)
     if content is None:
@@ -725,6 +737,9 @@ def appended_line(kp: str, steps: Sequence[Evidence], lines: Lines | None,
     return as_described(placed, placed[1], m.group("about"), content, steps, read, lines)
 
 
+# "the reference number in the email "Q"": an identifier named by its source is one code, which the answer rules
+# find on the source's screen (unlike a time or a place it "proposes", of which a mail may give several)
+_IDENTIFIER = re.compile(r"^\s*the\s+(?:[\w-]+\s+)?(?:reference|code|number|id)\b(?:\s+number)?\s+(?:in|from)\b", re.I)
 # "Add the bank reference of the X payment on 2024-03-08 at the end of the document "Y"": a line described, not quoted.
 _APPEND_ABOUT = re.compile(r"^\s*(?:add|append)\s+(?P<about>the\s+.+?)\s+at the (?:end|bottom) of\s+the\s+"
                            r"(?:document|file|note)\s+(?=[\"“])", re.I)  # fmt: skip
@@ -1232,6 +1247,38 @@ def near_miss(typed: str, wanted: str) -> bool:
 _SAVED = re.compile(r"^\W*(?:(?:changes |settings |profile )?(?:saved|updated)|已保存|保存成功|已更新)\W*$", re.I)
 
 
+# "Add X@Y as a guest to "Roadmap review" this Friday", "把 X@Y 添加为本周五“Roadmap review”的参与者": a person put
+# on an existing event's guest list
+_GUEST = re.compile(r"^\s*(?:add|invite)\s+(?P<who>[^\s\"“”]+@[^\s\"“”]+)\s+(?:as\s+an?\s+(?:guest|attendee|"
+                    r"participant)\s+)?to\s+(?:the\s+(?:event|meeting)\s+)?[\"“](?P<item>[^\"”]+)[\"”]|"
+                    r"^\s*(?:请)?(?:把|将)\s*(?P<zwho>[^\s\"“”]+@[^\s\"“”]+)\s*(?:添加|加|邀请)为.{0,8}?[“\"]"
+                    r"(?P<zitem>[^”\"]+)[”\"]的?(?:参与者|参会者|参会人|嘉宾|受邀人|与会者)", re.I)  # fmt: skip
+
+
+def guest_added(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A guest added to a named event: the address typed on a form about the event (its page, or one opened from
+    it), a save click that changed the screen, and the screen after it, about the event, shows the address."""
+    m = _GUEST.match(kp)
+    if m is None or lines is None:
+        return None
+    who, item = m.group("who") or m.group("zwho"), m.group("item") or m.group("zitem")
+    typed = [s for s in range(len(steps)) if any(T.contains(t, who) for t in R.typed_texts(steps[s]))]
+    for t in range(len(steps) - 2, -1, -1):
+        if not typed or t < typed[0] or not R.clicked(steps[t]) or not _SAVE.match(R.target(steps[t])):
+            continue
+        after = steps[t + 1]
+        if not R._changed(steps[t], after) or after.png is None:
+            continue
+        if not _form_about(steps, t, [item]) or not T.contains(after.title or "", item) and \
+                not any(T.contains(x, item) for _, x in lines(after)):  # fmt: skip
+            continue
+        if any(T.contains(x, who) for _, x in lines(after)):
+            return "satisfied", t + 1, f"{who!r} typed on {steps[t].title!r}, saved at step {t}, and shown on the " \
+                                       f"event's page after it"  # fmt: skip
+        return None
+    return None
+
+
 def chosen_option(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """"Set the department in your profile to Sales" done with a drop-down: after the agent's last pick of an option,
     a click made the page say it saved ("Saved."), and on that screen the line right under the field's label (the
@@ -1688,20 +1735,24 @@ def _column_head(box: tuple[int, int, int, int], screen: tuple) -> str | None:
     return max(above, key=lambda r: r[0][3])[1] if above else None
 
 
-def _comment_posted(entry: str, steps: Sequence[Evidence]) -> Result | None:
-    """"Comment on X's post "Q"" (its text described elsewhere): the agent typed on Q's page (or one opened from it)
-    and committed it there with a click that changed the screen."""
-    if T.COMMENTS.match(entry) is None or not T.quoted(entry):
+def _comment_posted(entry: str, steps: Sequence[Evidence], kp: str = "") -> Result | None:
+    """"Comment on X's post "Q"" (its text described elsewhere), or "Reply to X's post" whose scene (in `kp`) gives
+    its title Q: the agent typed on Q's page (or one opened from it) and committed it there with a click that
+    changed the screen."""
+    title = T.post_title(kp) if T.REPLY_TO_POST.match(entry) else None
+    names = T.quoted(entry) if T.COMMENTS.match(entry) else [title] if title else []
+    if not names:
         return None
-    last = max((s for s in range(len(steps)) if R.typed_texts(steps[s])), default=None)
-    commit = commit_step(steps, last) if last is not None else None
-    if commit is None or not _SUBMIT_WORDS.match(clicked_word(steps[commit]) or "") and \
-            not R._SUBMIT_LABEL.match(clicked_word(steps[commit]) or ""):  # fmt: skip
-        return None
-    if not _form_about(steps, commit, T.quoted(entry)):
-        return None
-    return "satisfied", commit, f"a comment typed on {steps[commit].title!r}, committed at step {commit} by " \
-                                f"{clicked_word(steps[commit])!r}"  # fmt: skip
+    # the latest typing committed on the post's page (a goal's later parts type elsewhere: a search in the shop)
+    for typed in reversed([s for s in range(len(steps)) if R.typed_texts(steps[s])]):
+        commit = commit_step(steps, typed)
+        word = clicked_word(steps[commit]) or "" if commit is not None else ""
+        if commit is None or not (_SUBMIT_WORDS.match(word) or R._SUBMIT_LABEL.match(word)):
+            continue
+        if _form_about(steps, commit, names):
+            return "satisfied", commit, f"a comment typed on {steps[commit].title!r}, committed at step {commit} " \
+                                        f"by {word!r}"  # fmt: skip
+    return None
 
 
 def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lines: Lines | None,
@@ -1721,7 +1772,7 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     # rest is a money form sent, its values the recipient and the reference
     probe = re.sub(r"^\s*(?:transfer|pay)\b", "Send", entry, flags=re.I)
     form = (entered_values(probe, steps, lines, goal) or R.submitted(entry, steps, read)
-            or _comment_posted(entry, steps)) if entry else None  # fmt: skip
+            or _comment_posted(entry, steps, kp)) if entry else None  # fmt: skip
     if form is None or form[0] != "satisfied":
         return form
     commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)
@@ -2142,15 +2193,18 @@ def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None, read: R.
     about = pairs[0][1] if len(pairs) == 1 and _DESCRIBED_VALUE.match(pairs[0][1]) else None
     if about is not None:
         return _described_cell(kp, about, steps, lines, read)
+    named = [q for q in T.quoted(kp) if not any(T.normalise(q) == T.normalise(v) for _, v in pairs)]
     saves = [t for t in range(len(steps) - 1) if R.clicked(steps[t]) and _SAVE.match(R.target(steps[t]))
              and R._changed(steps[t], steps[t + 1])]  # fmt: skip
+    files = [q for q in named if _FILE_NAME.search(q)]
+    # the sheet's saves, where its page is titled: a later save in another app (an event's form) is not the sheet's
+    saves = [t for t in saves if all(T.contains(steps[t].title or "", q) for q in files)] or saves
     if not saves or any(R.typed_texts(e) for e in steps[saves[-1] + 1 :] if e.title == steps[saves[-1]].title):
         return None  # typed into the sheet after its last save (typing on another app's page later is no edit)
     shown = steps[saves[-1] + 1]
     if shown.png is None:
         return None
     screen = lines(shown)
-    named = [q for q in T.quoted(kp) if not any(T.normalise(q) == T.normalise(v) for _, v in pairs)]
     if not all(T.contains(shown.title or "", q) or any(T.contains(t, q) for _, t in screen) for q in named):
         return None
     if all(_in_cell(screen, c, v) for c, v in pairs):

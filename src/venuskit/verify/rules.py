@@ -322,7 +322,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
     that describes its content ("saying the amount of …") is left to `page_rules.described_entry`: its values say
     where the content comes from, and typing them is no content. A change of the user's own setting is not made
     on a form about an item the goal names elsewhere (`_about_other_item`)."""
-    want = needles(kp)
+    end = T.kept_length_end(kp)  # an event moved "keeping its 45 minutes": its new end was entered too
+    want = needles(kp) + ([end] if end and end not in needles(kp) else [])
     if T.described(kp) is not None or T.sourced_value(kp):
         return None
     if _SEARCH_KP.match(kp) and any(e.url for e in steps):
@@ -793,19 +794,24 @@ def language_switched(kp: str, steps: Sequence[Evidence]) -> Result | None:
     chinese = (m.group("en") or m.group("zh")).casefold() in ("chinese", "中文", "汉语")
     fixed = _fixed_parts([e.title or "" for e in steps])
 
-    def in_target(e: Evidence) -> bool | None:
-        parts = [p for p in _TITLE_PARTS.split(e.title or "") if p.strip()]
-        told = [p for p in parts if p not in fixed] or parts  # a user's or site's name says nothing of the language
+    def parts(e: Evidence) -> list[str]:
+        return [p for p in _TITLE_PARTS.split(e.title or "") if p.strip()]
+
+    def in_target(e: Evidence, names: set[str] = frozenset()) -> bool | None:
+        # a user's or site's name says nothing of the language
+        told = [p for p in parts(e) if p not in fixed and p not in names] or parts(e)
         if not told:
             return None
         return bool(T.HAN_CHAR.search(" ".join(told))) == chinese
 
+    for s in range(len(steps) - 1):
+        # a part the switch left as it was is a name too (the user's, renamed earlier in the episode)
+        kept = set(parts(steps[s])) & set(parts(steps[s + 1]))
+        if clicked(steps[s]) and in_target(steps[s], kept) is False and in_target(steps[s + 1], kept) is True \
+                and all(in_target(e, kept) is not False for e in steps[s + 1 :]):  # fmt: skip
+            return "satisfied", s + 1, f"after the click at step {s} the titles turned {steps[s + 1].title!r}"
     if in_target(steps[-1]) is not True:
         return "not_visible", None, "the last page's title is not in the language asked for"
-    for s in range(len(steps) - 1):
-        if clicked(steps[s]) and in_target(steps[s]) is False and in_target(steps[s + 1]) is True \
-                and all(in_target(e) is not False for e in steps[s + 1 :]):  # fmt: skip
-            return "satisfied", s + 1, f"after the click at step {s} the titles turned {steps[s + 1].title!r}"
     return None
 
 
@@ -848,9 +854,9 @@ def _row_label(step: Evidence, lines: Lines) -> str:
 def switched(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """"Turn off push notifications (keep email notifications on)", "开启此设备的推送通知，并保持邮件通知开启": the
     agent's last click on the row whose label names the setting filled its box or switch (on) or emptied it (off),
-    as asked, and a later click on a committing label (Save) changed the screen. Rows the keypoint says to keep are
-    left alone: a click that changed one leaves the rule undecided, as does a box whose change the pixels do not
-    tell."""
+    as asked, and a later click on a committing label (Save) on that page changed the screen. Rows the keypoint says
+    to keep are left alone: a click that changed one leaves the rule undecided, as does a box whose change the
+    pixels do not tell."""
     m = _SWITCH.search(own_words(kp))
     if m is None or lines is None or not _sole_act(own_words(kp), m.start()):
         return None
@@ -878,6 +884,8 @@ def switched(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result 
         return None
     s, _, label = last
     for t in range(s + 1, len(steps) - 1):
+        if steps[t].title != steps[s].title:
+            break  # the agent left the settings page unsaved: a Save in another app (an event's form) is not its
         name = target(steps[t])
         if clicked(steps[t]) and _SUBMIT_LABEL.match(name) and not OPENS_FORM.match(name) \
                 and _changed(steps[t], steps[t + 1]):  # fmt: skip

@@ -184,10 +184,32 @@ def described(kp: str) -> tuple[str, str] | None:
     sent = _SENT_DESCRIBED.match(kp)
     if sent:  # the amount is the content; the rest ("Send to X at the IBAN …") is the entry
         return f"{sent.group('verb')} {sent.group('rest')}".strip(" .。"), sent.group("about")
-    m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None)
+    m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None) or _GIVES.search(kp)
     if m is None:
         return None
     return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
+
+
+# "Reply to X's post with a comment that gives the start time": a message named by what it must tell
+_GIVES = re.compile(r"\s*,?\s*\bwith\s+an?\s+(?:comment|reply|message|note|answer|response)\s+(?:that|which)\s+"
+                    r"(?:gives|states|says|tells|names|mentions|includes|contains)\s+"
+                    r"(?=(?:the|your|its|my|their|his|her)\b)", re.IGNORECASE)  # fmt: skip
+# "Reply to Julian Kim's post" (the post named by its author; its title, if anywhere, in the scene: "Julian Kim
+# asked in the forum "Q"")
+REPLY_TO_POST = re.compile(r"^\s*(?:reply|respond|answer)\s+(?:to\s+)?(?P<who>[^\"“”]+?)['’]s\s+"
+                           r"(?:post|question|thread|comment)\b", re.IGNORECASE)  # fmt: skip
+
+
+def post_title(kp: str) -> str | None:
+    """The title of the post a reply keypoint names by its author, from its scene: "Reply to Julian Kim's post …
+    (Julian Kim asked in the forum "Q")" -> Q."""
+    m = REPLY_TO_POST.match(kp)
+    if m is None:
+        return None
+    who = re.escape(m.group("who").strip())
+    said = re.search(rf"\b{who}\s+(?:asked|posted|wrote|published|started)\b[^\"“”;]{{0,40}}?"
+                     r"[\"“](?P<q>[^\"“”]+)[\"”]", kp)  # fmt: skip
+    return said.group("q") if said else None
 
 
 # "Send the amount of the CEDAR BAKERY payment on 2024-03-13 … to Noah Ivanova at the IBAN …", "Transfer the total of
@@ -208,6 +230,25 @@ COMMENTS = re.compile(r"^\s*comment\s+on\b", re.IGNORECASE)  # a comment keypoin
 _SOURCED = re.compile(r"\bthe\s+(?:date|day|time|place|location|venue|amount|total|price|code|reference|number|name|"
                       r"address|department)\b[^\"“”]{0,60}?\b(?:in|from)\s+(?:the|your)\s+(?:email|e-mail|mail|message|"
                       r"document|spreadsheet|sheet|post|calendar|file|note)\b", re.IGNORECASE)  # fmt: skip
+
+
+# "… to start at 11:15 on the same day, keeping its 45 minutes", "改到当天11:15开始，时长仍为 45 分钟": a moved event's
+# end is a value of the form too
+_KEPT_LENGTH = re.compile(r"\bstart(?:s|ing)?\s+at\s+(?P<t>\d{1,2}:\d{2})\b.*?\bkeep(?:ing|s)?\s+"
+                          r"(?:its|the(?:\s+same)?)\s+(?P<n>\d+)\s*(?P<u>minutes?|mins?|hours?)\b|"
+                          r"(?P<zt>\d{1,2}:\d{2})\s*开始.*?时长(?:仍为|仍是|不变，?|保持)?\s*(?P<zn>\d+)\s*(?P<zu>分钟|小时)",
+                          re.IGNORECASE)  # fmt: skip
+
+
+def kept_length_end(kp: str) -> str | None:
+    """The end time ("12:00") of an event moved to start at a time and keep its length, else None."""
+    m = _KEPT_LENGTH.search(kp)
+    if m is None:
+        return None
+    start, n, unit = m.group("t") or m.group("zt"), int(m.group("n") or m.group("zn")), m.group("u") or m.group("zu")
+    hours, minutes = (int(x) for x in start.split(":"))
+    total = hours * 60 + minutes + n * (60 if unit.casefold().startswith("hour") or unit == "小时" else 1)
+    return f"{total // 60 % 24:02d}:{total % 60:02d}"
 
 
 def sourced_value(kp: str) -> bool:
@@ -301,7 +342,8 @@ def expected_values(rest: str) -> list[str]:
 
 
 # What kind of value a question asks for, from its own words (the first that matches wins), and how to tell an
-# answer of that kind. Only kinds a value's shape shows; a location, a subject or a status is not checked.
+# answer of that kind. Only kinds a value's shape shows (a place only by having a name); a subject or a status is not
+# checked.
 _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("an e-mail address", re.compile(r"e-?mail address|(?:email|mail) of|邮箱|电子邮件地址", re.I)),
     ("an IBAN", re.compile(r"\bIBAN\b")),
@@ -312,6 +354,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a count", re.compile(r"\bhow many\b|多少[件个位人次张份条台本笔]|几[件个位人次张份条台本笔]", re.I)),
     ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
+    ("a place", re.compile(r"\bthe (?:place|location|venue)\b|\bwhere (?:does|do|is|will)\b|地点|在哪", re.I)),
 )
 _IS_KIND: dict[str, re.Pattern[str]] = {
     "an e-mail address": EMAIL,
@@ -326,6 +369,7 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
                                   r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
+    "a place": re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]"),  # a place has a name: a figure alone is a code
 }
 
 
