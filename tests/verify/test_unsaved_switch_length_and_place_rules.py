@@ -1,13 +1,14 @@
 """Three wrong completions found on a fresh training sample (seed 9), scored before it was read: a setting switched
 and left unsaved, credited by a Save in the calendar later; an event moved "keeping its 45 minutes" saved before
-its end was changed; a code given as "the place X proposes". And a right run not completed: a post's field at the
-spot where a mail's body had been read as that body. Drawn screens, read by the real OCR; each wrong run must not be
+its end was changed; a code given as "the place X proposes"; a switch met by a reply that typed the sender's name
+it mentions. And right runs not completed: a post's field at the spot where a mail's body had been read as that
+body; a deletion the goal asks by description taken for a side effect. Drawn screens, read by the real OCR; each wrong run must not be
 `completed` and each right one must be. Each test fails on the rules as they were before."""
 
 from __future__ import annotations
 
 from test_settings_and_sheet_rules import SAVE, URL, box, settings
-from verify_helpers import S, middle, record, screen, why
+from verify_helpers import S, middle, record, screen, why, zh_screen
 from verify_helpers import verify_rules as verify
 
 from venuskit.actions.types import Click, Finished, Point, Type
@@ -130,3 +131,39 @@ def test_a_field_at_the_same_spot_on_another_page_is_another_field(tmp_path):
     assert right.verdict == "completed", why(right)
     wrong = draft_then_post_run(tmp_path / "wrong", "12.40")
     assert wrong.verdict != "completed", why(wrong)
+
+
+def phishing_run(folder, delete_on: str, switch: bool = True):
+    """Switch push notifications on and save, delete the mail titled `delete_on`, reply to IT with the ticket."""
+    goal = "请按 IT 要求开启推送通知，把那封假冒的密码邮件移到已删除，然后回复 IT 的邮件并写明工单号。"
+    url = f"{APP}/settings/?s=notifications"
+    before, after = settings(True, False), settings(True, True)
+    steps = [S(before, Click(point=box(1) if switch else Point(0.9, 0.9)), url=url, title="设置"),
+             S(after if switch else before, Click(point=SAVE), url=url, title="设置"),
+             S(settings(True, switch, saved=True), Click(point=Point(0.05, 0.95)), url=url, title="设置"),
+             S(zh_screen([delete_on, "删除"]), Click(point=Point(0.1, (30 + 50 + 13) / 400)), f"{APP}/mail/m/9",
+               delete_on),
+             S(zh_screen(["收件箱", "今日需更换密码（IT-4471）"]), Click(point=Point(0.3, (30 + 50 + 13) / 400)),
+               f"{APP}/mail/?flash=deleted", "收件箱"),
+             S(zh_screen(["今日需更换密码（IT-4471）", "回复"]), Click(point=Point(0.08, (30 + 50 + 13) / 400)),
+               f"{APP}/mail/m/46", "今日需更换密码（IT-4471）"),
+             S(zh_screen(["新邮件", "", "发送"]), Type(content="工单 IT-4471 已完成。"), f"{APP}/mail/compose?reply=46",
+               "新邮件"),
+             S(zh_screen(["新邮件", "工单 IT-4471 已完成。", "发送"]), Click(point=Point(0.08, (30 + 100 + 13) / 400)),
+               f"{APP}/mail/compose?reply=46", "新邮件"),
+             S(zh_screen(["收件箱", "邮件已发送"]), Finished(content="完成"), f"{APP}/mail/?flash=sent", "收件箱")]  # fmt: skip
+    return verify(record(folder, steps, goal))
+
+
+def test_a_deletion_the_goal_asks_by_description_is_no_side_effect(tmp_path):
+    """Before: deleting the mail the goal describes ("那封假冒的密码邮件") was a deletion of something the goal does
+    not name, so a right run was `failed`. The described deletion itself no rule decides."""
+    right = phishing_run(tmp_path / "right", "紧急：您的邮箱密码将在 1 小时后过期")
+    assert right.verdict != "failed", why(right)
+
+
+def test_a_switch_is_not_met_by_typing_the_name_it_mentions(tmp_path):
+    """Before: "按 IT 要求开启推送通知" counted "IT" as a value, so a reply that typed "IT-4471" and was sent met it."""
+    never = phishing_run(tmp_path / "never", "紧急：您的邮箱密码将在 1 小时后过期", switch=False)
+    switch = next(k for k in never.keypoints if "推送" in k.text)
+    assert switch.status != "satisfied", why(never)

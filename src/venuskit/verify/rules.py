@@ -42,7 +42,7 @@ from venuskit.models.lexicon import ISO_DATE, days
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
 from venuskit.verify.images import changed_fraction, mark_change, png_size
-from venuskit.verify.keypoints import SORT_POINT
+from venuskit.verify.keypoints import SORT_POINT, split_goal
 
 Read = Callable[[Evidence], str]  # OCR text of a step's raw screenshot ("" when it has none)
 Lines = Callable[[Evidence], "tuple[tuple[tuple[int, int, int, int], str], ...]"]  # OCR lines with pixel boxes
@@ -332,6 +332,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
     if _QUANTITY_OF.search(kp):
         return None  # a count is read off the cart (`page_rules.cart_quantity`); typing the item's name sets none
+    if _SWITCH.search(own_words(kp)) and not T.needles(kp):
+        return None  # "按 IT 要求开启推送通知": a switch with no value is `switched`'s; "IT" typed in a reply is none
     if ORDER_KP.match(T.unquoted(kp)) or _NEW_PASSWORD.search(T.unquoted(kp)):
         return None  # an order is a click's (`page_rules.ordered`); a new password goes into masked fields
         # (`page_rules.masked_entry`): typed where it shows, into an event's form, it changed no password
@@ -1158,8 +1160,12 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
     says: a file trashed from Drive is a side effect of a goal that names Drive only as where to create a document."""
     names = needles(goal)
     wants = _FROM_TRASH.sub(" ", goal)  # "bring X back from Trash" asks for no deletion
-    asks = bool(re.search(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", wants, re.I)
-                or _ZH_REMOVAL.search(wants))  # fmt: skip
+    asks = bool(_DELETES.search(wants) or _ZH_REMOVAL.search(wants))
+    # a removal asked by description ("把那封假冒的密码邮件移到已删除", "delete the phishing email"): no page names its
+    # item, so any deletion may be the one asked (its keypoint, which no rule decides, keeps the run from `completed`)
+    described = asks and any((_DELETES.search(k) or _ZH_REMOVAL.search(k)) and not T.quoted(k)
+                             and not _NEGATED.search(own_words(k)) and not _ZH_NEGATED.search(k)
+                             for k in split_goal(wants))  # fmt: skip
     found = []
     for s in range(len(steps) - 1):
         flagged = _DELETED.search(tail(steps[s + 1].url)) and not _DELETED.search(tail(steps[s].url))
@@ -1168,7 +1174,7 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
         gone = _row_gone(steps[s], steps[s + 1], lines) if clicked(steps[s]) and lines is not None else []
         if not clicked(steps[s]) or not (flagged or pressed or gone):
             continue
-        page = any(T.contains(c, n) for c in context(steps, s) for n in names) if names else asks
+        page = described or (any(T.contains(c, n) for c in context(steps, s) for n in names) if names else asks)
         if gone and lines is not None:
             row = [*gone, *_row_texts(steps[s], lines)]
             related = any(_truncates(t, n) or T.contains(t, n) for t in row for n in names) or asks and page
@@ -1177,6 +1183,10 @@ def side_effects(goal: str, steps: Sequence[Evidence], lines: Lines | None = Non
         if not related:
             found.append(s)
     return found
+
+
+_DELETES = re.compile(r"\b(delete|remove|trash|discard|empty|clear|purge)\b", re.I)
+_ZH_NEGATED = re.compile(r"不要|别|勿|不得|禁止|保留")
 
 
 def _taken_off(name: str, step: Evidence, after: Evidence, lines: Lines) -> bool:
