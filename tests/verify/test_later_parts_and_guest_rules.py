@@ -147,3 +147,39 @@ def test_a_line_described_as_the_reference_number_in_an_email_is_that_emails_cod
     assert right.verdict == "completed", why(right)
     unseen = described_append_run(tmp_path / "unseen", "RMA-7777", goal, mail)
     assert unseen.verdict != "completed", why(unseen)
+
+
+def test_a_forms_values_are_read_where_they_were_committed_not_at_a_later_steps_save(tmp_path):
+    """Before: the transfer's commit was taken to be the last form's (the document's Save at the end, which typed a
+    code no part of the goal quotes), so the transfer seemed done after the invitation it comes before, and the
+    right run was `partial`."""
+    goal = 'Send 35.00 EUR to Green Leaf Landlord with the reference "Repair 0412", then accept the invitation to ' \
+           '"Design crit", and finally add the reference number in the email "Locker key issued" at the end of the ' \
+           'document "Vendor review.docx" and save it.'  # fmt: skip
+    bank, event, doc = f"{APP}/bank/transfer", f"{APP}/calendar/e/3", f"{APP}/drive/f/8"
+    form = ["Transfer", "To", "Amount", "Reference", "Continue"]
+    review = ["Review your transfer", "Green Leaf Landlord", "35.00", "Repair 0412", "Confirm transfer"]
+    body = ["Save", "1. Goals", "2. Milestones"]
+    steps = [S(screen(form), Click(point=Point(0.7, middle(1, "To").y)), bank, "Transfer"),
+             S(screen(form), Type(content="Green Leaf Landlord"), bank, "Transfer"),
+             S(screen(form), Click(point=Point(0.7, middle(2, "Amount").y)), bank, "Transfer"),
+             S(screen(form), Type(content="35.00"), bank, "Transfer"),
+             S(screen(form), Click(point=Point(0.7, middle(3, "Reference").y)), bank, "Transfer"),
+             S(screen(form), Type(content="Repair 0412"), bank, "Transfer"),
+             S(screen(form), Click(point=middle(4, "Continue")), bank, "Transfer"),
+             S(screen(review), Click(point=middle(4, "Confirm transfer")), bank, "Transfer"),
+             S(screen(["Everyday Checking", "TRANSFER TO GREEN LEAF LANDLORD", "-35.00"]),
+               Click(point=Point(0.05, 0.95)), f"{APP}/bank/a/1", "Everyday Checking"),
+             S(screen(["Design crit", "Thu, 14 Mar 2024", "Accept"]), Click(point=middle(2, "Accept")), event,
+               "Design crit"),
+             S(screen(["Design crit", "Thu, 14 Mar 2024", "Accepted"]), Click(point=Point(0.05, 0.95)), event,
+               "Design crit"),
+             S(screen(["Locker key issued", "Your reference number is RMA-5127."]), Click(point=Point(0.05, 0.95)),
+               f"{APP}/mail/m/3", "Locker key issued"),
+             S(screen(body), Click(point=Point(0.3, 0.55)), doc, "Vendor review.docx"),
+             S(screen(body), Type(content="RMA-5127"), doc, "Vendor review.docx"),
+             S(screen([*body, "RMA-5127"]), Click(point=middle(0, "Save")), doc, "Vendor review.docx"),
+             S(screen(["Save", *body[1:], "RMA-5127", "Saved."]), Finished(content="Done."), doc,
+               "Vendor review.docx")]  # fmt: skip
+    report = verify(record(tmp_path, steps, goal))
+    assert report.verdict == "completed", why(report)

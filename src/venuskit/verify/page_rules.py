@@ -526,6 +526,16 @@ def fields(steps: Sequence[Evidence], before: int, lines: Lines | None = None) -
     return found
 
 
+def _another_items_form(kp: str, values: list[str], goal: str, steps: Sequence[Evidence], commit: int,
+                        here: list[Field]) -> bool:  # fmt: skip
+    """The form committed at `commit` holds none of the keypoint's values and is about an item the goal quotes
+    elsewhere ("Vendor review.docx", in a later step)."""
+    if any(T.contains(kp, f.text) or any(same_value(f.text.strip(), v) for v in values) for f in here):
+        return False
+    others = [q for q in T.quoted(goal) if not T.contains(kp, q)]
+    return any(T.contains(c, q) for c in R.form_context(steps, commit) for q in others)
+
+
 def _same_page(a: Evidence, b: Evidence) -> bool:
     """Two steps on one page: the same title, or the same URL (a form whose title follows what is typed)."""
     return a.title == b.title or bool(a.url) and a.url == b.url
@@ -657,9 +667,11 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
     # the fields of the committed page itself (`fields` also keeps those of forms the agent left on other pages)
     here = [f for f in filled if f.text.strip() and steps[f.step].title == steps[commit].title]
-    if goal and here and all(T.contains(goal, f.text) and not T.contains(kp, f.text) for f in here):
-        # the last form typed what another step of the goal asks ("quiet cafe" into a search): this keypoint's form,
-        # if any, was committed before it
+    if goal and here and (all(T.contains(goal, f.text) and not T.contains(kp, f.text) for f in here)
+                          or _another_items_form(kp, values, goal, steps, commit, here)):  # fmt: skip
+        # the last form typed what another step of the goal asks ("quiet cafe" into a search), or was about an item
+        # only another step names (a document the goal's last step edits): this keypoint's form, if any, was
+        # committed before it
         return _entered_values(kp, values, steps[: min(f.step for f in here)], lines, goal)
     stated = T.stated_text(kp) if _entry(kp) else None
 
