@@ -7,7 +7,7 @@ the rules as they were before."""
 
 from __future__ import annotations
 
-from PIL import ImageFont
+from test_toggle_and_form_rules import last_word
 from verify_helpers import S, middle, record, screen, why
 from verify_helpers import verify_rules as verify
 
@@ -17,17 +17,9 @@ from venuskit.verify.page_rules import entry_values
 from venuskit.verify.text import described, post_title
 
 APP = "http://127.0.0.1:8000"
-FONT = ImageFont.load_default(size=24)
-SIZE = (640, 400)
 GOAL = ('Julian Kim asked in the forum "When does the spring seed swap begin?". The time is in Nora Becker\'s post '
         '"Programme for the spring seed swap". Reply to Julian Kim\'s post with a comment that gives the start time.')
 QUESTION, INFO = "When does the spring seed swap begin?", "Programme for the spring seed swap"
-
-
-def last_word(line: int, text: str) -> Point:
-    word = text.split()[-1]
-    x = 30 + FONT.getlength(text) - FONT.getlength(word) / 2
-    return Point(x / SIZE[0], (30 + 50 * line + 12) / SIZE[1])
 
 
 def reply_run(folder, typed: str, on: str = QUESTION):

@@ -90,7 +90,6 @@ _TIME = re.compile(r"\b(\d{1,2}):(\d{2})\s*([AaPp][Mm])?\b")
 _SPACED_TIME = re.compile(r"^\s*(\d{1,2})\s*[: ]\s*(\d{2})\s*([AaPp][Mm])\s*$")  # a time field's segments
 _DATE = re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")
 _NUMBER = re.compile(r"(?<![\w.:/-])-?\d+(?![\w.:/])")
-_DECIMAL = re.compile(r"(?<![\w.:/-])\d+\.\d{2}(?![\w.:/])")
 _MONEY_VERB = re.compile(r"^\s*(?:send|transfer|pay)\b", re.I)
 _MAX_SPAN = 6
 
@@ -371,7 +370,7 @@ def entry_values(kp: str) -> list[str]:
     rest = _ORDINAL.sub(" ", _DATE.sub(" ", _TIME.sub(" ", EMAIL.sub(" ", IBAN.sub(" ", own)))))
     found += [m.group(0) for m in _NUMBER.finditer(rest)]
     if _MONEY_VERB.match(kp):  # "Send 27.95 EUR to …": the amount is a value of the form too
-        found += [m.group(0) for m in _DECIMAL.finditer(rest)]
+        found += [m.group(0) for m in T.DECIMAL_AMOUNT.finditer(rest)]
     # "Save Sofia Larsen … as a new recipient": the name after the verb is the item saved (`proper_names` skips a
     # run that starts with the sentence's first word, so it would miss it)
     found += T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)

@@ -37,7 +37,8 @@ _SOFT_PUNCT = re.compile(r"[!?;,()\[\]·…]|(?<!\d)[.:](?!\d)|(?<=\d)[.:](?!\d)
 
 # The values a keypoint names outside its quotes (the shapes are `venuskit.models.lexicon`'s, one copy for the
 # models and the verifier): e-mail addresses, URLs, IBANs, codes, ISO dates, times, decimal amounts.
-_KEY_VALUES = (EMAIL, URL, IBAN, CODE, ISO_DATE, TIME, re.compile(r"\b\d[\d,]*\.\d+\b"))
+DECIMAL_AMOUNT = re.compile(r"\b\d[\d,]*\.\d+\b")  # "27.95", "1,150.00"
+_KEY_VALUES = (EMAIL, URL, IBAN, CODE, ISO_DATE, TIME, DECIMAL_AMOUNT)
 _ANSWER_CUES = re.compile(
     r"\?|？|\b(answer|tell me|let me know|report back|what is|what's|how much|how many|which|when does|who)\b"
     r"|告诉我|请回答|回答|多少|是什么|叫什么|哪|谁|几点",
