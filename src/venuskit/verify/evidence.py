@@ -87,6 +87,7 @@ class Evidence:
     target: str | None = None  # the text OCR reads under the step's click or tap (what was clicked), if any
     under: tuple[str, ...] = ()  # the words of the text row under the click, each read alone (`ocr.words_at`)
     under_at: int = -1  # which of them the click is on (-1: none)
+    icon: str = ""  # what the icon under the click draws, as the icon namer names it ("star", "trash"; "": none)
 
     @property
     def annotated(self) -> bytes | None:

@@ -117,7 +117,9 @@ def _clauses(sentence: str) -> list[str]:
             end += adverb.end()
         nxt = sentence[end:].split(maxsplit=1)
         word = nxt[0].casefold().strip(",.") if nxt else ""
-        then = "then" in m.group(0).casefold()
+        # ", and finally react with Like …": after a word of order, as after "then", any word that can start a step
+        # ("also" orders nothing: "Buy milk, and also eggs" is one step)
+        then = "then" in m.group(0).casefold() or sequenced and adverb.group(1).casefold() != "also"
         step = word in VERBS or then and (word.isalpha() and word.isascii() and word not in _NOT_A_VERB
                                           or _fronted_step(sentence[end:])) \
             or sequenced and _fronted_step(sentence[end:])  # ", and finally in the sheet "X", set …"
@@ -224,10 +226,11 @@ _ZH_NEXT = re.compile(r"^(?:然后|之后|接着|最后|随后)")  # "then": a n
 _ZH_VERBS = "|".join(sorted((v for v in _ZH_DO.pattern.split("|") if len(v) > 1), key=len, reverse=True))
 _ZH_STEP = re.compile(rf"^(?:请)?(?:先?不要|别|把|将|给|(?:{_ZH_VERBS})|"
                       rf"[加发改存买写点打付删搜找选填输设回转](?=[一个件封份条到给为成上明入下掉出]))")
-# Where or by what the act happens ("在日历中", "按 IT 要求", "根据邮件"): a step may start with it before its verb.
+# Where or by what the act happens ("在日历中", "在云盘新建", "按 IT 要求", "根据邮件"): a step may start with it
+# before its verb.
 _ZH_PLACE = re.compile(r"^(?:在[^，,；;。]{1,24}?(?:中|里|上|内)|按照?[^，,；;。]{1,16}?(?:要求|内容|说明|所写|所述)|"
                        r"根据[^，,；;。]{1,16}?(?:，|\s)|"
-                       rf"从[^，,；;。\x00]{{1,12}}?(?=(?:{_ZH_VERBS})))\s*")  # fmt: skip
+                       rf"[从在][^，,；;。\x00]{{1,12}}?(?=(?:{_ZH_VERBS})))\s*")  # fmt: skip
 _ZH_COMMA = re.compile(r"[，,；;]")
 # A second field set in the same breath ("把显示名称改为“X”，部门改为 Sales"): a short name, then the change verb.
 _ZH_FIELD_CHANGE = re.compile(rf"^[\u3400-\u9fff]{{1,8}}(?:{ZH_CHANGE_TO})")
@@ -277,10 +280,12 @@ _ZH_REPORT = re.compile(r"^请?告诉我")
 def zh_scene(sentence: str, following: str) -> bool:
     """A Chinese sentence that tells what happened to you before the request that follows it ("X通过邮件邀请你…",
     "你误删了邮件“X”"): no step of its own at its start, no question, and "你" as the one it happened to (not "你需要",
-    which asks)."""
+    which asks); or what someone did ("…转发了…") before a request that opens with 请."""
     plain = re.sub(r"\x00\d+\x00", "", sentence)
     if not HAN_CHAR.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence):
         return False
+    if "了" in plain and following.lstrip().startswith("请"):
+        return True  # "欧阳雪转发了…的账单。请从活期账户…": what someone did, then the polite request
     return "你" in plain and not re.search(r"你(?:需要|要|得|必须|应该|应|可以|来)", plain) and _starts_step(following)
 
 

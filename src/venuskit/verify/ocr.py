@@ -8,6 +8,7 @@ reading and the trained judge all read a screen the same way and never twice.
     screen_words(png)   -> every text box of PP-OCR's full pipeline (looking for a leaked secret)
     looks_like(w, s)    -> OCR text that is, or nearly is, a secret
     words_at(png, point)-> the words of the text row under a point, each read alone, and which one the point is on
+    icon_at(png, point) -> what the icon under a point draws ("star", "trash"…: venus-nano's icon namer), or ""
 
 `words_at` reads the region under the red dot itself, not the line finder's lines: the line finder joins a
 paragraph's words into one line (and OCR of a whole line drops spaces: "fermentumleoconsectetur"), so the one
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +30,8 @@ _LOCK = threading.Lock()
 _CACHE: dict[bytes, tuple[tuple[Box, str], ...]] = {}
 _CACHE_SIZE = 50_000  # screens; a few hundred bytes each
 _UNDER: dict[tuple, Any] = {}  # (screen digest, point) -> Under | None
+_ICON: dict[tuple, str] = {}  # (screen digest, point) -> the icon's name or ""
+_ICON_NEAR = 3  # pixels: a click this close to an icon's box is on it (the button's padding)
 
 
 class OcrUnavailable(RuntimeError):
@@ -84,37 +88,71 @@ def words_at(png: bytes, point: Any) -> Under | None:
     """The words of the text row under a normalised point, or None when the point is on no text row (a picture,
     the background). Words are split where the ink leaves a gap of a fifth of the row's height (a space; letters
     sit closer)."""
+    return _at_point(_UNDER, png, point, _words_under)
+
+
+def _words_under(img: Any, x: int, y: int) -> Under | None:
+    import cv2
+
+    h, w = img.shape[:2]
+    ink = _strokes(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    row = _row(ink, x, y)
+    if row is None:
+        return None
+    y1, y2 = row
+    boxes = _word_boxes(ink[y1:y2], x, y1, max(3, round(0.2 * (y2 - y1))))
+    if not boxes:
+        return None
+    crops = [img[max(0, b[1] - 2):min(h, b[3] + 2), max(0, b[0] - 2):min(w, b[2] + 2)] for b in boxes]
+    texts = [t if score >= 0.5 else "" for t, score in _reader().recognize(crops)]
+    return Under(tuple(texts), _word_under(boxes, texts, x), tuple(boxes))
+
+
+def icon_at(png: bytes, point: Any) -> str:
+    """The name venus-nano's icon namer gives the icon under a normalised point ("star", "trash", "undo"…; see
+    `models/nano/icon_names.toml`), or "" when the point is on no icon, the namer is unsure, or none ships. OCR reads
+    an icon's glyph as a stray character ("☆" as "立"); the namer says what it draws, from its pixels alone."""
+    from venuskit.models.nano.icons import default_namer
+
+    return _at_point(_ICON, png, point, _icon_name) if default_namer() is not None else ""
+
+
+def _icon_name(img: Any, x: int, y: int) -> str:
+    import cv2
+
+    from venuskit.models.nano import reader as nano_reader
+    from venuskit.models.nano.candidates import icon_patch
+    from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer
+
+    n = _ICON_NEAR
+    boxes = [b for b in nano_reader.icon_boxes(img) if b[0] - n <= x <= b[2] + n and b[1] - n <= y <= b[3] + n]
+    if not boxes:
+        return ""
+    box = min(boxes, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]))
+    [(best, prob)] = default_namer().name(icon_patch(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), box)[None])
+    return best if best != OTHER and prob >= MIN_PROB else ""
+
+
+def _at_point(cache: dict, png: bytes, point: Any, read: Callable[[Any, int, int], Any]) -> Any:
+    """`read(image, x, y)` at a normalised point of a screenshot (BGR pixels), once per screen and point."""
     from venuskit.actions import coords
     from venuskit.models.nano import reader as nano_reader
 
     key = (hashlib.blake2b(png, digest_size=16).digest(), round(point.x, 4), round(point.y, 4))
     with _LOCK:
-        if key in _UNDER:
-            return _UNDER[key]
+        if key in cache:
+            return cache[key]
     try:
         img = nano_reader.decode_png(png)
     except nano_reader.ReaderError as exc:
         raise OcrUnavailable(str(exc)) from exc
-    import cv2
-
     h, w = img.shape[:2]
-    x, y = coords.point_to_pixels((point.x, point.y), w, h)
-    ink = _strokes(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
-    row = _row(ink, x, y)
-    under = None
-    if row is not None:
-        y1, y2 = row
-        boxes = _word_boxes(ink[y1:y2], x, y1, max(3, round(0.2 * (y2 - y1))))
-        if boxes:
-            crops = [img[max(0, b[1] - 2):min(h, b[3] + 2), max(0, b[0] - 2):min(w, b[2] + 2)] for b in boxes]
-            texts = [t if score >= 0.5 else "" for t, score in _reader().recognize(crops)]
-            at = _word_under(boxes, texts, x)
-            under = Under(tuple(texts), at, tuple(boxes))
+    found = read(img, *coords.point_to_pixels((point.x, point.y), w, h))
     with _LOCK:
-        if len(_UNDER) >= _CACHE_SIZE:
-            _UNDER.pop(next(iter(_UNDER)))
-        _UNDER[key] = under
-    return under
+        if len(cache) >= _CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = found
+    return found
 
 
 def _strokes(gray: Any) -> Any:

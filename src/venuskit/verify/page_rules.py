@@ -175,7 +175,28 @@ def on_row_of(step: Evidence, name: str, lines: Lines | None) -> bool:
     y = _click_y(step)
     if lines is None or y is None:
         return False
-    return any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name))
+    if any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name)):
+        return True
+    return any(y1 - 4 <= y <= y2 + 4 and T.ocr_contains(t, name) for (_, y1, _, y2), t in text_rows(lines(step)))
+
+
+def text_rows(found: Sequence[tuple[tuple[int, int, int, int], str]]) -> list[tuple[tuple[int, int, int, int], str]]:
+    """OCR's lines joined into rows, left to right: a name the line finder split at its brackets ("预算副本", "(旧)",
+    ".xlsx") reads whole again. Lines are one row while their vertical centres fall inside the row's span."""
+    rows: list[list[tuple[tuple[int, int, int, int], str]]] = []
+    for box, t in sorted(found, key=lambda line: (line[0][1] + line[0][3]) / 2):
+        centre = (box[1] + box[3]) / 2
+        if rows and min(b[1] for b, _ in rows[-1]) <= centre <= max(b[3] for b, _ in rows[-1]):
+            rows[-1].append((box, t))
+        else:
+            rows.append([(box, t)])
+    out = []
+    for row in rows:
+        row.sort(key=lambda line: line[0][0])
+        boxes = [b for b, _ in row]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        out.append((box, " ".join(t for _, t in row)))
+    return out
 
 
 def clicked_word(step: Evidence) -> str:
@@ -184,33 +205,72 @@ def clicked_word(step: Evidence) -> str:
     return R.target(step)
 
 
-# The one-click acts whose icon shows its state: filled in once done, emptied once undone.
+# The one-click acts an icon does, by the icon namer's names (`models/nano/icon_names.toml`): a back or undo arrow on
+# a row of the trash restores it. Toggles show their state in the icon (filled in once done, emptied once undone);
+# the other acts take the item's row off the list it was on (into the trash, the archive, back to its folder).
+_ICON_ACTS = {"star": ("star",), "unstar": ("star",), "delete": ("trash",), "trash": ("trash",),
+              "restore": ("undo", "back"), "archive": ("archive",)}  # fmt: skip
 _TOGGLES = {"star": True, "unstar": False}
 
 
-def toggled_icon(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
-    """"Star the Drive file "X"" done with an icon: the agent's last click that toggled an icon on X's row (an
-    unlabelled control at the height of a line that reads X, on a page that stayed) filled it in (star) or emptied it
-    (unstar), as asked, and the rest of the screen stayed. A labelled control is `R.one_click`'s to judge; a row's
-    other icons take the row away (trash) or fill nothing under the click."""
-    verb, zh = R.one_click_verb(kp)
-    quoted = T.quoted(kp)
-    if verb not in _TOGGLES or len(quoted) != 1 or lines is None or zh and set(R.needles(kp)) - set(quoted):
+def icon_act(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """One-click acts done with icons on the rows of the items the keypoint quotes ("Star the Drive file "X"",
+    "删除“A”和“B”", "从回收站恢复“X”并给它加星标"): for every act the keypoint asks and every item it quotes, the
+    agent's last such click on the item's row (a line that reads it, at the click's height) did the act: a toggle
+    filled the icon in (star) or emptied it (unstar) while the rest of the screen stayed; another act's icon (the
+    namer's name for it: a trash can for delete) took the row off the list. A labelled control is `R.one_click`'s."""
+    verbs, quoted = R.one_click_verbs(kp), T.quoted(kp)
+    if not verbs or not quoted or lines is None or any(v not in _ICON_ACTS for v in verbs):
         return None
+    if R._FOR_GOOD.search(R.own_words(kp)) or R.one_click_verb(kp)[1] and set(R.needles(kp)) - set(quoted):
+        return None  # "permanently": the row's trash can only moves it; a Chinese keypoint naming a value asks more
+    done = []
+    for verb in verbs:
+        for name in quoted:
+            found = _icon_act_on(verb, name, steps, lines)
+            if found is None:
+                return None
+            done.append((*found, verb, name))
+    acts = "; ".join(f"{v} {n!r}: the click at step {s} on an icon on its row {how}" for s, how, v, n in sorted(done))
+    return "satisfied", max(s for s, *_ in done) + 1, acts
+
+
+def _icon_act_on(verb: str, name: str, steps: Sequence[Evidence], lines: Lines) -> tuple[int, str] | None:
+    """The step of the agent's last click on `name`'s row that did `verb` with an icon and what it did, or None (none
+    did, or the last toggle went the other way)."""
     for s in range(len(steps) - 2, -1, -1):
         step, after = steps[s], steps[s + 1]
-        if not R.clicked(step) or step.png is None or after.png is None or re.search(r"\w", clicked_word(step)):
-            continue  # a labelled control (an icon's glyph, "☆", is no label)
-        if changed_fraction(step.png, after.png) > _STAYED or not on_row_of(step, quoted[0], lines):
+        if not R.clicked(step) or step.png is None or after.png is None or not on_row_of(step, name, lines):
             continue
-        delta = mark_change(step.png, after.png, R._point(step) or (0.0, 0.0), near=True)
-        if delta is None or abs(delta) < _FILLED:
-            continue
-        if (delta > 0) != _TOGGLES[verb]:
-            return None  # the last toggle on the row went the other way
-        how = "filled it in" if delta > 0 else "emptied it"
-        return "satisfied", s + 1, f"the click at step {s} on an icon on the row of {quoted[0]!r} {how}"
+        icon = icon_clicked(step)
+        if verb in _TOGGLES:
+            if icon not in _ICON_ACTS[verb] if icon else re.search(r"\w", clicked_word(step)):
+                continue  # another icon, or a labelled control
+            if changed_fraction(step.png, after.png) > _STAYED:
+                continue
+            delta = mark_change(step.png, after.png, R._point(step) or (0.0, 0.0), near=True)
+            if delta is None or abs(delta) < _FILLED:
+                continue
+            return (s, "filled it in" if delta > 0 else "emptied it") if (delta > 0) == _TOGGLES[verb] else None
+        if icon in _ICON_ACTS[verb] and _left_list(step, after, name, lines):
+            return s, f"({icon}) took the row off the list"
     return None
+
+
+def icon_clicked(step: Evidence) -> str:
+    """The icon namer's name for what the click hit, when OCR read no word there (nothing, or one stray glyph: a
+    star read as "立"); "" otherwise."""
+    return step.icon if len(T.normalise(clicked_word(step))) <= 1 else ""
+
+
+def _left_list(step: Evidence, after: Evidence, name: str, lines: Lines) -> bool:
+    """The next screen is the same list (the same page, most of its lines still there) without `name`."""
+    if R.page(step) != R.page(after):
+        return False
+    before, later = text_rows(lines(step)), text_rows(lines(after))
+    still = {T.normalise(t) for _, t in later}
+    kept = sum(T.normalise(t) in still for _, t in before)
+    return kept >= 0.6 * len(before) and not any(T.ocr_contains(t, name) for _, t in [*lines(after), *later])
 
 
 _STAYED = 0.03  # the share of the screen a toggle may change (the icon, a badge): more is another view opened
@@ -1587,7 +1647,24 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer), answer)
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
     found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
-    return answer_not_chrome(kp, steps, lines, found, answer)
+    return answer_not_chrome(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
+
+
+def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
+    """A question that names its item by a name of two words or more ("What does the Nimbus Noise Machine cost in
+    the shop?") is answered from a screen that shows the item: when no screen the agent saw and no page title ever
+    read that name, the value credited on screen was read off something else (another product's card in a search's
+    results), so the keypoint is left undecided."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    names = [re.sub(r"['’]s$", "", n) for n in T.proper_names(T.answer_keypoint(kp) or "")]
+    for name in (n for n in names if len(n.split()) >= 2):
+        shown = any(T.ocr_contains(e.title or "", name) or e.png is not None
+                    and any(T.ocr_contains(t, name) for _, t in [*lines(e), *text_rows(lines(e))])
+                    for e in steps)  # fmt: skip
+        if not shown:
+            return "not_visible", None, f"{found[2]}; but {name!r}, the item the question names, was on no screen"
+    return found
 
 
 def _in_typed_field(values: list[str], steps: Sequence[Evidence], screens: list[Evidence], lines: Lines) -> bool:

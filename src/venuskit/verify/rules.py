@@ -167,10 +167,14 @@ def _ids(url: str | None) -> set[str]:
 
 def context(steps: Sequence[Evidence], s: int) -> list[str]:
     """Titles of the page of step `s` and of the page it was reached from by a click when both URLs name
-    the same item id (/m/45 -> /compose?reply=45, /p/23 -> /p/23/delete): what the action at `s` is about."""
+    the same item id (/m/45 -> /compose?reply=45, /p/23 -> /p/23/delete): what the action at `s` is about. The
+    page it was reached from is the last one before it, however many steps stayed on it."""
     titles = [steps[s].title or ""]
-    if s >= 1 and clicked(steps[s - 1]) and _ids(steps[s - 1].url) & _ids(steps[s].url):
-        titles.append(steps[s - 1].title or "")
+    j = s - 1
+    while j >= 0 and page(steps[j]) == page(steps[s]):
+        j -= 1  # clicks that stayed on this page (a stray click on the top bar's date) did not open it
+    if j >= 0 and clicked(steps[j]) and _ids(steps[j].url) & _ids(steps[s].url):
+        titles.append(steps[j].title or "")
     return titles
 
 
@@ -337,8 +341,9 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
     if ORDER_KP.match(T.unquoted(kp)) or _NEW_PASSWORD.search(T.unquoted(kp)):
         return None  # an order is a click's (`page_rules.ordered`); a new password goes into masked fields
         # (`page_rules.masked_entry`): typed where it shows, into an event's form, it changed no password
+    mail = bool(_SENDS_MAIL.search(own_words(kp)))
     for sub in reversed(submits(steps)):
-        if _about_other_item(kp, goal, sub):
+        if _about_other_item(kp, goal, sub) or mail and not _sends(steps[sub.at]):
             continue
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
         known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
@@ -355,6 +360,17 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
+
+
+# A keypoint that asks to send a mail ("Email the file "X" to Y", "把文档作为附件发给 Y"): only a click that sends
+# commits it. Its recipient and subject typed into an event's form and saved sent nothing.
+_SENDS_MAIL = re.compile(r"^\s*(?:e-?mail|mail)\b|^\s*send\s+(?:an?\s+|the\s+)?(?:e-?mail|mail|message)\b|"
+                         r"发给|发送给|发邮件|发一封", re.I)  # fmt: skip
+
+
+def _sends(step: Evidence) -> bool:
+    """The click is on a control that sends: a label that says so, or an icon the icon namer calls "send"."""
+    return bool(re.match(rf"^\W*(?:{_FORBIDDABLE['send'][1]})", target(step), re.I)) or step.icon == "send"
 
 
 # "Change your display name to "V"", "把你的显示名称改为“V”": a setting of the user's own, named by no quoted item.
@@ -513,6 +529,24 @@ def one_click_verb(kp: str) -> tuple[str, str | None]:
     return (verb if verb in _ONE_CLICK else ""), zh
 
 
+_ONE_CLICK_WORD = re.compile(r"\b(?:" + "|".join(_ONE_CLICK) + r")\b", re.I)
+
+
+def one_click_verbs(kp: str) -> list[str]:
+    """Every one-click act a keypoint asks, in the order it asks them ("从回收站恢复“X”并给它加星标": restore, then
+    star; "Restore "X" and star it" the same). `one_click_verb` gives the first; a rule that checks only that one
+    would credit half the keypoint. A Chinese act whose words hold another's ("取消星标" holds "星标") is one act."""
+    own = own_words(kp)
+    spans = [(m.start(), m.end(), v) for v, (asks, _) in _ZH_ONE_CLICK.items() for m in re.finditer(asks, own)]
+    zh = [(i, v) for i, j, v in spans if not any(a <= i and j <= b and (a, b) != (i, j) for a, b, _ in spans)]
+    first = one_click_verb(kp)[0]
+    english = [(m.start(), m.group().casefold()) for m in _ONE_CLICK_WORD.finditer(own)]
+    found = [v for _, v in sorted(zh + english)]
+    if first and first not in found:
+        found.insert(0, first)  # "Bring it back" (restore), "… by archiving them": the act is not its own word
+    return list(dict.fromkeys(found))
+
+
 def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like", "Bring it back
     to the inbox" = restore): on a page about the quoted item, the agent clicked a label that starts with the
@@ -556,13 +590,20 @@ def reacted(kp: str, steps: Sequence[Evidence]) -> Result | None:
     if not posts:
         return None
     for s in range(len(steps) - 2, -1, -1):
-        label = T.normalise(re.sub(r"[\d\s]+$", "", target(steps[s])))
-        if not clicked(steps[s]) or label != kind:
+        if not clicked(steps[s]) or kind not in _reaction_labels(steps[s]):
             continue
         on_post = all(any(T.contains(c, q) for c in context(steps, s)) for q in posts)
         if on_post and _changed(steps[s], steps[s + 1], 0.0):
             return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked the reaction {target(steps[s])!r}"
     return None
+
+
+def _reaction_labels(step: Evidence) -> set[str]:
+    """What a click on a reaction button reads as: its label without the count after it or the reaction's picture
+    before it, which OCR reads as a stray glyph ("○Love", "凸 Like 3"), and the word under the click alone."""
+    label = re.sub(r"[\d\s]+$", "", re.sub(r"^\W+", "", target(step)))
+    word = step.under[step.under_at] if 0 <= step.under_at < len(step.under) else ""
+    return {T.normalise(label), T.normalise(word)} - {""}
 
 
 def _clause_verb(text: str) -> str:
@@ -748,9 +789,37 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
         if not clicked(steps[s]) or not labels.match(target(steps[s])):
             continue
         about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
+        about = [re.split(r"\s+·\s+", c)[0] for c in about]  # "… · Alexandra Morgan": the signed-in user, no item
         nameless = not quoted and section(steps[s].url) == section(steps[min(at, len(steps) - 1)].url)
         if nameless or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
             return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
+    return None
+
+
+# "Open the expense guide PDF in Drive": a file named by what it is, not quoted. Words that say what kind of thing it
+# is ("file", "document") are in no name; its other words are ("Expense portal guide.pdf").
+_OPEN_DESCRIBED = re.compile(r"^\s*open\s+(?:the|your)\s+(?P<what>[a-z][a-z0-9 '-]*?)"
+                             r"(?:\s+(?:in|from|on)\s+(?:the\s+|your\s+)?(?P<app>[A-Z]\w+))?\s*$", re.I)  # fmt: skip
+_KIND_NOUNS = frozenset({"file", "document", "doc", "item", "one", "page", "attachment"})
+
+
+def opened_described(kp: str, steps: Sequence[Evidence]) -> Result | None:
+    """"Open the expense guide PDF in Drive": a click opened a page whose title's item holds every word of the
+    description (as a word's start: "PDF" is the name's ".pdf"), from a page of the app the keypoint names. Needs two
+    such words at least: one ("Open the report") names no file among others."""
+    m = _OPEN_DESCRIBED.match(kp) if not T.quoted(kp) else None
+    words = [w for w in (m.group("what").casefold().split() if m else []) if w not in _KIND_NOUNS]
+    if m is None or len(words) < 2:
+        return None
+    for s in range(len(steps) - 1):
+        before, after = steps[s], steps[s + 1]
+        item = re.split(r"\s+·\s+", after.title or "")[0]
+        if not clicked(before) or item == re.split(r"\s+·\s+", before.title or "")[0]:
+            continue
+        if m.group("app") and not re.search(rf"\b{re.escape(m.group('app'))}\b", before.title or "", re.I):
+            continue
+        if all(re.search(rf"(?<![^\W_]){re.escape(w)}", item, re.I) for w in words):
+            return "satisfied", after.index, f"the click at step {s} opened {item!r} (the {m.group('what')})"
     return None
 
 

@@ -178,10 +178,12 @@ def step_views(episode: Episode, folder: Path | None, *, targets: bool = False) 
         overlay = Overlay(png, _scrub(step.action, answer is not None), cursor, f"Step {i}") if png else None
         target = _target(png, step.action) if targets else None
         under = _under(png, step.action) if targets else None
+        icon = _icon(png, step.action) if targets else ""
         error = step.error.get("message") if step.error else None
         views.append(Evidence(i, png, overlay, describe_action(step.action, answer=answer, target=target),
                               step.url, step.title, error, step.action, echo[i], target=target,
-                              under=under.words if under else (), under_at=under.at if under else -1))  # fmt: skip
+                              under=under.words if under else (), under_at=under.at if under else -1,
+                              icon=icon))  # fmt: skip
         cursor = focus_after(step.action, cursor)
     return views
 
@@ -212,6 +214,17 @@ def _under(png: bytes | None, action: Action | None) -> ocr.Under | None:
         return ocr.words_at(png, point)
     except ocr.OcrUnavailable:
         return None
+
+
+def _icon(png: bytes | None, action: Action | None) -> str:
+    """What the icon under a click draws, as the icon namer names it ("" for none): a star OCR reads as "立"."""
+    point = _first_point(action)
+    if png is None or point is None:
+        return ""
+    try:
+        return ocr.icon_at(png, point)
+    except ocr.OcrUnavailable:
+        return ""
 
 
 def make_windows(episode: Episode, folder: Path | None, size: int, stride: int,

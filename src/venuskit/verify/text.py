@@ -8,6 +8,7 @@ import unicodedata
 
 from venuskit.models.lexicon import (
     CODE,
+    DATE,
     EMAIL,
     HAN,
     HAN_CHAR,
@@ -356,6 +357,9 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
     ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
     ("a place", re.compile(r"\bthe (?:place|location|venue)\b|\bwhere (?:does|do|is|will)\b|地点|在哪", re.I)),
+    ("a code", re.compile(r"\bthe (?:reference|(?:ticket|order|invoice|tracking|booking|case|confirmation) number)\b"
+                          r"|\bwith the (?:code|reference)\b|工单号|单号|编号|参考号", re.I)),  # fmt: skip
+    ("a subject", re.compile(r"\b(?:the|its) (?:subject|title)\b|主题|标题", re.I)),
 )
 _IS_KIND: dict[str, re.Pattern[str]] = {
     "an e-mail address": EMAIL,
@@ -371,6 +375,10 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
                                   r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
     "a place": re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]"),  # a place has a name: a figure alone is a code
+    # a code has a digit ("Order 5531", "IT-4471") or is capitals joined by a dash ("TRV-HTL"): "Done." is none
+    "a code": re.compile(r"\d|\b[A-Z]{2,}[-_/][A-Z0-9]{2,}\b"),
+    # a subject has words: a date alone ("18 Feb", the list's date column) is none (dates are cut out first)
+    "a subject": re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]"),
 }
 
 
@@ -381,6 +389,8 @@ def asked_kind(question: str) -> str | None:
 
 def is_kind(answer: str, kind: str) -> bool:
     """Whether an answer holds a value of `kind` (its shape: an address, a file extension, a time...)."""
+    if kind == "a subject":
+        answer = DATE.sub(" ", answer)
     return bool(_IS_KIND[kind].search(answer))
 
 
