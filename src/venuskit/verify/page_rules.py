@@ -199,12 +199,6 @@ def text_rows(found: Sequence[tuple[tuple[int, int, int, int], str]]) -> list[tu
     return out
 
 
-def clicked_word(step: Evidence) -> str:
-    if 0 <= step.under_at < len(step.under):
-        return step.under[step.under_at]
-    return R.target(step)
-
-
 # The one-click acts an icon does, by the icon namer's names (`models/nano/icon_names.toml`): a back or undo arrow on
 # a row of the trash restores it. Toggles show their state in the icon (filled in once done, emptied once undone);
 # the other acts take the item's row off the list it was on (into the trash, the archive, back to its folder).
@@ -244,7 +238,7 @@ def _icon_act_on(verb: str, name: str, steps: Sequence[Evidence], lines: Lines) 
             continue
         icon = icon_clicked(step)
         if verb in _TOGGLES:
-            if icon not in _ICON_ACTS[verb] if icon else re.search(r"\w", clicked_word(step)):
+            if icon not in _ICON_ACTS[verb] if icon else re.search(r"\w", R.clicked_word(step)):
                 continue  # another icon, or a labelled control
             if changed_fraction(step.png, after.png) > _STAYED:
                 continue
@@ -260,7 +254,7 @@ def _icon_act_on(verb: str, name: str, steps: Sequence[Evidence], lines: Lines) 
 def icon_clicked(step: Evidence) -> str:
     """The icon namer's name for what the click hit, when OCR read no word there (nothing, or one stray glyph: a
     star read as "立"); "" otherwise."""
-    return step.icon if len(T.normalise(clicked_word(step))) <= 1 else ""
+    return step.icon if len(T.normalise(R.clicked_word(step))) <= 1 else ""
 
 
 def _left_list(step: Evidence, after: Evidence, name: str, lines: Lines) -> bool:
@@ -349,8 +343,8 @@ def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | N
 
 def _item_clicks(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> list[int]:
     """Clicks that read as an item (a word under the red dot, off the task box), not as a submit-like control."""
-    return [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)
-            and not _SUBMIT_WORDS.match(clicked_word(steps[s]))]  # fmt: skip
+    return [s for s in clicks if R.clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)
+            and not _SUBMIT_WORDS.match(R.clicked_word(steps[s]))]  # fmt: skip
 
 
 def _nothing(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows) -> Result | None:
@@ -358,10 +352,10 @@ def _nothing(steps: Sequence[Evidence], goal: str, clicks: list[int], rows: Rows
     picked = _item_clicks(steps, goal, clicks, rows)
     if picked:
         s = picked[0]
-        return "contradicted", s, f"the click at step {s} picked {clicked_word(steps[s])!r}; the goal asks for none"
-    submits = [s for s in clicks if _SUBMIT_WORDS.match(clicked_word(steps[s]) or "")]
+        return "contradicted", s, f"the click at step {s} picked {R.clicked_word(steps[s])!r}; the goal asks for none"
+    submits = [s for s in clicks if _SUBMIT_WORDS.match(R.clicked_word(steps[s]) or "")]
     if submits and len(submits) == len(clicks):
-        word = clicked_word(steps[submits[0]])
+        word = R.clicked_word(steps[submits[0]])
         return "satisfied", submits[0], f"no item was clicked; the only clicks read as {word!r}"
     return None
 
@@ -376,7 +370,7 @@ def _extra_picks(kp: str, steps: Sequence[Evidence], goal: str, clicks: list[int
         if s in at.values() or p is None or not any(abs(p[0] - x) <= 0.05 for x in xs):
             continue
         if not any(span_hits(steps[s], n) for n in at):
-            return "contradicted", s, f"the click at step {s} also picked {clicked_word(steps[s])!r}, which the " \
+            return "contradicted", s, f"the click at step {s} also picked {R.clicked_word(steps[s])!r}, which the " \
                                       "goal does not name"  # fmt: skip
     return None
 
@@ -386,12 +380,12 @@ def _missed(missing: list[str], goal: str, steps: Sequence[Evidence], clicks: li
     """No click hit `missing`: contradicted when the named item was there to click (OCR read it on a screen the
     agent saw, off the task box, so a click on it would have been read too); else not decided (OCR cannot read
     the name: "♥♥♥", "ヘルプ"; or it never showed)."""
-    others = [s for s in clicks if clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)]
+    others = [s for s in clicks if R.clicked_word(steps[s]) and not on_goal_text(steps[s], goal, rows)]
     shown = [n for n in missing if _legible(n, steps, lines, rows)]
     if len(shown) < len(missing):
         why = "no click read as another item" if not others else "it never stood on a screen the agent saw"
         return "not_visible", None, f"no click landed on {missing}, and {why}"
-    words = ", ".join(f"{clicked_word(steps[s])!r} (step {s})" for s in others[-3:]) or "nothing readable"
+    words = ", ".join(f"{R.clicked_word(steps[s])!r} (step {s})" for s in others[-3:]) or "nothing readable"
     return "contradicted", steps[clicks[-1]].index, f"the clicks landed on {words}, not on {missing}, which stood " \
                                                     "on a screen the agent saw"  # fmt: skip
 
@@ -514,7 +508,7 @@ def commit_step(steps: Sequence[Evidence], after: int) -> int | None:
             continue
         if s + 1 < len(steps) and R.typed_texts(steps[s + 1]):
             continue  # a click into the next field
-        if _CLOSE_WORDS.match(clicked_word(steps[s]) or ""):
+        if _CLOSE_WORDS.match(R.clicked_word(steps[s]) or ""):
             continue
         if _changed_after(steps, s):
             return s
@@ -717,7 +711,7 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         if typed and _SENDS.match(kp):
             return "contradicted", steps[-1].index, "the agent typed but never sent or submitted the form"
         return None
-    if R.OPENS_FORM.match(clicked_word(steps[commit]) or ""):
+    if R.OPENS_FORM.match(R.clicked_word(steps[commit]) or ""):
         return None  # Reply, Edit, New event open a form: what was typed before the click was not sent by it
     if _SAVE_AS_NEW.match(kp) and not _saves(R.target(steps[commit]), kp):
         return None  # "Save X as a new recipient": a click away to another page ("Settings") saved nothing
@@ -773,7 +767,7 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         where = {v: "on the form" if on_form[v] else "named by the page" if named[v] else
                  f"in the field typed at step {held[v][-1].last}" for v in values}  # fmt: skip
         how = [f"{v!r} {w}" for v, w in where.items()]
-        word = clicked_word(steps[commit])
+        word = R.clicked_word(steps[commit])
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
     return None
@@ -833,7 +827,7 @@ def _appended(kp: str, value: str, items: list[str], steps: Sequence[Evidence], 
     if _AT_END.search(T.unquoted(kp)) and below:
         return "contradicted", commit + 1, f"{value!r} was saved with a line of the document below it"
     return "satisfied", commit + 1, f"{value!r} typed on {steps[commit].title!r}, committed at step {commit} by " \
-                                    f"{clicked_word(steps[commit])!r}, and shown after it"  # fmt: skip
+                                    f"{R.clicked_word(steps[commit])!r}, and shown after it"  # fmt: skip
 
 
 # "Save the attachment of X's email "Q" to Drive": a click that puts an item somewhere, and the page's word it did.
@@ -922,7 +916,7 @@ def opened_from(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | No
         return None
     names = [T.normalise(n) for _, t in lines(steps[s]) for n in _FILE_NAME.findall(t)]
     for e in steps[s + 1:]:
-        title = T.normalise(re.split(r"\s+·\s+", e.title or "")[0])
+        title = T.normalise(R.page_item(e.title))
         if any(_same_name(title, n) for n in names) and R.section(e.url) != R.section(steps[s].url):
             return "satisfied", e.index, f"after the click at step {s} put it there, the page {e.title!r} was opened"
     return None
@@ -1195,7 +1189,7 @@ def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Res
     commit = commit_step(steps, last)
     if shown or commit is None or commit + 1 >= len(steps) or R.page(steps[commit])[1] != R.page(steps[at[0]])[1]:
         return None  # a value on screen is no masked field's; `entered_values` reads it
-    label = clicked_word(steps[commit]) or ""
+    label = R.clicked_word(steps[commit]) or ""
     own = set(re.findall(r"[a-z]+", T.unquoted(kp).casefold()))
     words = re.findall(r"[a-z]+", label.casefold())
     if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label)) or R.OPENS_FORM.match(label):
@@ -1399,7 +1393,7 @@ def _under_label(kp: str, screen: tuple) -> str | None:
 def _last_commit(steps: Sequence[Evidence]) -> int | None:
     """Without typing (a spinner, a date picker): the agent's last click that reads as a submit-like control."""
     for s in range(len(steps) - 1, -1, -1):
-        if R.clicked(steps[s]) and _SUBMIT_WORDS.match(clicked_word(steps[s]) or ""):
+        if R.clicked(steps[s]) and _SUBMIT_WORDS.match(R.clicked_word(steps[s]) or ""):
             return s
     return None
 
@@ -1834,7 +1828,7 @@ def _comment_posted(entry: str, steps: Sequence[Evidence], kp: str = "") -> Resu
     # the latest typing committed on the post's page (a goal's later parts type elsewhere: a search in the shop)
     for typed in reversed([s for s in range(len(steps)) if R.typed_texts(steps[s])]):
         commit = commit_step(steps, typed)
-        word = clicked_word(steps[commit]) or "" if commit is not None else ""
+        word = R.clicked_word(steps[commit]) or "" if commit is not None else ""
         if commit is None or not (_SUBMIT_WORDS.match(word) or R._SUBMIT_LABEL.match(word)):
             continue
         if _form_about(steps, commit, names):

@@ -145,6 +145,18 @@ def target(step: Evidence) -> str:
     return (step.target or "").strip()
 
 
+def clicked_word(step: Evidence) -> str:
+    """The word under the click, read alone (`Evidence.under`), else the text under it."""
+    if 0 <= step.under_at < len(step.under):
+        return step.under[step.under_at]
+    return target(step)
+
+
+def page_item(title: str | None) -> str:
+    """A world page title's own part: what stands before " · " and the signed-in user's name ("Q · Alex Morgan")."""
+    return re.split(r"\s+·\s+", title or "")[0]
+
+
 def page(step: Evidence) -> tuple[str | None, str | None]:
     return (step.url, step.title)
 
@@ -602,8 +614,7 @@ def _reaction_labels(step: Evidence) -> set[str]:
     """What a click on a reaction button reads as: its label without the count after it or the reaction's picture
     before it, which OCR reads as a stray glyph ("○Love", "凸 Like 3"), and the word under the click alone."""
     label = re.sub(r"[\d\s]+$", "", re.sub(r"^\W+", "", target(step)))
-    word = step.under[step.under_at] if 0 <= step.under_at < len(step.under) else ""
-    return {T.normalise(label), T.normalise(word)} - {""}
+    return {T.normalise(label), T.normalise(clicked_word(step))} - {""}
 
 
 def _clause_verb(text: str) -> str:
@@ -789,7 +800,7 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
         if not clicked(steps[s]) or not labels.match(target(steps[s])):
             continue
         about = context(steps, s) + [steps[s - 1].title or ""] if s else context(steps, s)
-        about = [re.split(r"\s+·\s+", c)[0] for c in about]  # "… · Alexandra Morgan": the signed-in user, no item
+        about = [page_item(c) for c in about]  # "… · Alexandra Morgan": the signed-in user, no item
         nameless = not quoted and section(steps[s].url) == section(steps[min(at, len(steps) - 1)].url)
         if nameless or any(T.contains(c, q) for c in about for q in quoted) or not (steps[s].title or ""):
             return "contradicted", s, f"after step {at} the agent clicked {target(steps[s])!r} on {steps[s].title!r}"
@@ -813,8 +824,8 @@ def opened_described(kp: str, steps: Sequence[Evidence]) -> Result | None:
         return None
     for s in range(len(steps) - 1):
         before, after = steps[s], steps[s + 1]
-        item = re.split(r"\s+·\s+", after.title or "")[0]
-        if not clicked(before) or item == re.split(r"\s+·\s+", before.title or "")[0]:
+        item = page_item(after.title)
+        if not clicked(before) or item == page_item(before.title):
             continue
         if m.group("app") and not re.search(rf"\b{re.escape(m.group('app'))}\b", before.title or "", re.I):
             continue

@@ -361,6 +361,7 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"|\bwith the (?:code|reference)\b|工单号|单号|编号|参考号", re.I)),  # fmt: skip
     ("a subject", re.compile(r"\b(?:the|its) (?:subject|title)\b|主题|标题", re.I)),
 )
+_NAMED = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")  # words, not figures alone
 _IS_KIND: dict[str, re.Pattern[str]] = {
     "an e-mail address": EMAIL,
     "an IBAN": IBAN,
@@ -374,11 +375,11 @@ _IS_KIND: dict[str, re.Pattern[str]] = {
     "a number": re.compile(r"\d|[一二两三四五六七八九十零]"),
     "a person's name": re.compile(r"^\s*[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|van|von|de|da|di|del|der|le|la))*"
                                   r"\s*[.。]?\s*$|^\s*[\u3400-\u9fff·]{2,6}\s*[.。]?\s*$"),  # fmt: skip
-    "a place": re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]"),  # a place has a name: a figure alone is a code
+    "a place": _NAMED,  # a place has a name: a figure alone is a code
     # a code has a digit ("Order 5531", "IT-4471") or is capitals joined by a dash ("TRV-HTL"): "Done." is none
     "a code": re.compile(r"\d|\b[A-Z]{2,}[-_/][A-Z0-9]{2,}\b"),
     # a subject has words: a date alone ("18 Feb", the list's date column) is none (dates are cut out first)
-    "a subject": re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]"),
+    "a subject": _NAMED,
 }
 
 
