@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import os
 import threading
 from dataclasses import dataclass
@@ -64,6 +65,24 @@ class Driver:
             self._local.driver = None
         with contextlib.suppress(PlaywrightError):  # a killed driver has nothing left to stop
             self.playwright.stop()
+
+
+class _OneLine(logging.Filter):
+    """Playwright logs an error of its dispatcher with its traceback, then raises the same error at the next call,
+    where the env classifies it. The usual one is a Ctrl-C or SIGTERM landing while the dispatcher handles a
+    reply ("Cannot find command to respond"): a stopped run must end on its one-line message, so the log keeps
+    the error's first line only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            record.msg, record.args = f"{record.getMessage()}: {first_line(record.exc_info[1])}", None
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+_PLAYWRIGHT_LOG = logging.getLogger("playwright")
+if not any(isinstance(f, _OneLine) for f in _PLAYWRIGHT_LOG.filters):
+    _PLAYWRIGHT_LOG.addFilter(_OneLine())
 
 
 def start_playwright() -> Playwright:
