@@ -319,7 +319,7 @@ class OcrJudge:
         read, lines = self.read_step, self.lines_step
         found = R.settle(text, steps, [
             lambda: P.answered(text, steps, read, lines), lambda: P.described_entry(text, steps, read, lines, goal),
-            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal),
+            lambda: P.clicked_item(text, goal, steps, lines), lambda: P.entered_values(text, steps, lines, goal, read),
             lambda: P.affix_entry(text, steps, lines), lambda: P.dragged_to(text, steps, lines, goal),
             lambda: P.sorted_list(text, steps, lines), lambda: P.sorted_by(text, steps, lines),
             lambda: P.copied(text, goal, steps, read),

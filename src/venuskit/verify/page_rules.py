@@ -402,6 +402,9 @@ def _legible(name: str, steps: Sequence[Evidence], lines: Lines | None, rows: Ro
 # ---- values in their fields when the form was committed -----------------------------------------------------
 
 
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 def entry_values(kp: str) -> list[str]:
     """The values an entry keypoint names: quoted text, times, dates, e-mail addresses, numbers, and names outside
     quotes; of a rename, the new name."""
@@ -427,11 +430,13 @@ def entry_values(kp: str) -> list[str]:
         found += [m.group(0) for m in T.DECIMAL_AMOUNT.finditer(rest)]
     # "Save Sofia Larsen … as a new recipient": the name after the verb is the item saved (`proper_names` skips a
     # run that starts with the sentence's first word, so it would miss it)
-    found += T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
+    names = T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
+    found += [n for n in names if not _POSSESSIVE.search(n)]  # "X's payment request email": a source, no entry
     found += [stated] if stated else []
     if _MONEY.search(own) and not re.search(r"\d", own):
         return []  # "Pay her your share (the total divided by …)": the amount is described; its names are not the act
-    return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip()))
+    gone = T.old_values(own)
+    return list(dict.fromkeys(as_asked(v.strip(), own) for v in found if v.strip() and v.strip() not in gone))
 
 
 def _entry(kp: str) -> bool:
@@ -626,7 +631,26 @@ def _pairs(kp: str) -> dict[str, str]:
     return out
 
 
-def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
+# "Save X with the IBAN in X's payment request email as a new recipient": a value named by the mail it is in, which
+# names its sender; the value typed must be the one that mail showed.
+_FROM_SENDERS = re.compile(r"\bthe\s+(?:IBAN|amount|total|reference|code|number|date|time)\b[^,;\"“”]{0,40}?"
+                           r"\b(?:in|from)\s+[^,;\"“”]{1,40}?['’]s\s+[^,;\"“”]{0,40}?\b(?:e-?mail|mail|message)\b",
+                           re.I)  # fmt: skip
+
+
+def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "",
+                   read: R.Read | None = None) -> Result | None:  # fmt: skip
+    found = _entered(kp, steps, lines, goal)
+    sourced = _FROM_SENDERS.search(kp)
+    if found is None or found[0] != "satisfied" or sourced is None:
+        return found
+    content = typed_content(kp, steps[: (found[1] or len(steps)) + 1])
+    if read is None or content is None:
+        return "not_visible", None, f"{found[2]}; which value {sourced.group(0)!r} holds, no rule read"
+    return as_described(found, found[1], sourced.group(0), content, steps, read, lines)
+
+
+def _entered(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str = "") -> Result | None:
     values = entry_values(kp)
     if not values or not steps or T.described(kp) is not None:  # content described: `described_entry` checks it
         return None
@@ -700,6 +724,15 @@ def _on_its_item(kp: str, steps: Sequence[Evidence], commit: int | None) -> bool
     return _form_about(steps, min(commit, len(steps) - 1), T.quoted(kp[: m.end()]))
 
 
+def _others_form(kp: str, values: list[str], goal: str, here: list[Field]) -> bool:
+    """The form's fields hold what another step of the goal gives ("Room Borealis" for the event, after "Set the
+    department to Finance") and none of this keypoint's values: a field the agent worked out (the event's end time
+    from "one-hour") does not make it this keypoint's form."""
+    if any(same_value(f.text.strip(), v) for f in here for v in values):
+        return False
+    return any(T.contains(goal, f.text) and not T.contains(kp, f.text) for f in here)
+
+
 def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines: Lines | None,
                     goal: str) -> Result | None:  # fmt: skip
     rows = task_rows(steps, goal, lines) if goal else None
@@ -720,7 +753,7 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     filled = [f for f in filled if not (goal and on_goal_text(steps[f.step], goal, rows))]
     # the fields of the committed page itself (`fields` also keeps those of forms the agent left on other pages)
     here = [f for f in filled if f.text.strip() and steps[f.step].title == steps[commit].title]
-    if goal and here and (all(T.contains(goal, f.text) and not T.contains(kp, f.text) for f in here)
+    if goal and here and (_others_form(kp, values, goal, here)
                           or _another_items_form(kp, values, goal, steps, commit, here)):  # fmt: skip
         # the last form typed what another step of the goal asks ("quiet cafe" into a search), or was about an item
         # only another step names (a document the goal's last step edits): this keypoint's form, if any, was
@@ -764,6 +797,9 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     if all(held[v] or on_form[v] or named[v] for v in values) and not all(named.values()):
         if not _renamed_item_shown(kp, steps, typed[0][0] if typed else commit, lines):
             return None  # the new name went in, but whose form it was the screens do not say
+        if R.sends_mail(kp) and not R.sends(steps[commit]) or not R.opened_as_asked(kp, steps, commit):
+            return None  # a mail goes only by its Send (a click on the menu or away left it unsent, or sent it
+            # later), and a reply or forward in the form its own control opened
         where = {v: "on the form" if on_form[v] else "named by the page" if named[v] else
                  f"in the field typed at step {held[v][-1].last}" for v in values}  # fmt: skip
         how = [f"{v!r} {w}" for v, w in where.items()]
@@ -1638,10 +1674,20 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     """`rules.answered` (each value of the answer was on a screen), then read where the question points: on the
     named record (`answer_in_place`) and as the value of the named field (`answer_at_field`). `answer`: the text
     that answers, when it is not the final Finished/Answer."""
-    found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer), answer)
+    found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer, _named_rows(kp, lines)), answer)
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
     found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
     return answer_not_chrome(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
+
+
+def _named_rows(kp: str, lines: Lines | None) -> R.Read | None:
+    """A total of what the question names ("How much did you pay FIXIT HARDWARE …?") adds up amounts of the rows
+    that name it, not any amounts of the screen: a list of other payees' charges holds some subset that sums to
+    nearly any figure. The names are of two words or more (a one-word name may be a month or a place)."""
+    names = [n for n in T.proper_names(T.answer_keypoint(kp) or "") if len(n.split()) >= 2]
+    if not names or lines is None:
+        return None
+    return lambda e: "\n".join(t for _, t in text_rows(lines(e)) if any(T.ocr_contains(t, n) for n in names))
 
 
 def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:

@@ -102,6 +102,7 @@ _ZH_ONE_CLICK = {
     "decline": ("拒绝", "拒绝"), "delete": ("删除|删掉", "删除|永久删除|移至回收站|移到回收站"),
     "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
+    "mark": ("(?:标|标记|设|设置)为未读", "(?:标|标记|设|设置)为未读"),  # the label names the state itself
 }
 _ADVERBS = frozenset({"please", "permanently", "now", "then", "also", "just", "simply", "quickly", "finally"})
 _SPEECH = re.compile(r"\b(?:tell|tells|say|says|saying|said|write|writes|writing|message|reply|comment|note|subject|"
@@ -191,7 +192,8 @@ def context(steps: Sequence[Evidence], s: int) -> list[str]:
 
 
 def needles(kp: str) -> list[str]:
-    return list(dict.fromkeys(T.needles(kp) + T.proper_names(kp)))
+    old = T.old_values(kp)
+    return [n for n in dict.fromkeys(T.needles(kp) + T.proper_names(kp)) if n not in old]
 
 
 def own_words(kp: str) -> str:
@@ -325,8 +327,13 @@ _WHEN = re.compile(r"\b(?:tomorrow|tonight|next (?:week|month|day)|every (?:day|
                    r"明天|后天|今晚|下周|每天|每周|每月|工作日|重复|定时|自动发|\d+\s*点", re.I)  # fmt: skip
 
 
+# "In next week's calendar", "在下周的日历中": where the item is (the week the calendar shows), not when it happens
+_CALENDAR_PLACE = re.compile(r"\bin\s+(?:next|this|last)\s+week['’]s\s+calendar\b|"
+                             r"在(?:下|本|这|上)周的?日历(?:中|里|上)", re.I)  # fmt: skip
+
+
 def _unchecked_when(kp: str, values: list[str]) -> bool:
-    rest = T.unquoted(kp)
+    rest = _CALENDAR_PLACE.sub(" ", T.unquoted(kp))
     for v in values:
         rest = rest.replace(v, " ")
     return bool(_WHEN.search(rest))
@@ -353,9 +360,10 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
     if ORDER_KP.match(T.unquoted(kp)) or _NEW_PASSWORD.search(T.unquoted(kp)):
         return None  # an order is a click's (`page_rules.ordered`); a new password goes into masked fields
         # (`page_rules.masked_entry`): typed where it shows, into an event's form, it changed no password
-    mail = bool(_SENDS_MAIL.search(own_words(kp)))
+    mail = sends_mail(kp)
     for sub in reversed(submits(steps)):
-        if _about_other_item(kp, goal, sub) or mail and not _sends(steps[sub.at]):
+        if _about_other_item(kp, goal, sub) or mail and not sends(steps[sub.at]) \
+                or not opened_as_asked(kp, steps, sub.at):
             continue
         typed = {n for n in want if any(T.contains(t, n) for t in sub.typed)}
         known = typed | {n for n in want if any(T.contains(c, n) for c in sub.context) or T.contains(sub.done_url, n)}
@@ -376,11 +384,41 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
 
 # A keypoint that asks to send a mail ("Email the file "X" to Y", "把文档作为附件发给 Y"): only a click that sends
 # commits it. Its recipient and subject typed into an event's form and saved sent nothing.
-_SENDS_MAIL = re.compile(r"^\s*(?:e-?mail|mail)\b|^\s*send\s+(?:an?\s+|the\s+)?(?:e-?mail|mail|message)\b|"
-                         r"发给|发送给|发邮件|发一封", re.I)  # fmt: skip
+_SENDS_MAIL = re.compile(r"^\s*(?:e-?mail|mail|forward)\b|^\s*send\s+(?:an?\s+|the\s+)?(?:e-?mail|mail|message)\b|"
+                         r"^\s*reply\s+(?:to\s+)?(?:all\b|everyone\b|[^,.;]{0,60}?\b(?:e-?mail|mail|message)\b)|"
+                         r"发给|发送给|发邮件|发一封|^\s*转发|^\s*(?:全部)?回复[^，,。；;]{0,24}?邮件",
+                         re.I)  # fmt: skip
 
 
-def _sends(step: Evidence) -> bool:
+def sends_mail(kp: str) -> bool:
+    return bool(_SENDS_MAIL.search(own_words(kp)))
+
+
+# A reply or a forward is written in the form its own control opens on the mail: a new message (Compose, 写邮件)
+# with the same text is neither, even sent. (names: the icon namer's; words: the control's label, or the form's URL)
+_OPENED_AS = {"reply": (re.compile(r"^\s*reply\b|^\s*(?:全部)?回复[^，,。；;]{0,24}?邮件", re.I),
+                        re.compile(r"^\W*(?:reply|回复|全部回复)", re.I), ("reply", "reply_all")),
+              "forward": (re.compile(r"^\s*forward\b|^\s*转发", re.I), re.compile(r"^\W*(?:forward|转发)", re.I),
+                          ("forward",))}  # fmt: skip
+
+
+def opened_as_asked(kp: str, steps: Sequence[Evidence], s: int) -> bool:
+    """The form committed at step `s` was opened by the control the keypoint's verb names, when it names a reply or
+    a forward: the click before the form's page read that word (or showed that icon), or the form's URL names it."""
+    for name, (asks, label, icons) in _OPENED_AS.items():
+        if not asks.search(own_words(kp)):
+            continue
+        start = _form_start(steps, s)
+        if start < 1:
+            return True  # the form is on the page the run began on (a one-page task): no click opened it
+        opener = steps[start - 1]
+        by_click = clicked(opener) and (bool(label.match(clicked_word(opener)) or label.match(target(opener)))
+                                        or opener.icon in icons)  # fmt: skip
+        return by_click or name in tail(steps[start].url).casefold() or name in (steps[start].url or "").casefold()
+    return True
+
+
+def sends(step: Evidence) -> bool:
     """The click is on a control that sends: a label that says so, or an icon the icon namer calls "send"."""
     return bool(re.match(rf"^\W*(?:{_FORBIDDABLE['send'][1]})", target(step), re.I)) or step.icon == "send"
 
@@ -573,8 +611,8 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
                                     or by is not None and by.group("what").casefold() != "it")  # fmt: skip
     groups = [[q] for q in quoted] if each else [quoted]
     final = bool(_FOR_GOOD.search(own_words(kp)))  # "Permanently delete": the label must say so too
-    state = _MARK_AS.search(own_words(kp)) if verb == "mark" else None
-    if verb == "mark" and state is None:
+    state = _MARK_AS.search(own_words(kp)) if verb == "mark" and not zh else None
+    if verb == "mark" and state is None and not zh:
         return None  # "Mark the task done" names no state a label can be matched on
     found = [_one_click_on(verb, names, steps, _ZH_ONE_CLICK[zh][1] if zh else None, final,
                            state.group("state").casefold() if state else None) for names in groups]  # fmt: skip
@@ -1111,14 +1149,16 @@ _AMOUNT = re.compile(r"(?<![\d.,])\d{1,3}(?:[,\s]\d{3})*(?:\.\d{1,2})?(?![\d])|(
 MAX_ADDENDS = 14  # amounts on one screen searched for a subset that sums to the answer (2^14 sums)
 
 
-def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None, answer: str | None = None) -> Result | None:
+def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None, answer: str | None = None,
+             addends: Read | None = None) -> Result | None:  # fmt: skip
     """The final answer gives the value the keypoint names (if it names one), and each key value of the
     answer was on a screen the agent saw (not just typed by it) or in a page title/URL. Without OCR only the
     log decides: no answer or a wrong value is contradicted, a value in a title/URL is satisfied.
     The answer must be of the kind the question asks for, when it says (an e-mail address, a file name, a time,
     an amount, a person's name: `text.asked_kind`); a UI label or another kind of value is contradicted.
     `answer`: the text that answers, when it is not the final Finished/Answer (content a form was given).
-    A question asking for a total may be answered with a sum of amounts one screen showed. (Which figure of
+    A question asking for a total may be answered with a sum of amounts one screen showed (read by `addends`, when
+    given: the rows of the item the question names, `page_rules.answered`). (Which figure of
     a screen answers the question is not checked here: `page_rules.answer_in_place` checks it, from the rows
     OCR reads, when the question names a record by a code or a day.)"""
     rest = T.answer_keypoint(kp)
@@ -1138,7 +1178,7 @@ def answered(kp: str, steps: Sequence[Evidence], read: Read | None = None, answe
     seen = {v: _seen_at(v, steps, read) for v in T.answer_values(answer)}
     unseen = [v for v, at in seen.items() if at is None]
     if unseen and read is not None and _TOTAL.search(rest):
-        summed = {v: _summed_at(v, steps, read) for v in unseen}
+        summed = {v: _summed_at(v, steps, addends or read) for v in unseen}
         if all(at is not None for at in summed.values()):
             at = max(summed.values())
             return "satisfied", at, f"the answer's total {unseen} is a sum of amounts on the screen of step {at}"
@@ -1163,14 +1203,17 @@ def _amount(text: str) -> float | None:
 
 
 def _summed_at(value: str, steps: Sequence[Evidence], read: Read) -> int | None:
-    """The latest step whose screen shows two or more amounts that add up to `value` (to the cent)."""
+    """The latest step whose screen shows two or more amounts that add up to `value` (to the cent). A total with
+    cents is summed from amounts with cents only: a day of the month or a count is no addend of "96.45"."""
     want = _amount(re.sub(r"[^\d.,]", "", value))
     if want is None:
         return None
+    cents = re.search(r"\.\d{2}$", value.strip()) is not None
     for e in reversed(steps):
         if e.png is None:
             continue
-        found = [a for m in _AMOUNT.finditer(read(e)) if (a := _amount(m.group(0))) is not None and 0 < a < want]
+        found = [a for m in _AMOUNT.finditer(read(e)) if (a := _amount(m.group(0))) is not None and 0 < a < want
+                 and (not cents or "." in m.group(0))]  # fmt: skip
         found = list(dict.fromkeys(found))[:MAX_ADDENDS]
         sums = {0}
         for a in found:  # subset sums in cents, pruned above the answer

@@ -217,7 +217,7 @@ def post_title(kp: str) -> str | None:
 # "Send the amount of the CEDAR BAKERY payment on 2024-03-13 … to Noah Ivanova at the IBAN …", "Transfer the total of
 # your FinPortal draft "X" … to …", "Send the Catering amount in the spreadsheet "S" to …": money sent, its amount
 # described by where it comes from (a quoted name inside the description is part of it).
-_SENT_DESCRIBED = re.compile(r"^\s*(?P<verb>send|transfer|pay)\s+(?P<about>the\s+(?:[\w']+\s+)?"
+_SENT_DESCRIBED = re.compile(r"^\s*(?P<verb>send|transfer|pay)\s+(?P<about>the\s+(?:[\w']+\s+){0,3}"
                              r"(?:amount|total|sum|balance|price)\b(?:[^\"“”]|[\"“][^\"“”]*[\"”])+?)"
                              r"\s+(?P<rest>to\s+\S.*)$", re.IGNORECASE)  # fmt: skip
 
@@ -251,6 +251,19 @@ def kept_length_end(kp: str) -> str | None:
     hours, minutes = (int(x) for x in start.split(":"))
     total = hours * 60 + minutes + n * (60 if unit.casefold().startswith("hour") or unit == "小时" else 1)
     return f"{total // 60 % 24:02d}:{total % 60:02d}"
+
+
+# "move "X" from 2024-03-19 to 2024-03-21", "把“X”从 2024-03-19 改到 2024-03-21": the value before the change is what
+# was there, no value to enter.
+_WHEN_VALUE = r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}"
+_CHANGED_FROM = re.compile(rf"\bfrom\s+(?P<old>{_WHEN_VALUE})\s+to\s+(?:{_WHEN_VALUE})|"
+                           rf"从\s*(?P<zh>{_WHEN_VALUE})\s*(?:改到|改成|改为|移到|调到|调整到|挪到|到)\s*(?:{_WHEN_VALUE})",
+                           re.I)  # fmt: skip
+
+
+def old_values(kp: str) -> set[str]:
+    """The dates and times a keypoint names as what they change from (`_CHANGED_FROM`)."""
+    return {m.group("old") or m.group("zh") for m in _CHANGED_FROM.finditer(kp)}
 
 
 def sourced_value(kp: str) -> bool:
