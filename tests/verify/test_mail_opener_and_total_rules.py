@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import ImageFont
-from verify_helpers import S, cjk_font_path, middle, record, screen, verify_rules, why, zh_screen
+from PIL import Image, ImageDraw, ImageFont
+from verify_helpers import S, cjk_font_path, middle, png, record, screen, verify_rules, why, zh_screen
 
 from venuskit.actions.types import Click, Finished, Point, SelectOption, Type
 
@@ -227,3 +227,33 @@ def test_an_amount_sent_that_is_described_by_its_row_in_a_sheet(tmp_path: Path):
     assert right[0] == "completed", right
     wrong = _sent(tmp_path / "wrong", "310.00")  # another row's figure
     assert wrong[0] != "completed", wrong
+
+
+SAVE_GOAL = 'Save the attachment of Samuel Rossi\'s email "Recycling bins moved" to Drive.'
+
+
+def _saved(tmp: Path, y: int) -> tuple[str, str]:
+    """A mail whose "Save to" / "Drive" button label wraps onto two lines; the click at height `y` (pixels)."""
+    font = ImageFont.load_default(size=24)
+
+    def draw(extra: str) -> bytes:
+        img = Image.new("RGB", (640, 400), "white")
+        pen = ImageDraw.Draw(img)
+        for i, text in enumerate(["Recycling bins moved", "Workshop_agenda.pdf", extra]):
+            pen.text((30, 30 + 50 * i), text, fill="black", font=font)
+        pen.text((300, 200), "Save to", fill="black", font=font)
+        pen.text((314, 234), "Drive", fill="black", font=font)  # the label's second line, 16 px below the first
+        return png(img)
+
+    url = f"{BASE}/mail/m/45"
+    steps = [S(draw(""), Click(point=Point(340 / 640, y / 400)), url, "Recycling bins moved"),
+             S(draw("Saved to Drive"), Finished(), f"{url}?flash=saved_to_drive", "Recycling bins moved")]  # fmt: skip
+    report = verify_rules(record(tmp, steps, SAVE_GOAL))
+    return report.verdict, why(report)
+
+
+def test_a_click_between_the_two_lines_of_a_wrapped_label_is_on_that_label(tmp_path: Path):
+    between = _saved(tmp_path / "between", 233)  # the button's centre, in the gap between "Save to" and "Drive"
+    assert between[0] == "completed", between
+    below = _saved(tmp_path / "below", 330)  # far below the button: no label
+    assert below[0] != "completed", below

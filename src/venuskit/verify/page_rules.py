@@ -914,6 +914,17 @@ def _put_step(verb: str, place: str, about: list[str], steps: Sequence[Evidence]
     return None
 
 
+def _wrapped_at(shown: tuple, x: float, y: float) -> str | None:
+    """A label that wraps ("Saveto" over "Drive") read at a point between its two lines: the lines right above and
+    below it, both across its x, less than a line's height apart; None when there are no such lines."""
+    across = [(b, t) for b, t in shown if b[0] - 4 <= x <= b[2] + 4]
+    above, below = [r for r in across if r[0][3] <= y], [r for r in across if r[0][1] >= y]
+    if not above or not below:
+        return None
+    (a, top), (b, bottom) = max(above, key=lambda r: r[0][3]), min(below, key=lambda r: r[0][1])
+    return f"{top} {bottom}" if b[1] - a[3] < min(a[3] - a[1], b[3] - b[1]) else None
+
+
 def _control(step: Evidence, lines: Lines) -> str:
     """The whole label of the control a click was on: the text under it, with the lines stacked on it in the same
     column (a button whose label wraps: "Saveto" over "Drive")."""
@@ -923,8 +934,8 @@ def _control(step: Evidence, lines: Lines) -> str:
     w, h = png_size(step.png)
     x, y = point[0] * w, point[1] * h
     hit = next((b for b, _ in lines(step) if b[0] - 4 <= x <= b[2] + 4 and b[1] - 4 <= y <= b[3] + 4), None)
-    if hit is None:
-        return under
+    if hit is None:  # the click between the two lines of the label, at the button's centre
+        return _wrapped_at(lines(step), x, y) or under
     # lines of the same column right above or below the hit one (a gap of about half a line: a list's next row is
     # further away)
     gap = 0.6 * (hit[3] - hit[1])
