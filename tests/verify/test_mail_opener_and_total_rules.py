@@ -257,3 +257,26 @@ def test_a_click_between_the_two_lines_of_a_wrapped_label_is_on_that_label(tmp_p
     assert between[0] == "completed", between
     below = _saved(tmp_path / "below", 330)  # far below the button: no label
     assert below[0] != "completed", below
+
+
+COUNT_GOAL = 'How many comments does the forum post "Which sourdough starter do you use?" have?'
+
+
+def _counted(tmp: Path, answer: str) -> tuple[str, str]:
+    """Search results with another post's figures, then the post's own page with its count."""
+    results = screen(["Results for sourdough", "Which sourdough starter do you use?", "Anna Berg  12 Mar",
+                      "Sourdough in 6 steps", "Leo Tanaka  6 Mar"])  # fmt: skip
+    post = screen(["Which sourdough starter do you use?", "Anna Berg  12 Mar", "I keep mine in the fridge.",
+                   "3 comments"])  # fmt: skip
+    steps = [S(results, Click(point=middle(1, "Which sourdough starter do you use?")),
+               f"{BASE}/forum/search?q=sourdough", "Results for sourdough"),
+             S(post, Finished(content=answer), f"{BASE}/forum/p/22", "Which sourdough starter do you use?")]  # fmt: skip
+    report = verify_rules(record(tmp, steps, COUNT_GOAL))
+    return report.verdict, why(report)
+
+
+def test_a_count_of_a_quoted_item_is_read_on_its_page_not_anywhere(tmp_path: Path):
+    right = _counted(tmp_path / "right", "3")
+    assert right[0] == "completed", right
+    elsewhere = _counted(tmp_path / "elsewhere", "6")  # another post's title and date hold a 6
+    assert elsewhere[0] != "completed", elsewhere

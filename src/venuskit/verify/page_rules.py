@@ -1688,7 +1688,29 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer, _named_rows(kp, lines)), answer)
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
     found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
-    return answer_not_chrome(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
+    found = answer_count_on_item(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
+    return answer_not_chrome(kp, steps, lines, found, answer)
+
+
+def answer_count_on_item(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                         answer: str | None = None) -> Result | None:  # fmt: skip
+    """A short figure ("6") asked about a quoted item ("How many comments does the post "Q" have?") stands on
+    nearly every screen (a date, another post's count): it is credited only where it was read on a screen about the
+    item (its title names it) or on a row that names it; read elsewhere only, the keypoint is left undecided."""
+    if found is None or found[0] != "satisfied" or lines is None:
+        return found
+    items = T.quoted(T.answer_keypoint(kp) or "")
+    values = T.answer_values((R.final_answer(steps) if answer is None else answer) or "")
+    if not items or not values or not all(re.fullmatch(r"\d{1,3}", v) for v in values):
+        return found
+    for v in values:
+        about = [e for e in steps if e.png is not None and any(T.contains(e.title or "", q) for q in items)]
+        on_page = any(T.contains_value(t, v) for e in about for _, t in lines(e))
+        on_row = any(T.contains_value(t, v) and any(T.ocr_contains(t, q) for q in items)
+                     for e in steps if e.png is not None for _, t in text_rows(lines(e)))  # fmt: skip
+        if not on_page and not on_row:
+            return "not_visible", None, f"{found[2]}; but {v!r} stood on no screen about {items[0]!r} nor on its row"
+    return found
 
 
 def _named_rows(kp: str, lines: Lines | None) -> R.Read | None:
