@@ -280,3 +280,35 @@ def test_a_count_of_a_quoted_item_is_read_on_its_page_not_anywhere(tmp_path: Pat
     assert right[0] == "completed", right
     elsewhere = _counted(tmp_path / "elsewhere", "6")  # another post's title and date hold a 6
     assert elsewhere[0] != "completed", elsewhere
+
+
+PAY_GOAL = ("Send the amount Summit Movers's payment request email asks for to Summit Movers at the IBAN in Summit "
+            "Movers's payment request email with the reference the reference Summit Movers's payment request email "
+            "gives.")  # fmt: skip
+
+
+def _paid(tmp: Path, amount: str) -> tuple[str, str]:
+    """The payment request mail (its IBAN on the line where the form's IBAN field will be), then the transfer form:
+    name, IBAN, amount and reference typed, in that order, and sent."""
+    mail = screen(["Payment request from Summit Movers", "Please pay 180.00 EUR", f"IBAN: {ES_IBAN}",
+                   "Reference: Ticket refund"])  # fmt: skip
+    form = screen(["Transfer", "Name:", "IBAN:", "Amount:", "Reference:", "Send"])
+    filled = screen(["Transfer", "Name: Summit Movers", f"IBAN: {ES_IBAN}", f"Amount: {amount}",
+                     "Reference: Ticket refund", "Send"])  # fmt: skip
+    url = f"{BASE}/bank/transfer"
+    steps = [S(mail, Click(point=Point(0.05, 0.97)), f"{BASE}/mail/m/46", "Payment request from Summit Movers")]
+    for row, text in enumerate(["Summit Movers", ES_IBAN, amount, "Ticket refund"], start=1):
+        steps += [S(form, Click(point=Point(0.6, (30 + 50 * row + 12) / 400)), url, "Transfer"),
+                  S(form, Type(content=text), url, "Transfer")]  # fmt: skip
+    steps += [S(filled, Click(point=middle(5, "Send")), url, "Transfer"),
+              S(screen(["Everyday Checking", "Transfer sent"]), Finished(), f"{BASE}/bank/a/1?flash=transfer_done",
+                "Everyday Checking")]  # fmt: skip
+    report = verify_rules(record(tmp, steps, PAY_GOAL))
+    return report.verdict, why(report)
+
+
+def test_each_described_value_of_a_form_is_the_typed_value_of_its_kind(tmp_path: Path):
+    right = _paid(tmp_path / "right", "180.00")  # the amount is the amount typed, not the reference typed after it
+    assert right[0] == "completed", right
+    wrong = _paid(tmp_path / "wrong", "190.00")
+    assert wrong[0] != "completed", wrong

@@ -644,7 +644,7 @@ def entered_values(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal
     sourced = _FROM_SENDERS.search(kp)
     if found is None or found[0] != "satisfied" or sourced is None:
         return found
-    content = typed_content(kp, steps[: (found[1] or len(steps)) + 1])
+    content = typed_content(kp, steps[: (found[1] or len(steps)) + 1], sourced.group(0))
     if read is None or content is None:
         return "not_visible", None, f"{found[2]}; which value {sourced.group(0)!r} holds, no rule read"
     return as_described(found, found[1], sourced.group(0), content, steps, read, lines)
@@ -1741,8 +1741,9 @@ def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
 
 
 def _in_typed_field(values: list[str], steps: Sequence[Evidence], screens: list[Evidence], lines: Lines) -> bool:
-    """Every line that showed each value holds the point where the agent clicked a field it then typed into."""
-    points = {f.point for f in fields(steps, len(steps)) if f.point != (0.0, 0.0)}
+    """Every line that showed each value holds the point where the agent clicked a field it then typed into, on
+    that page (a click on another page's field at the same height is no field of this one)."""
+    points = [(f.point, R.page(steps[f.step])) for f in fields(steps, len(steps)) if f.point != (0.0, 0.0)]
     if not points:
         return False
     for v in values:
@@ -1751,7 +1752,8 @@ def _in_typed_field(values: list[str], steps: Sequence[Evidence], screens: list[
             return False
         for b, e in boxes:
             w, h = png_size(e.png)
-            if not any(b[0] - 4 <= x * w <= b[2] + 4 and b[1] - 4 <= y * h <= b[3] + 4 for x, y in points):
+            if not any(b[0] - 4 <= x * w <= b[2] + 4 and b[1] - 4 <= y * h <= b[3] + 4
+                       for (x, y), page in points if page == R.page(e)):  # fmt: skip
                 return False
     return True
 
@@ -1932,23 +1934,26 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     # "Transfer to X, a saved recipient, with the reference "R"": once its amount is taken out as the content, the
     # rest is a money form sent, its values the recipient and the reference
     probe = re.sub(r"^\s*(?:transfer|pay)\b", "Send", entry, flags=re.I)
-    form = (entered_values(probe, steps, lines, goal) or R.submitted(entry, steps, read)
+    form = (entered_values(probe, steps, lines, goal, read) or R.submitted(entry, steps, read)
             or _comment_posted(entry, steps, kp)) if entry else None  # fmt: skip
     if form is None or form[0] != "satisfied":
         return form
     commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)
-    content = typed_content(kp, steps[: commit + 1])
+    content = typed_content(kp, steps[: commit + 1], about)
     if content is None:
         return "not_visible", None, f"{form[2]}; nothing typed besides the keypoint's own values gives {about!r}"
     return as_described(form, commit, about, content, steps, read, lines)
 
 
-def typed_content(kp: str, steps: Sequence[Evidence]) -> tuple[int, str] | None:
+def typed_content(kp: str, steps: Sequence[Evidence], about: str | None = None) -> tuple[int, str] | None:
     """(step, text) of the last text typed in `steps` that is none of the keypoint's own values: the content a
-    keypoint describes ("… saying the amount of …", "set cell C4 to the amount …")."""
+    keypoint describes ("… saying the amount of …", "set cell C4 to the amount …"). With `about` (the description),
+    the last one of the kind it asks for, if any was typed: a form's amount, not the reference typed after it."""
     typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
              if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
-    return typed[-1] if typed else None
+    kind = T.asked_kind(about) if about else None
+    of_kind = [(s, t) for s, t in typed if kind is not None and T.is_kind(t, kind)]
+    return (of_kind or typed or [None])[-1]
 
 
 def as_described(done: Result, at_step: int | None, about: str, content: tuple[int, str], steps: Sequence[Evidence],
