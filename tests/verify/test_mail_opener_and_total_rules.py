@@ -312,3 +312,14 @@ def test_each_described_value_of_a_form_is_the_typed_value_of_its_kind(tmp_path:
     assert right[0] == "completed", right
     wrong = _paid(tmp_path / "wrong", "190.00")
     assert wrong[0] != "completed", wrong
+
+
+def test_a_range_from_one_time_to_another_keeps_both_times():
+    """Only a verb of change makes the value after "from" an old one: a new event's "from 10:00 to 11:00" (从 10:00 到
+    11:00) needs both times, or a wrong start would pass."""
+    from venuskit.verify import rules as R
+
+    for goal in ('Add an event "Sync" to the calendar on 2024-03-20 from 10:00 to 11:00 at Room Borealis',
+                 "在日历中添加“Sync”，时间从 10:00 到 11:00"):  # fmt: skip
+        assert {"10:00", "11:00"} <= set(R.needles(goal)), goal
+    assert "10:00" not in R.needles('Move "Design sync" from 10:00 to 11:30'), "the time it moves from"

@@ -256,8 +256,10 @@ def kept_length_end(kp: str) -> str | None:
 # "move "X" from 2024-03-19 to 2024-03-21", "把“X”从 2024-03-19 改到 2024-03-21": the value before the change is what
 # was there, no value to enter.
 _WHEN_VALUE = r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}"
-_CHANGED_FROM = re.compile(rf"\bfrom\s+(?P<old>{_WHEN_VALUE})\s+to\s+(?:{_WHEN_VALUE})|"
-                           rf"从\s*(?P<zh>{_WHEN_VALUE})\s*(?:改到|改成|改为|移到|调到|调整到|挪到|到)\s*(?:{_WHEN_VALUE})",
+# Only after a verb of change: "Schedule X on D from 10:00 to 11:00" (从 10:00 到 11:00) is a range, both values new.
+_CHANGED_FROM = re.compile(rf"\b(?:move|change|reschedule|shift|push|postpone|bring)\b[^,;]*?\bfrom\s+"
+                           rf"(?P<old>{_WHEN_VALUE})\s+to\s+(?:{_WHEN_VALUE})|"
+                           rf"从\s*(?P<zh>{_WHEN_VALUE})\s*(?:改到|改成|改为|移到|调到|调整到|挪到)\s*(?:{_WHEN_VALUE})",
                            re.I)  # fmt: skip
 
 
