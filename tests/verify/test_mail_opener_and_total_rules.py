@@ -207,18 +207,25 @@ SEND_GOAL = (f'Send the Venue hire amount in the spreadsheet "Travel estimates.x
 def _sent(tmp: Path, amount: str) -> tuple[str, str]:
     """Read the sheet, then fill a transfer (name, IBAN, amount, reference) and send it."""
     sheet = screen(["Travel estimates.xlsx", "Flights       1,240.00", "Venue hire      450.00", "Catering        310.00"])
+    source = S(sheet, Click(point=Point(0.05, 0.97)), f"{BASE}/drive/f/8", "Travel estimates.xlsx")
+    return _transfer(tmp, source, ["Sofia Larsen", ES_IBAN, amount, "Service call 77"], SEND_GOAL)
+
+
+def _transfer(tmp: Path, source: S, values: list[str], goal: str) -> tuple[str, str]:
+    """After the `source` step, the transfer form: name, IBAN, amount and reference typed in that order, sent."""
     form = screen(["Transfer", "Name:", "IBAN:", "Amount:", "Reference:", "Send"])
-    filled = screen(["Transfer", "Name: Sofia Larsen", f"IBAN: {ES_IBAN}", f"Amount: {amount}",
-                     "Reference: Service call 77", "Send"])  # fmt: skip
+    name, iban, amount, reference = values
+    filled = screen(["Transfer", f"Name: {name}", f"IBAN: {iban}", f"Amount: {amount}", f"Reference: {reference}",
+                     "Send"])  # fmt: skip
     url = f"{BASE}/bank/transfer"
-    steps = [S(sheet, Click(point=Point(0.05, 0.97)), f"{BASE}/drive/f/8", "Travel estimates.xlsx")]
-    for row, text in enumerate(["Sofia Larsen", ES_IBAN, amount, "Service call 77"], start=1):
+    steps = [source]
+    for row, text in enumerate(values, start=1):
         steps += [S(form, Click(point=Point(0.6, (30 + 50 * row + 12) / 400)), url, "Transfer"),
                   S(form, Type(content=text), url, "Transfer")]  # fmt: skip
     steps += [S(filled, Click(point=middle(5, "Send")), url, "Transfer"),
               S(screen(["Everyday Checking", "Transfer sent"]), Finished(), f"{BASE}/bank/a/1?flash=transfer_done",
                 "Everyday Checking")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, SEND_GOAL))
+    report = verify_rules(record(tmp, steps, goal))
     return report.verdict, why(report)
 
 
@@ -288,23 +295,11 @@ PAY_GOAL = ("Send the amount Summit Movers's payment request email asks for to S
 
 
 def _paid(tmp: Path, amount: str) -> tuple[str, str]:
-    """The payment request mail (its IBAN on the line where the form's IBAN field will be), then the transfer form:
-    name, IBAN, amount and reference typed, in that order, and sent."""
+    """The payment request mail (its IBAN on the line where the form's IBAN field will be), then the transfer."""
     mail = screen(["Payment request from Summit Movers", "Please pay 180.00 EUR", f"IBAN: {ES_IBAN}",
                    "Reference: Ticket refund"])  # fmt: skip
-    form = screen(["Transfer", "Name:", "IBAN:", "Amount:", "Reference:", "Send"])
-    filled = screen(["Transfer", "Name: Summit Movers", f"IBAN: {ES_IBAN}", f"Amount: {amount}",
-                     "Reference: Ticket refund", "Send"])  # fmt: skip
-    url = f"{BASE}/bank/transfer"
-    steps = [S(mail, Click(point=Point(0.05, 0.97)), f"{BASE}/mail/m/46", "Payment request from Summit Movers")]
-    for row, text in enumerate(["Summit Movers", ES_IBAN, amount, "Ticket refund"], start=1):
-        steps += [S(form, Click(point=Point(0.6, (30 + 50 * row + 12) / 400)), url, "Transfer"),
-                  S(form, Type(content=text), url, "Transfer")]  # fmt: skip
-    steps += [S(filled, Click(point=middle(5, "Send")), url, "Transfer"),
-              S(screen(["Everyday Checking", "Transfer sent"]), Finished(), f"{BASE}/bank/a/1?flash=transfer_done",
-                "Everyday Checking")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, PAY_GOAL))
-    return report.verdict, why(report)
+    source = S(mail, Click(point=Point(0.05, 0.97)), f"{BASE}/mail/m/46", "Payment request from Summit Movers")
+    return _transfer(tmp, source, ["Summit Movers", ES_IBAN, amount, "Ticket refund"], PAY_GOAL)
 
 
 def test_each_described_value_of_a_form_is_the_typed_value_of_its_kind(tmp_path: Path):

@@ -1703,8 +1703,8 @@ def answer_count_on_item(kp: str, steps: Sequence[Evidence], lines: Lines | None
     values = T.answer_values((R.final_answer(steps) if answer is None else answer) or "")
     if not items or not values or not all(re.fullmatch(r"\d{1,3}", v) for v in values):
         return found
+    about = [e for e in steps if e.png is not None and any(T.contains(e.title or "", q) for q in items)]
     for v in values:
-        about = [e for e in steps if e.png is not None and any(T.contains(e.title or "", q) for q in items)]
         on_page = any(T.contains_value(t, v) for e in about for _, t in lines(e))
         on_row = any(T.contains_value(t, v) and any(T.ocr_contains(t, q) for q in items)
                      for e in steps if e.png is not None for _, t in text_rows(lines(e)))  # fmt: skip

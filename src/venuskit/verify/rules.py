@@ -384,10 +384,11 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
 
 # A keypoint that asks to send a mail ("Email the file "X" to Y", "把文档作为附件发给 Y"): only a click that sends
 # commits it. Its recipient and subject typed into an event's form and saved sent nothing.
+# A reply to a mail ("Reply to Omar's email …", "回复张三的邮件…"), not to a forum post
+_REPLY_MAIL = (r"^\s*reply\s+(?:to\s+)?(?:all\b|everyone\b|[^,.;]{0,60}?\b(?:e-?mail|mail|message)\b)|"
+               r"^\s*(?:全部)?回复[^，,。；;]{0,24}?邮件")
 _SENDS_MAIL = re.compile(r"^\s*(?:e-?mail|mail|forward)\b|^\s*send\s+(?:an?\s+|the\s+)?(?:e-?mail|mail|message)\b|"
-                         r"^\s*reply\s+(?:to\s+)?(?:all\b|everyone\b|[^,.;]{0,60}?\b(?:e-?mail|mail|message)\b)|"
-                         r"发给|发送给|发邮件|发一封|^\s*转发|^\s*(?:全部)?回复[^，,。；;]{0,24}?邮件",
-                         re.I)  # fmt: skip
+                         rf"{_REPLY_MAIL}|发给|发送给|发邮件|发一封|^\s*转发", re.I)  # fmt: skip
 
 
 def sends_mail(kp: str) -> bool:
@@ -396,7 +397,7 @@ def sends_mail(kp: str) -> bool:
 
 # A reply or a forward is written in the form its own control opens on the mail: a new message (Compose, 写邮件)
 # with the same text is neither, even sent. (names: the icon namer's; words: the control's label, or the form's URL)
-_OPENED_AS = {"reply": (re.compile(r"^\s*reply\b|^\s*(?:全部)?回复[^，,。；;]{0,24}?邮件", re.I),
+_OPENED_AS = {"reply": (re.compile(_REPLY_MAIL, re.I),
                         re.compile(r"^\W*(?:reply|回复|全部回复)", re.I), ("reply", "reply_all")),
               "forward": (re.compile(r"^\s*forward\b|^\s*转发", re.I), re.compile(r"^\W*(?:forward|转发)", re.I),
                           ("forward",))}  # fmt: skip
