@@ -331,7 +331,7 @@ class OcrJudge:
             lambda: P.ordered(text, steps, lines),
             lambda: P.cart_quantity(text, steps, lines), lambda: P.added_to_cart(text, steps),
             lambda: R.searched(text, steps), lambda: R.opened_described(text, steps),
-            lambda: R.submitted(text, steps, read, goal), lambda: R.clicked_effect(text, steps, read),
+            lambda: R.submitted(text, steps, read, goal, lines), lambda: R.clicked_effect(text, steps, read),
             lambda: R.one_click(text, steps), lambda: R.reacted(text, steps),
             lambda: P.icon_act(text, steps, lines), lambda: R.pressed(text, steps),
             lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),

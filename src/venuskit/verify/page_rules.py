@@ -152,51 +152,14 @@ def task_rows(steps: Sequence[Evidence], goal: str, lines: Lines | None) -> Rows
     return (min(a for a, _ in best), max(b for _, b in best)) if best else None
 
 
-def _click_y(step: Evidence) -> float | None:
-    p = R._point(step)
-    if p is None or step.png is None:
-        return None
-    return p[1] * png_size(step.png)[1]
-
-
 def on_goal_text(step: Evidence, goal: str, rows: Rows = None) -> bool:
     """The click landed on the goal's own words as the page shows them (the task box), not on an item: inside the
     task box's rows, or on a row that is a piece of the goal of some length."""
-    y = _click_y(step)
+    y = R.click_y(step)
     if rows is not None and y is not None and rows[0] - 4 <= y <= rows[1] + 4:
         return True
     row = T.normalise(" ".join(step.under)) or T.normalise(R.target(step))
     return len(row) >= 8 and row in T.normalise(goal)
-
-
-def on_row_of(step: Evidence, name: str, lines: Lines | None) -> bool:
-    """The click landed on the row of a line that reads `name` (an item's other controls share its row: the star
-    of the mail "by Amil", on Amil's row)."""
-    y = _click_y(step)
-    if lines is None or y is None:
-        return False
-    if any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name)):
-        return True
-    return any(y1 - 4 <= y <= y2 + 4 and T.ocr_contains(t, name) for (_, y1, _, y2), t in text_rows(lines(step)))
-
-
-def text_rows(found: Sequence[tuple[tuple[int, int, int, int], str]]) -> list[tuple[tuple[int, int, int, int], str]]:
-    """OCR's lines joined into rows, left to right: a name the line finder split at its brackets ("预算副本", "(旧)",
-    ".xlsx") reads whole again. Lines are one row while their vertical centres fall inside the row's span."""
-    rows: list[list[tuple[tuple[int, int, int, int], str]]] = []
-    for box, t in sorted(found, key=lambda line: (line[0][1] + line[0][3]) / 2):
-        centre = (box[1] + box[3]) / 2
-        if rows and min(b[1] for b, _ in rows[-1]) <= centre <= max(b[3] for b, _ in rows[-1]):
-            rows[-1].append((box, t))
-        else:
-            rows.append([(box, t)])
-    out = []
-    for row in rows:
-        row.sort(key=lambda line: line[0][0])
-        boxes = [b for b, _ in row]
-        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-        out.append((box, " ".join(t for _, t in row)))
-    return out
 
 
 # The one-click acts an icon does, by the icon namer's names (`models/nano/icon_names.toml`): a back or undo arrow on
@@ -234,7 +197,7 @@ def _icon_act_on(verb: str, name: str, steps: Sequence[Evidence], lines: Lines) 
     did, or the last toggle went the other way)."""
     for s in range(len(steps) - 2, -1, -1):
         step, after = steps[s], steps[s + 1]
-        if not R.clicked(step) or step.png is None or after.png is None or not on_row_of(step, name, lines):
+        if not R.clicked(step) or step.png is None or after.png is None or not R.on_row_of(step, name, lines):
             continue
         icon = icon_clicked(step)
         if verb in _TOGGLES:
@@ -261,7 +224,7 @@ def _left_list(step: Evidence, after: Evidence, name: str, lines: Lines) -> bool
     """The next screen is the same list (the same page, most of its lines still there) without `name`."""
     if R.page(step) != R.page(after):
         return False
-    before, later = text_rows(lines(step)), text_rows(lines(after))
+    before, later = R.text_rows(lines(step)), R.text_rows(lines(after))
     still = {T.normalise(t) for _, t in later}
     kept = sum(T.normalise(t) in still for _, t in before)
     return kept >= 0.6 * len(before) and not any(T.ocr_contains(t, name) for _, t in [*lines(after), *later])
@@ -323,7 +286,7 @@ def clicked_item(kp: str, goal: str, steps: Sequence[Evidence], lines: Lines | N
     row_ok = bool(_NAVIGATE.match(T.unquoted(kp))) and not T.quoted(kp)  # an item found by a name on its row
     at: dict[str, int] = {}
     for name in names:
-        hits = [s for s in clicks if (span_hits(steps[s], name) or row_ok and on_row_of(steps[s], name, lines))
+        hits = [s for s in clicks if (span_hits(steps[s], name) or row_ok and R.on_row_of(steps[s], name, lines))
                 and not on_goal_text(steps[s], goal, rows) and not case_twin(steps[s], name, lines, rows)
                 and _changed_after(steps, s)]  # fmt: skip
         if hits:
@@ -1707,7 +1670,7 @@ def answer_count_on_item(kp: str, steps: Sequence[Evidence], lines: Lines | None
     for v in values:
         on_page = any(T.contains_value(t, v) for e in about for _, t in lines(e))
         on_row = any(T.contains_value(t, v) and any(T.ocr_contains(t, q) for q in items)
-                     for e in steps if e.png is not None for _, t in text_rows(lines(e)))  # fmt: skip
+                     for e in steps if e.png is not None for _, t in R.text_rows(lines(e)))  # fmt: skip
         if not on_page and not on_row:
             return "not_visible", None, f"{found[2]}; but {v!r} stood on no screen about {items[0]!r} nor on its row"
     return found
@@ -1720,7 +1683,7 @@ def _named_rows(kp: str, lines: Lines | None) -> R.Read | None:
     names = [n for n in T.proper_names(T.answer_keypoint(kp) or "") if len(n.split()) >= 2]
     if not names or lines is None:
         return None
-    return lambda e: "\n".join(t for _, t in text_rows(lines(e)) if any(T.ocr_contains(t, n) for n in names))
+    return lambda e: "\n".join(t for _, t in R.text_rows(lines(e)) if any(T.ocr_contains(t, n) for n in names))
 
 
 def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
@@ -1733,7 +1696,7 @@ def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
     names = [re.sub(r"['’]s$", "", n) for n in T.proper_names(T.answer_keypoint(kp) or "")]
     for name in (n for n in names if len(n.split()) >= 2):
         shown = any(T.ocr_contains(e.title or "", name) or e.png is not None
-                    and any(T.ocr_contains(t, name) for _, t in [*lines(e), *text_rows(lines(e))])
+                    and any(T.ocr_contains(t, name) for _, t in [*lines(e), *R.text_rows(lines(e))])
                     for e in steps)  # fmt: skip
         if not shown:
             return "not_visible", None, f"{found[2]}; but {name!r}, the item the question names, was on no screen"

@@ -310,14 +310,68 @@ def _form_start(steps: Sequence[Evidence], s: int) -> int:
     return start
 
 
-def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read) -> bool:
+def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read, lines: Lines | None = None) -> bool:
     """A value read on the form at its submit (step `s`) but not typed is in the form when the page had it there as
-    the form opened (filled in for the agent), or the agent picked it: a click on its words. A value that only
-    came into view as the agent scrolled is one choice of a list (a file picker), not an entry."""
+    the form opened (filled in for the agent), or the agent picked it: a click on its words, or on the row that
+    reads it (the box beside a file's name in a picker). A value that only came into view as the agent scrolled is
+    one choice of a list (a file picker), not an entry."""
     start = _form_start(steps, s)
-    picked = any(clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value))
+    picked = any(clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value)
+                                 or _picked_file(e, value, read) or on_row_of(e, value, lines))
                  for e in steps[start:s + 1])  # fmt: skip
     return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
+
+
+def click_y(step: Evidence) -> float | None:
+    p = _point(step)
+    if p is None or step.png is None:
+        return None
+    return p[1] * png_size(step.png)[1]
+
+
+def on_row_of(step: Evidence, name: str, lines: Lines | None) -> bool:
+    """The click landed on the row of a line that reads `name` (an item's other controls share its row: the star
+    of the mail "by Amil", on Amil's row)."""
+    y = click_y(step)
+    if lines is None or y is None:
+        return False
+    if any(y1 - (y2 - y1) <= y <= y2 + (y2 - y1) for (_, y1, _, y2), t in lines(step) if T.ocr_contains(t, name)):
+        return True
+    return any(y1 - 4 <= y <= y2 + 4 and T.ocr_contains(t, name) for (_, y1, _, y2), t in text_rows(lines(step)))
+
+
+def text_rows(found: Sequence[tuple[tuple[int, int, int, int], str]]) -> list[tuple[tuple[int, int, int, int], str]]:
+    """OCR's lines joined into rows, left to right: a name the line finder split at its brackets ("预算副本", "(旧)",
+    ".xlsx") reads whole again. Lines are one row while their vertical centres fall inside the row's span."""
+    rows: list[list[tuple[tuple[int, int, int, int], str]]] = []
+    for box, t in sorted(found, key=lambda line: (line[0][1] + line[0][3]) / 2):
+        centre = (box[1] + box[3]) / 2
+        if rows and min(b[1] for b, _ in rows[-1]) <= centre <= max(b[3] for b, _ in rows[-1]):
+            rows[-1].append((box, t))
+        else:
+            rows.append([(box, t)])
+    out = []
+    for row in rows:
+        row.sort(key=lambda line: line[0][0])
+        boxes = [b for b, _ in row]
+        box = (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+        out.append((box, " ".join(t for _, t in row)))
+    return out
+
+
+def _picked_file(e: Evidence, name: str, read: Read) -> bool:
+    """A click on a file's name in a list whose OCR put the extension on a line of its own ("Atlas保密协议 (已签署)"
+    over "-pdf"): the name without its extension was under the click and names one file on that screen (a ".docx"
+    of the same name beside it would make the click ambiguous)."""
+    stem = T.file_stem(name)
+    if stem is None or e.png is None or not T.contains(" ".join(e.under), stem):
+        return False
+    return T.ocr_key(read(e)).count(T.ocr_key(stem)) == 1
+
+
+def _on_form(screen: str, value: str) -> bool:
+    """`value` is read on the screen; a file name also when OCR read its dot as a dash ("（已签署)-pdf")."""
+    return T.contains(screen, value) or T.file_stem(value) is not None and T.ocr_contains(screen, value)
 
 
 # When or how often a thing is to happen, said in words no value holds ("tomorrow at 8", "repeat every weekday",
@@ -339,7 +393,8 @@ def _unchecked_when(kp: str, values: list[str]) -> bool:
     return bool(_WHEN.search(rest))
 
 
-def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal: str = "") -> Result | None:
+def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal: str = "",
+              lines: Lines | None = None) -> Result | None:  # fmt: skip
     """Every value of the keypoint was typed and submitted, came from the form's context, or (with OCR)
     was on the form when it was submitted; at least one was typed, or is a key value read on the form. A keypoint
     that describes its content ("saying the amount of …") is left to `page_rules.described_entry`: its values say
@@ -370,7 +425,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
         form = set()
         if read is not None and known != set(want):
             screen = read(steps[sub.at])
-            form = {n for n in want if n not in known and T.contains(screen, n) and _entered(n, steps, sub.at, read)}
+            form = {n for n in want
+                    if n not in known and _on_form(screen, n) and _entered(n, steps, sub.at, read, lines)}  # fmt: skip
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"

@@ -81,6 +81,16 @@ def ocr_key(text: str, *, cased: bool = False) -> str:
     return "".join(ch for ch in text if ch not in QUOTE_MARKS).replace("rn", "m").translate(_CONFUSED_CASED)
 
 
+# A file name's extension, as the world's files have them: OCR often puts it on a line of its own, under the name.
+FILE_EXT = re.compile(r"\.(?:pdf|docx?|xlsx?|pptx?|csv|txt|png|jpe?g|zip)$", re.I)
+
+
+def file_stem(name: str) -> str | None:
+    """The name of a file without its extension ("Atlas NDA.pdf" -> "Atlas NDA"); None when `name` has none."""
+    m = FILE_EXT.search(name.strip())
+    return name.strip()[: m.start()].strip() or None if m else None
+
+
 def ocr_contains(haystack: str, needle: str) -> bool:
     """`contains` for text OCR read: `needle` occurs in `haystack` up to OCR's usual confusions."""
     n = ocr_key(needle)
