@@ -82,7 +82,7 @@ def test_then_and_a_place_before_the_verb_is_a_step_of_its_own():
     goal = ('Create a document titled "Demo" containing the amount of the invoice, then in the spreadsheet '
             '"Costs.xlsx", set cell C4 to that amount and save.')  # fmt: skip
     assert split_goal(goal) == ['Create a document titled "Demo" containing the amount of the invoice',
-                                'In the spreadsheet "Costs.xlsx", set cell C4 to that amount', "Save"]  # fmt: skip
+                                'In the spreadsheet "Costs.xlsx", set cell C4 to that amount, then save']  # fmt: skip
     assert split_goal("Pay the invoice, then in the end the total is due.") == [
         "Pay the invoice, then in the end the total is due"]
 

@@ -208,7 +208,7 @@ def test_a_step_with_its_place_first_after_and_finally_is_a_step_of_its_own():
     goal = 'Change your password from "a-1" to "b-2", and finally in the spreadsheet "Costs.xlsx", set cell B4 to ' \
            '88.25 and save.'  # fmt: skip
     assert split_goal(goal) == ['Change your password from "a-1" to "b-2"',
-                                'In the spreadsheet "Costs.xlsx", set cell B4 to 88.25', "Save"]  # fmt: skip
+                                'In the spreadsheet "Costs.xlsx", set cell B4 to 88.25, then save']  # fmt: skip
 
 
 def test_a_subject_is_no_field_a_screen_labels():
@@ -379,8 +379,7 @@ def cart(count: int) -> bytes:
     return png(img)
 
 
-def cart_run(folder, clicks: int):
-    goal = "Change the quantity of the Juniper Desk Plant in your cart from one to two."
+def cart_run(folder, clicks: int, goal: str = "Change the quantity of the Juniper Desk Plant in your cart from one to two."):
     url, plus = f"{APP}/shop/cart", Point(137 / SIZE[0], 142 / SIZE[1])
     steps = [S(cart(1 + i), Click(point=plus), url, "Cart") for i in range(clicks)]
     steps.append(S(cart(1 + clicks), Finished(content="Done."), url, "Cart"))
@@ -395,6 +394,15 @@ def test_a_cart_quantity_changed_to_the_count_asked_is_done_and_another_count_is
     assert three.verdict != "completed", why(three)
     assert "not 2" in why(three)
     assert cart_run(tmp_path / "none", 0).verdict != "completed"  # never changed: still 1
+
+
+def test_a_chinese_quantity_the_cart_needs_is_the_count_asked(tmp_path):
+    """Before: "购物车里的“X”需要 2 件" named no change (only 改成/改为 … did), so the run was undecided."""
+    goal = "购物车里的“Juniper Desk Plant”需要 2 件，而不是 1 件，请修改数量。"
+    right = cart_run(tmp_path / "two", 1, goal)
+    assert right.verdict == "completed", why(right)
+    three = cart_run(tmp_path / "three", 2, goal)
+    assert three.verdict != "completed" and "not 2" in why(three), why(three)
 
 
 def test_a_cart_quantity_is_not_met_by_typing_the_items_name_into_a_form(tmp_path):

@@ -201,6 +201,21 @@ def test_a_line_saved_at_the_documents_end_is_done_and_one_saved_above_a_line_is
     assert top.verdict != "completed", why(top)
 
 
+def test_a_line_asked_to_be_saved_is_committed_by_save_and_not_by_a_click_away(tmp_path):
+    """Before: "…, and save it" was merged into the line's keypoint, and any click that changed the screen committed
+    it: a click on the Mail app, whose inbox happened to show the same words, counted as the save."""
+    goal = 'Add the line "Owner: Alex Morgan" at the end of the document "Retro notes.docx" and save it.'
+    url, title = f"{APP}/drive/f/8", "Retro notes.docx · Drive"
+    body = ["Save", "1. Goals", "2. Milestones", "Mail"]
+    steps = [S(screen(body), Click(point=Point(0.3, 0.55)), url, title),
+             S(screen(body), Type(content="Owner: Alex Morgan"), url, title),
+             S(screen([*body[:3], "Owner: Alex Morgan", "Mail"]), Click(point=middle(4, "Mail")), url, title),
+             S(screen(["Inbox", "Owner: Alex Morgan", "Re: roles"]), Finished(content="Done."), f"{APP}/mail/inbox",
+               "Inbox · Mail")]  # fmt: skip
+    away = verify(record(tmp_path / "away", steps, goal))
+    assert away.verdict != "completed", why(away)
+
+
 def test_a_form_left_on_another_page_is_not_the_last_committed_form(tmp_path):
     """Before: the password form typed the goal's other values, and the forward's recipient field, typed on another
     page, kept the rule from looking past it, so the sent forward was `contradicted` by the password form."""

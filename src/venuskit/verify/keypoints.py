@@ -316,6 +316,14 @@ def split_goal(goal: str) -> list[str]:
         if points and points[-1].startswith("Answer:") and _QUALIFIER.match(point.removeprefix("Answer: ")):
             qualifier = re.sub(r"^answer\s+", "", point.removeprefix("Answer: "), flags=re.IGNORECASE)
             points[-1] = f"{points[-1]} ({qualifier})"  # "How much ...? Answer with X" is one point
+        elif _SAVE_ONLY.match(point) and points:
+            points[-1] = f"{points[-1]}, then save"  # how the edit before it is kept: no act of its own to check
         elif len(point) > 1 and point not in points:
             points.append(point)
     return points + [p for p in sort_points(goal) if p not in points]
+
+
+# "…, then save" / "and save it": a save with no object of its own commits the step before it (as "并保存" does in
+# Chinese, which never splits it off).
+_SAVE_ONLY = re.compile(r"^(?:save)(?:\s+(?:it|them|this|that|everything|the\s+(?:file|document|doc|sheet|spreadsheet|"
+                        r"changes?|edits?|form|page)))?$", re.I)  # fmt: skip

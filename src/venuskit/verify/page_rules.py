@@ -73,7 +73,9 @@ _ENTRY = re.compile(r"^\s*(?:enter|type|comment|fill(?: in)?|input|write|select|
 # described
 _MONEY = re.compile(r"^\s*(?:send|transfer|pay)\b.*\b(?:money|share|amount|owed?|total|price|sum|cost)\b", re.I)
 # "Save Sofia Larsen with the IBAN … as a new recipient": an entry too, of a new item's fields
-_SAVE_AS_NEW = re.compile(r"^\s*(?:save|add)\b(?=.*\bas an? new\b)", re.I)
+# (and in Chinese: "在银行中把 X 保存为新的收款人", "把 X 添加到常用收款人")
+_SAVE_AS_NEW = re.compile(r"^\s*(?:save|add)\b(?=.*\bas an? new\b)|"
+                          r"^[^，,；;。]*?(?:保存|添加|存|加)为新的?|^[^，,；;。]*?添加到常用", re.I)  # fmt: skip
 # "…, without sending money": an act the keypoint forbids, named by its verb and object
 _WITHOUT = re.compile(r"\bwithout\s+(?P<verb>[a-z]{3,}?)(?:ing)\b(?P<what>[^,.;]*)", re.I)
 # "Rename X to Y" / "把X重命名为Y": only the new name is entered (the old one is the item's, on the page already).
@@ -393,7 +395,8 @@ def entry_values(kp: str) -> list[str]:
         found += [m.group(0) for m in T.DECIMAL_AMOUNT.finditer(rest)]
     # "Save Sofia Larsen … as a new recipient": the name after the verb is the item saved (`proper_names` skips a
     # run that starts with the sentence's first word, so it would miss it)
-    names = T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if _SAVE_AS_NEW.match(kp) else rest)
+    english_save = _SAVE_AS_NEW.match(kp) and not T.HAN_CHAR.search(kp)
+    names = T.proper_names(f"then {rest.lstrip()[len(rest.split()[0]):]}" if english_save else rest)
     found += [n for n in names if not _POSSESSIVE.search(n)]  # "X's payment request email": a source, no entry
     found += [stated] if stated else []
     if _MONEY.search(own) and not re.search(r"\d", own):
@@ -406,13 +409,17 @@ def _entry(kp: str) -> bool:
     return bool(_ENTRY.match(kp) or _SAVE_AS_NEW.match(kp))
 
 
+# A Chinese label that commits a new item ("添加收款人", "保存", "确认添加")
+_ZH_SAVES = re.compile(r"^\W*(?:确认)?(?:添加|保存|新增|创建|提交|确定)")
+
+
 def _saves(label: str, kp: str) -> bool:
     """The label commits a new item the keypoint names: a submit word, or add / save / create with the keypoint's own
     words ("Add recipient")."""
     words = re.findall(r"[a-z]+", label.casefold())
     own = set(re.findall(r"[a-z]+", kp.casefold())) | {"add", "save", "create"}
     named = bool(words) and words[0] in ("add", "save", "create") and set(words) <= own
-    return bool(_SUBMIT_WORDS.match(label)) or named
+    return bool(_SUBMIT_WORDS.match(label) or _ZH_SAVES.match(label)) or named
 
 
 def _each(kp: str) -> bool:
@@ -760,6 +767,8 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
     if all(held[v] or on_form[v] or named[v] for v in values) and not all(named.values()):
         if not _renamed_item_shown(kp, steps, typed[0][0] if typed else commit, lines):
             return None  # the new name went in, but whose form it was the screens do not say
+        if not _saved_as_asked(kp, steps[commit]):
+            return None  # ", then save": the form was left by another click
         if R.sends_mail(kp) and not R.sends(steps[commit]) or not R.opened_as_asked(kp, steps, commit):
             return None  # a mail goes only by its Send (a click on the menu or away left it unsent, or sent it
             # later), and a reply or forward in the form its own control opened
@@ -770,6 +779,14 @@ def _entered_values(kp: str, values: list[str], steps: Sequence[Evidence], lines
         by = f" on {word!r}" if word else ""
         return "satisfied", commit, f"{', '.join(how)} when the form was committed by the click at step {commit}{by}"
     return None
+
+
+# A keypoint that ends in its save (", then save", "并保存"): only a click on a saving label commits it.
+_THEN_SAVE = re.compile(r",\s+then\s+save$|(?:并|然后|，)\s*保存$", re.I)
+
+
+def _saved_as_asked(kp: str, commit: Evidence) -> bool:
+    return not _THEN_SAVE.search(kp.strip().rstrip(".。")) or bool(_SAVE.match(R.target(commit)))
 
 
 # "Add the line "X" at the end of the document "Y"": X is typed into Y's body, which a save commits.
@@ -817,6 +834,8 @@ def _appended(kp: str, value: str, items: list[str], steps: Sequence[Evidence], 
         return None
     if not _form_about(steps, commit, items):
         return None  # typed and saved, but in no page about the document the keypoint names
+    if not _saved_as_asked(kp, steps[commit]):
+        return None  # ", then save": a click away to another app ("Mail") kept nothing
     shown = lines(steps[commit + 1])
     box = next((b for b, t in shown if T.ocr_contains(t, value)), None)
     if box is None:
@@ -1050,10 +1069,10 @@ def _applied(steps: Sequence[Evidence], lines: Lines | None) -> bool:
 _QUANTITY = re.compile(r"^\s*(?:change|set|update|increase|decrease|raise|lower)\s+the\s+quantity\s+of\s+(?:the\s+)?"
                        r"(?P<item>.+?)\s+in\s+(?:your\s+|the\s+)?(?:shopping\s+)?(?:cart|basket)\s+"
                        r"(?:from\s+(?P<old>\w+)\s+)?to\s+(?P<new>\w+)\s*[.。]?$", re.I)  # fmt: skip
-# "把“冰川羊毛袜”改成 2 件", "将“X”的数量改为两个": a count with its measure word (or the word 数量), so no
-# other change.
+# "把“冰川羊毛袜”改成 2 件", "将“X”的数量改为两个", "购物车里的“X”需要 3 件": a count with its measure word (or the
+# word 数量), so no other change.
 _ZH_QUANTITY = re.compile(r"[“\"](?P<item>[^”\"]+)[”\"](?P<of>的数量)?\s*"
-                          r"(?:改成|改为|调成|调到|调整为|设为|增加到|减少到|加到|减到)\s*"
+                          r"(?:改成|改为|调成|调到|调整为|设为|增加到|减少到|加到|减到|需要|要)\s*"
                           r"(?P<new>\d{1,3}|[一二两三四五六七八九十])\s*"
                           r"(?P<unit>[件个份支双盒瓶本包套])?")  # fmt: skip
 _COUNTS = {w: i for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
@@ -2323,6 +2342,19 @@ def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None, read: R.
     if about is not None:
         return _described_cell(kp, about, steps, lines, read)
     named = [q for q in T.quoted(kp) if not any(T.normalise(q) == T.normalise(v) for _, v in pairs)]
+    saved = _sheet_saved(steps, named, lines)
+    if saved is None:
+        return None
+    save, screen = saved
+    if all(_in_cell(screen, c, v) for c, v in pairs):
+        cells = ", ".join(f"{c}={v}" for c, v in pairs)
+        return "satisfied", save + 1, f"after the save at step {save} the grid reads {cells}"
+    return None
+
+
+def _sheet_saved(steps: Sequence[Evidence], named: list[str], lines: Lines) -> tuple[int, tuple] | None:
+    """The sheet's last save that changed the screen, with nothing typed into the sheet after it, and the OCR lines of
+    the screen it led to, which shows every name in `named` (or its page title does); None when there is none."""
     saves = [t for t in range(len(steps) - 1) if R.clicked(steps[t]) and _SAVE.match(R.target(steps[t]))
              and R._changed(steps[t], steps[t + 1])]  # fmt: skip
     files = [q for q in named if _FILE_NAME.search(q)]
@@ -2336,8 +2368,78 @@ def cells_hold(kp: str, steps: Sequence[Evidence], lines: Lines | None, read: R.
     screen = lines(shown)
     if not all(T.contains(shown.title or "", q) or any(T.contains(t, q) for _, t in screen) for q in named):
         return None
-    if all(_in_cell(screen, c, v) for c, v in pairs):
-        cells = ", ".join(f"{c}={v}" for c, v in pairs)
-        return "satisfied", shown.index, f"after the save at step {saves[-1]} the grid reads {cells}"
+    return saves[-1], screen
+
+
+# "add a new row after the last one with Training in column A and 1200, 800, 1500 in columns B, C and D",
+# "最后一行之后新增一行：A 列填 培训，B、C、D 列分别填 1200、800、1500": a row of values given by column.
+_NEW_ROW = re.compile(r"\b(?:add|append|insert)\b[^.;]*?\b(?:new\s+)?row\b|(?:新增|添加|增加|加|插入)一行", re.I)
+_COLUMNS = r"[A-Z](?:(?:\s*,\s*|\s+and\s+|\s*&\s*|\s*[、，和及]\s*)[A-Z])*"
+_EN_IN_COLUMNS = re.compile(rf"\s+in\s+columns?\s+(?P<cols>{_COLUMNS})\b")
+_ZH_COLUMNS = re.compile(rf"(?P<cols>{_COLUMNS})\s*列(?:分别)?(?:填写|填入|填|写|为)\s*(?P<values>[^，,；;。]+)")
+_LIST_SEP = re.compile(r"\s*(?:,|、|，|\band\b|&|和|及)\s*")
+
+
+def column_values(kp: str) -> list[tuple[str, str]]:
+    """The (column, value) pairs of a new row: "Training in column A and 1200, 800, 1500 in columns B, C and D",
+    "A 列填 培训，B、C、D 列分别填 1200、800、1500". Values pair with their columns in order; a list whose length
+    differs from its columns' gives no pairs."""
+    pairs: list[tuple[str, str]] = []
+    groups = [(m["cols"], m["values"], False) for m in _ZH_COLUMNS.finditer(kp)]
+    start = 0
+    for m in _EN_IN_COLUMNS.finditer(kp):  # the values are the words since the last "in column(s) …"
+        groups.append((m["cols"], re.sub(r"^\s*(?:and\s+)?", "", kp[start : m.start()]), True))
+        start = m.end()
+    for cols_text, values_text, english in groups:
+        cols = re.findall(r"[A-Z]", cols_text)
+        values = [v.strip(" .") for v in _LIST_SEP.split(values_text.strip()) if v.strip(" .")]
+        if len(values) < len(cols):
+            return []
+        values = values[-len(cols) :]
+        if english:  # "… after the last one with Training": the value ends the phrase
+            values[0] = _trailing_value(values[0])
+        values = [v.strip(" \"“”") for v in values]
+        if not all(values):
+            return []
+        pairs += list(zip(cols, values, strict=True))
+    return pairs
+
+
+def row_added(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A new row of values by column (`column_values`): after the sheet's last save, one row of the grid reads each
+    value in its column, and on the sheet's first screen that row was empty and the row above it was not (the row
+    after the last one). The values written over a row that held text before are contradicted: that row was
+    replaced, not added."""
+    pairs = column_values(kp) if _NEW_ROW.search(T.unquoted(kp)) else []
+    if not pairs or lines is None:
+        return None
+    saved = _sheet_saved(steps, T.quoted(kp), lines)
+    if saved is None:
+        return None
+    save, screen = saved
+    first = next((e for e in steps if e.title == steps[save].title and e.png is not None), None)
+    _, rows, _, _ = _grid(screen)
+    for row in sorted(rows):
+        if not all(_in_cell(screen, f"{c}{row}", v) for c, v in pairs):
+            continue
+        before = lines(first) if first is not None else ()
+        held = [t for c, _ in pairs for t in _cell_texts(before, f"{c}{row}")]
+        if held:
+            return "contradicted", save + 1, f"the values went into row {row}, which held {held[0]!r} before"
+        if row - 1 in _grid(before)[1] and not any(_cell_texts(before, f"{c}{row - 1}") for c, _ in pairs):
+            return None  # an empty row above it: not the row after the last one
+        cells = ", ".join(f"{c}{row}={v}" for c, v in pairs)
+        return "satisfied", save + 1, f"after the save at step {save} the new row reads {cells}"
     return None
+
+
+def _cell_texts(screen: tuple, cell: str) -> list[str]:
+    """The texts the screen's grid shows in `cell` (as `_in_cell` places them)."""
+    cols, rows, dx, dy = _grid(screen)
+    col, row = re.match(r"([A-Z]+)(\d+)", cell).groups()  # type: ignore[union-attr]
+    if col not in cols or int(row) not in rows:
+        return []
+    x, y = cols[col], rows[int(row)]
+    return [t for b, t in screen if min(b[2], x + dx / 2) - max(b[0], x - dx / 2) >= 0.6 * max(1, b[2] - b[0])
+            and abs((b[1] + b[3]) / 2 - y) < dy / 2 and t.strip()]  # fmt: skip
 

@@ -192,8 +192,10 @@ def context(steps: Sequence[Evidence], s: int) -> list[str]:
 
 
 def needles(kp: str) -> list[str]:
+    """What the keypoint names: its key values and proper names, except values it changes from and single letters
+    (the columns in "B、C、D 列", which any word may hold)."""
     old = T.old_values(kp)
-    return [n for n in dict.fromkeys(T.needles(kp) + T.proper_names(kp)) if n not in old]
+    return [n for n in dict.fromkeys(T.needles(kp) + T.proper_names(kp)) if n not in old and len(T.normalise(n)) >= 2]
 
 
 def own_words(kp: str) -> str:
@@ -1080,6 +1082,9 @@ _FORBIDDABLE = {
             r"payment)|下单|购买|立即购买|结算|支付|付款|提交订单",
             r"order(?:ed|_placed|-placed| placed)|purchased|paid|下单成功|支付成功"),
     "send": (r"send|发送|发出|寄出", r"send|发送", r"sent|已发送"),
+    # money moved: "转账" alone is also the bank's tab, so only the confirming label or the page's flag decides
+    "transfer": (r"transfer|wire|转账|汇款|转钱", r"confirm transfer|send money|确认转账|确认汇款",
+                 r"transfer_done|transferred|转账成功|已转账"),
     "submit": (r"submit|file|提交|报销", r"submit|send for approval|提交", r"submitted|已提交"),
     "post": (r"post|publish|发布|发帖", r"post|publish|发布", r"posted|published|已发布"),
     "delete": (r"delete|remove|trash|删除|删|移除", r"delete|remove|trash|move to trash|删除|移除",

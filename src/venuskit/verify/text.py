@@ -129,7 +129,7 @@ def proper_names(text: str) -> list[str]:
     """Capitalised word runs outside quotes, except the first word of the text (an imperative verb); in a
     mostly non-Chinese sentence, also each run of Chinese text (a name or value set into it: "冰川登山水壶
     0.5 升 went into the cart")."""
-    outside = QUOTED.sub(" ", text)
+    outside = IBAN.sub(" ", QUOTED.sub(" ", text))  # an IBAN is a value of its own ("IBAN DE89" is no name)
     first = re.match(r"\s*\S+", outside)
     start = first.end() if first else 0
     names = [m.group(0).rstrip(".") for m in _NAME.finditer(outside) if m.start() >= start
@@ -140,13 +140,22 @@ def proper_names(text: str) -> list[str]:
         words = pattern.sub(" ", words)
     if 0 < han < 0.5 * len(re.findall(r"[^\W\d_]", words)):
         names += [m.group(0).strip() for m in _HAN_RUN.finditer(outside) if len(m.group(0).strip()) >= 2]
+    elif han:  # quotes kept as a mark, not a space: "主题为“X”的邮件" sets off no "的邮件"
+        names += [m.group(0) for m in _ZH_SPACED.finditer(IBAN.sub(" ", QUOTED.sub("\x00", text)))]
     return names
+
+
+# In Chinese text, a name or value set off by spaces from the words around it ("在银行中把 湖畔托儿所（IBAN …）保存为",
+# "向常用收款人 海港音乐学校 转账"): Chinese writes no spaces between its own words, so the spaces mark an inserted
+# value. It must follow Chinese (not "FinPortal 中提交…", where the space only sets off a Latin word), and what
+# comes next is Chinese or ends the clause (a verb before a value, "转账 25.00 欧元", is set off too).
+_ZH_SPACED = re.compile(f"(?<=[{HAN}] )[{HAN}][{HAN}·]{{1,15}}(?=[（(，,。；;：:）)]|$| [{HAN}])")
 
 
 # A Chinese clause that gives a field and its value, "，地点 北辰会议室，" / "，审批人 王芳。": the value is the one
 # spaceless run after the field's name, up to the clause's end.
 _ZH_LABELLED = re.compile(f"(?:^|[，,；;])\\s*[{HAN}]{{1,6}}\\s+"
-                          "(?P<value>[^\\s，,；;。“”\"]+)(?=\\s*(?:[，,；;。]|$))")  # fmt: skip
+                          "(?P<value>[^\\s，,；;。“”\"）)]+)(?=\\s*(?:[，,；;。）)]|$))")  # fmt: skip
 
 # "…，内容是：陈杰你好，我已预订…": a field's name and a colon, then its value to the end of the keypoint. A colon
 # between digits is the value's own (a time: "告诉对方：我参加，12:30 见"), as in a message after "says:".

@@ -1,0 +1,112 @@
+"""From fresh training samples: a Chinese goal names an inserted value by setting it off with spaces ("把 湖畔托儿所（IBAN
+…）保存为新的收款人") and saves it as a new item on a page that stays where it was; "先不要转账" forbids the transfer's
+confirming click; a new row of a sheet is given by columns, after the last row."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+from verify_helpers import S, cjk_font_path, png, record, verify_rules, why
+
+from venuskit.actions.types import Click, Finished, Point, Type
+from venuskit.verify import rules as R
+
+BASE = "http://127.0.0.1:8000"
+SIZE = (640, 400)
+IBAN = "DE89 3704 0044 0532 0130 77"
+PAYEE_GOAL = f"在银行中把 湖畔托儿所（IBAN {IBAN}）保存为新的收款人，先不要转账。"
+
+
+def _zh(texts: list[tuple[int, int, str]]) -> bytes:
+    """A screen with each (x, y, text) drawn in a 24 px Chinese font."""
+    img = Image.new("RGB", SIZE, "white")
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype(cjk_font_path(), 24)
+    for x, y, text in texts:
+        draw.text((x, y), text, fill="black", font=font)
+    return png(img)
+
+
+def _at(x: int, y: int) -> Point:
+    return Point(x / SIZE[0], y / SIZE[1])
+
+
+def _payees(tmp: Path, iban: str, *, then_transfer: bool = False) -> tuple[str, str]:
+    """The payees page: a name field, an IBAN field and 添加收款人; after the click, the same page lists the payee."""
+    form = [(30, 20, "常用收款人"), (30, 80, "名称"), (30, 140, "IBAN"), (30, 200, "添加收款人"), (400, 20, "转账")]
+    listed = [*form, (30, 280, "湖畔托儿所"), (250, 280, iban)]
+    url, title = f"{BASE}/bank/payees", "常用收款人 · 林晓"
+    steps = [S(_zh(form), Click(point=_at(200, 92)), url, title),
+             S(_zh(form), Type(content="湖畔托儿所"), url, title),
+             S(_zh(form), Click(point=_at(200, 152)), url, title),
+             S(_zh(form), Type(content=iban), url, title),
+             S(_zh(form), Click(point=_at(90, 212)), url, title)]  # fmt: skip
+    if then_transfer:
+        review = [(30, 20, "核对转账信息"), (30, 80, "湖畔托儿所"), (30, 200, "确认转账")]
+        steps += [S(_zh(listed), Click(point=_at(424, 32)), url, title),
+                  S(_zh(review), Click(point=_at(78, 212)), f"{BASE}/bank/transfer", "转账 · 林晓")]  # fmt: skip
+        listed = [(30, 20, "转账已提交。")]
+    steps.append(S(_zh(listed), Finished(), url, title))
+    report = verify_rules(record(tmp, steps, PAYEE_GOAL))
+    return report.verdict, why(report)
+
+
+
+def test_a_chinese_payee_saved_on_a_page_that_stays_where_it_was(tmp_path: Path):
+    right = _payees(tmp_path / "right", IBAN)
+    assert right[0] == "completed", right
+    wrong = _payees(tmp_path / "wrong_iban", "DE89 3704 0044 0532 0130 78")
+    assert wrong[0] != "completed", wrong
+    sent = _payees(tmp_path / "transferred", IBAN, then_transfer=True)  # 先不要转账: the confirming click breaks it
+    assert sent[0] != "completed" and "forbids" in sent[1], sent
+
+
+def test_a_name_set_off_by_spaces_in_chinese_is_a_value_and_a_single_letter_is_none():
+    assert "湖畔托儿所" in R.needles(f"在银行中把 湖畔托儿所（IBAN {IBAN}）保存为新的收款人")
+    assert "海港音乐学校" in R.needles("从活期账户向常用收款人 海港音乐学校 转账 25.00 欧元")
+    assert "转账" not in R.needles("从活期账户向常用收款人 海港音乐学校 转账 25.00 欧元")  # a verb before a value
+    assert not {"中提交报销单", "B", "C", "D"} & set(R.needles("在 FinPortal 中提交报销单，B、C、D 列分别填 1、2、3"))
+
+
+# ---- a new row by columns ---------------------------------------------------------------------------------------
+
+COLS = {"A": 100, "B": 240, "C": 380, "D": 520}  # the column letters' centres
+ROWS = [("项目", "一季度", "二季度", "三季度"), ("差旅", "1400", "5100", "800"), ("软件", "5800", "3500", "4500"),
+        ("硬件", "1100", "5700", "5100"), ("活动", "5100", "5300", "3000")]  # fmt: skip
+NEW = ("培训", "1200", "800", "1500")
+ROW_GOAL = "在表格“2024 团队预算.xlsx”最后一行之后新增一行：A 列填 培训，B、C、D 列分别填 1200、800、1500，然后保存。"
+ROW_GOAL_EN = ('In the spreadsheet "2024 团队预算.xlsx", add a new row after the last one with Training in column A and '
+               "1200, 800, 1500 in columns B, C and D, then save.")  # fmt: skip
+
+
+def _sheet(rows: list[tuple[str, ...]]) -> bytes:
+    texts = [(x - 8, 20, c) for c, x in COLS.items()] + [(560, 360, "保存")]
+    for r in range(7):
+        texts.append((10, 60 + 40 * r, str(r + 1)))
+        for x, value in zip(COLS.values(), rows[r] if r < len(rows) else (), strict=False):
+            texts.append((x - 55, 60 + 40 * r, value))
+    return _zh(texts)
+
+
+def _add_row(tmp: Path, row: int, goal: str, new: tuple[str, ...] = NEW) -> tuple[str, str]:
+    """Type the `new` values into sheet row `row` (1-based) and save."""
+    url, title = f"{BASE}/drive/f/3", "2024 团队预算.xlsx · 林晓"
+    before = _sheet(list(ROWS))
+    after_rows = list(ROWS) + [("",) * 4] * 2
+    after_rows[row - 1] = new
+    steps = []
+    for x, value in zip(COLS.values(), new, strict=True):
+        steps += [S(before, Click(point=_at(x, 72 + 40 * (row - 1))), url, title), S(before, Type(content=value), url, title)]
+    steps += [S(before, Click(point=_at(584, 372)), url, title), S(_sheet(after_rows), Finished(), url, title)]
+    report = verify_rules(record(tmp, steps, goal))
+    return report.verdict, why(report)
+
+
+def test_a_new_row_given_by_columns_goes_after_the_last_row(tmp_path: Path):
+    right = _add_row(tmp_path / "zh", 6, ROW_GOAL)
+    assert right[0] == "completed", right
+    english = _add_row(tmp_path / "en", 6, ROW_GOAL_EN, ("Training", *NEW[1:]))
+    assert english[0] == "completed", english
+    over = _add_row(tmp_path / "over", 5, ROW_GOAL)  # written over the row 活动: replaced, not added
+    assert over[0] == "failed", over
