@@ -110,3 +110,29 @@ def test_a_new_row_given_by_columns_goes_after_the_last_row(tmp_path: Path):
     assert english[0] == "completed", english
     over = _add_row(tmp_path / "over", 5, ROW_GOAL)  # written over the row 活动: replaced, not added
     assert over[0] == "failed", over
+
+
+# ---- a file opened by what it is, and a code read off its table ---------------------------------------------------
+
+GUIDE_GOAL = "打开云盘里的报销指南 PDF。酒店住宿应使用哪个费用类别代码？请回答代码。"
+
+
+def _guide(tmp: Path, answer: str, opened: str = "差旅报销指南.pdf") -> tuple[str, str]:
+    """From Drive's list, open `opened`; its page is a table of codes (代码) and what each is for (说明); answer."""
+    drive = _zh([(30, 20, "我的云盘"), (30, 80, "差旅报销指南.pdf"), (30, 140, "团建议程.pdf")])
+    table = _zh([(30, 20, "费用类别代码"), (30, 80, "代码"), (250, 80, "说明"), (30, 130, "TRV-AIR"), (250, 130, "机票"),
+                 (30, 180, "TRV-HTL"), (250, 180, "酒店住宿"), (30, 230, "OFC-SUP"), (250, 230, "办公用品")])  # fmt: skip
+    row = 80 if opened == "差旅报销指南.pdf" else 140
+    steps = [S(drive, Click(point=_at(110, row + 12)), f"{BASE}/drive/", "我的云盘 · 林晓"),
+             S(table, Finished(content=answer), f"{BASE}/drive/f/1", f"{opened} · 林晓")]  # fmt: skip
+    report = verify_rules(record(tmp, steps, GUIDE_GOAL))
+    return report.verdict, why(report)
+
+
+def test_a_file_opened_by_its_chinese_description_and_the_code_on_the_row_the_question_names(tmp_path: Path):
+    right = _guide(tmp_path / "right", "TRV-HTL")
+    assert right[0] == "completed", right
+    other_row = _guide(tmp_path / "air", "TRV-AIR")  # the flight's code, on another row of the same column
+    assert other_row[0] != "completed", other_row
+    other_file = _guide(tmp_path / "agenda", "TRV-HTL", opened="团建议程.pdf")  # not the guide the goal describes
+    assert other_file[0] != "completed", other_file

@@ -2046,6 +2046,8 @@ def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
         return found
     column = bool(CODE.findall(rest))
     values, asked = T.answer_values(answer), frozenset(_key_words(rest) - _key_words(field))
+    zh = "".join(T.HAN_CHAR.findall(rest.replace(field, " ")))
+    asked |= {f"zh:{zh}"} if zh else set()  # "酒店住宿应使用哪个…代码": a row whose cell reads 酒店住宿
     labelled = False
     for e in steps:
         screen = lines(e) if e.png is not None else ()
@@ -2088,6 +2090,9 @@ def _names_key(text: str, asked: set[str]) -> bool:
     toks = re.findall(r"[a-z]+\.?", text.casefold())
     if any(re.search(_ZH_KEYS[w], text) for w in asked if w in _ZH_KEYS):
         return True  # "合计 €47.10" is the total's row
+    zh = [w[3:] for w in asked if w.startswith("zh:")]
+    if any(run in q for q in zh for run in re.findall(r"[\u3400-\u9fff]{2,}", text)):
+        return True  # a Chinese row's words, whole, in a Chinese question ("酒店住宿" in "酒店住宿应使用哪个…")
     return any(tok.rstrip(".").startswith(w) or tok.endswith(".") and len(tok) >= 4 and w.startswith(tok[:-1])
                for tok in toks for w in asked)  # fmt: skip
 

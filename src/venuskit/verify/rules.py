@@ -908,27 +908,38 @@ def undone(kp: str, steps: Sequence[Evidence], at: int | None) -> Result | None:
 # is ("file", "document") are in no name; its other words are ("Expense portal guide.pdf").
 _OPEN_DESCRIBED = re.compile(r"^\s*open\s+(?:the|your)\s+(?P<what>[a-z][a-z0-9 '-]*?)"
                              r"(?:\s+(?:in|from|on)\s+(?:the\s+|your\s+)?(?P<app>[A-Z]\w+))?\s*$", re.I)  # fmt: skip
-_KIND_NOUNS = frozenset({"file", "document", "doc", "item", "one", "page", "attachment"})
+# "打开云盘里的报销指南 PDF", "在云盘中打开报销指南 PDF": the same in Chinese, the app before the description
+_ZH_OPEN_DESCRIBED = re.compile(r"^\s*(?:请)?(?:在(?P<app>[\u4e00-\u9fff]{2,4}?)(?:中|里))?打开"
+                                r"(?:(?P<app2>[\u4e00-\u9fff]{2,4}?)(?:中|里)的)?"
+                                r"(?P<what>[^“”\"，,。；;]+?)\s*$")  # fmt: skip
+_KIND_NOUNS = frozenset({"file", "document", "doc", "item", "one", "page", "attachment", "文件", "文档", "附件"})
 
 
 def opened_described(kp: str, steps: Sequence[Evidence]) -> Result | None:
-    """"Open the expense guide PDF in Drive": a click opened a page whose title's item holds every word of the
-    description (as a word's start: "PDF" is the name's ".pdf"), from a page of the app the keypoint names. Needs two
-    such words at least: one ("Open the report") names no file among others."""
-    m = _OPEN_DESCRIBED.match(kp) if not T.quoted(kp) else None
+    """"Open the expense guide PDF in Drive" ("打开云盘里的报销指南 PDF"): a click opened a page whose title's item
+    holds every word of the description (as a word's start: "PDF" is the name's ".pdf"; a Chinese word anywhere),
+    from a page of the app the keypoint names. Needs two such words at least: one ("Open the report") names no file
+    among others."""
+    m = (_OPEN_DESCRIBED.match(kp) or _ZH_OPEN_DESCRIBED.match(kp)) if not T.quoted(kp) else None
     words = [w for w in (m.group("what").casefold().split() if m else []) if w not in _KIND_NOUNS]
     if m is None or len(words) < 2:
         return None
+    app = m.group("app") or m.groupdict().get("app2")
     for s in range(len(steps) - 1):
         before, after = steps[s], steps[s + 1]
         item = page_item(after.title)
         if not clicked(before) or item == page_item(before.title):
             continue
-        if m.group("app") and not re.search(rf"\b{re.escape(m.group('app'))}\b", before.title or "", re.I):
+        if app and not re.search(_word_start(app), before.title or "", re.I):
             continue
-        if all(re.search(rf"(?<![^\W_]){re.escape(w)}", item, re.I) for w in words):
+        if all(re.search(_word_start(w), item, re.I) for w in words):
             return "satisfied", after.index, f"the click at step {s} opened {item!r} (the {m.group('what')})"
     return None
+
+
+def _word_start(word: str) -> str:
+    """A pattern for `word` at a word's start; a Chinese word anywhere (its script puts no spaces between words)."""
+    return rf"(?<![^\W_]){re.escape(word)}" if word.isascii() else re.escape(word)
 
 
 def section(url: str | None) -> str:
