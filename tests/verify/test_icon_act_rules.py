@@ -128,6 +128,25 @@ def test_a_restore_and_a_star_asked_together_need_both_icons(shot, tmp_path: Pat
     assert only_star[0] != "completed", only_star
 
 
+TRASH_ONE_GOAL = "从云盘删除文件“入职清单.docx”。"
+
+
+def test_a_file_deleted_then_restored_by_the_arrow_on_its_row_in_the_trash_is_not_deleted(shot, tmp_path: Path):
+    """Before: the arrow's click took the row off the trash's list, which read as the deletion itself, so a file
+    deleted and brought back was `completed`."""
+    rows = [(f, False) for f in FILES]
+    drive, gone = shot("我的云盘", rows), shot("我的云盘", [rows[0], rows[2]])
+    trash, emptied = shot("已删除", [(FILES[1], False)], act="back"), shot("已删除", [], act="back")
+    delete = S(drive, Click(point=at(TRASH_X, 1)), None, "我的云盘")
+    looked = _run(tmp_path / "looked", [delete, S(gone, Click(point=Point(0.1, 0.1)), None, "我的云盘"),
+                                        S(trash, Click(point=Point(0.1, 0.1)), None, "已删除")], TRASH_ONE_GOAL,
+                  trash)  # fmt: skip
+    assert looked[0] == "completed", looked
+    back = _run(tmp_path / "back", [delete, S(gone, Click(point=Point(0.1, 0.1)), None, "我的云盘"),
+                                    S(trash, Click(point=at(TRASH_X, 0)), None, "已删除")], TRASH_ONE_GOAL, emptied)  # fmt: skip
+    assert back[0] != "completed", back
+
+
 def _word_at(line: str, word: str, row: int) -> Point:
     """The centre of `word` in `line` drawn by `zh_screen` as row `row`."""
     font = ImageFont.truetype(cjk_font_path(), 26)

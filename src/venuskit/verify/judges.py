@@ -338,7 +338,7 @@ class OcrJudge:
             lambda: R.removed_row(text, steps, self.lines_step), lambda: R.switched(text, steps, self.lines_step),
             lambda: R.still_there(text, steps, read), lambda: R.never_shown(text, steps, read),
             lambda: R.refrained(text, steps, goal), lambda: R.kept_others(text, goal, steps, lines),
-        ])  # fmt: skip
+        ], lines)  # fmt: skip
         if found is not None:
             return Vote(self.name, k, *found)
         if _NEGATIVE.search(text):

@@ -629,7 +629,8 @@ def _entered(kp: str, steps: Sequence[Evidence], lines: Lines | None, goal: str 
     found = _entered_values(kp, values, steps, lines, goal)
     if found is not None and found[0] == "satisfied" and not _on_its_item(kp, steps, found[1]):
         return None  # a comment went in, but not on a page about the post the keypoint names
-    if found is not None and found[0] == "satisfied" and T.own_recipient(kp):
+    if found is not None and found[0] == "satisfied" and T.own_recipient(kp) \
+            and not (found[1] is not None and R.sent_to_own(steps, found[1], lines)):
         return "not_visible", None, f"{found[2]}; sent to the user's own address, which no screen says is theirs"
     if found is not None and found[0] == "satisfied" and found[1] is not None and lines is not None:
         unconfirmed = _unconfirmed(steps, found[1], lines)
@@ -1921,21 +1922,36 @@ def described_entry(kp: str, steps: Sequence[Evidence], read: R.Read | None, lin
     if form is None or form[0] != "satisfied":
         return form
     commit = min(form[1] if form[1] is not None else len(steps) - 1, len(steps) - 1)
-    content = typed_content(kp, steps[: commit + 1], about)
+    content = typed_content(kp, steps[: commit + 1], about, skip=_recipient_step(kp, steps, commit))
     if content is None:
         return "not_visible", None, f"{form[2]}; nothing typed besides the keypoint's own values gives {about!r}"
     return as_described(form, commit, about, content, steps, read, lines)
 
 
-def typed_content(kp: str, steps: Sequence[Evidence], about: str | None = None) -> tuple[int, str] | None:
+def typed_content(kp: str, steps: Sequence[Evidence], about: str | None = None,
+                  skip: int | None = None) -> tuple[int, str] | None:  # fmt: skip
     """(step, text) of the last text typed in `steps` that is none of the keypoint's own values: the content a
     keypoint describes ("… saying the amount of …", "set cell C4 to the amount …"). With `about` (the description),
-    the last one of the kind it asks for, if any was typed: a form's amount, not the reference typed after it."""
+    the last one of the kind it asks for, if any was typed: a form's amount, not the reference typed after it.
+    `skip`: a step whose text is no content (a mail's recipient)."""
     typed = [(s, t.strip()) for s in range(len(steps)) for t in R.typed_texts(steps[s])
-             if t.strip() and not T.contains(kp, t.strip())]  # fmt: skip
+             if t.strip() and not T.contains(kp, t.strip()) and s != skip]  # fmt: skip
     kind = T.asked_kind(about) if about else None
     of_kind = [(s, t) for s, t in typed if kind is not None and T.is_kind(t, kind)]
     return (of_kind or typed or [None])[-1]
+
+
+def _recipient_step(kp: str, steps: Sequence[Evidence], commit: int) -> int | None:
+    """Of a mail keypoint, the step that typed the form's first text when that text is an address alone: the
+    recipient (To comes first), never the content, even when the content asked for is that same address ("… to your
+    own account's email address saying your own account's email address")."""
+    if not re.search(r"\be-?mail\b|邮件", kp, re.I):
+        return None
+    for s in range(R._form_start(steps, commit), commit + 1):
+        texts = [t.strip() for t in R.typed_texts(steps[s]) if t.strip()]
+        if texts:
+            return s if len(texts) == 1 and T.emails(texts[0]) == [texts[0]] else None
+    return None
 
 
 def as_described(done: Result, at_step: int | None, about: str, content: tuple[int, str], steps: Sequence[Evidence],

@@ -234,11 +234,12 @@ def first(kp: str, rules: Sequence[Callable[[], Result | None]]) -> Result | Non
     return seen
 
 
-def settle(kp: str, steps: Sequence[Evidence], rules: Sequence[Callable[[], Result | None]]) -> Result | None:
+def settle(kp: str, steps: Sequence[Evidence], rules: Sequence[Callable[[], Result | None]],
+           lines: Lines | None = None) -> Result | None:  # fmt: skip
     """`first` of the rules, except that a satisfied keypoint that was taken back later is contradicted."""
     found = first(kp, rules)
     if found is not None and found[0] == "satisfied":
-        return undone(kp, steps, found[1]) or found
+        return undone(kp, steps, found[1]) or restored(kp, steps, found[1], lines) or found
     return found
 
 
@@ -432,12 +433,45 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
-            if T.own_recipient(kp):
+            if T.own_recipient(kp) and not sent_to_own(steps, sub.at, lines):
                 return "not_visible", None, f"{how}, submitted; sent to the user's own address, which no screen " \
                                             "says is theirs"  # fmt: skip
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
+
+
+# Where the user's own account is shown, and the label of its address there ("Email", "邮箱")
+_ACCOUNT_PAGE = re.compile(r"\b(?:settings|profile|account)\b|设置|个人资料|账户|账号", re.I)
+_ADDRESS_LABEL = re.compile(r"^\W*(?:(?:account|your|login|sign-in)\s+)?e-?mail(?:\s+address)?\W*$|"
+                            r"^\W*(?:登录|注册|账户|账号)?(?:邮箱|电子邮件|电子邮箱)(?:地址)?\W*$", re.I)  # fmt: skip
+
+
+def own_addresses(steps: Sequence[Evidence], lines: Lines | None) -> set[str]:
+    """The addresses a screen of the user's settings or profile gives as theirs: an e-mail address right of a label
+    that reads "Email" ("邮箱") on its row, or on the line just below it."""
+    found: set[str] = set()
+    for e in steps:
+        if lines is None or e.png is None or not _ACCOUNT_PAGE.search(e.title or ""):
+            continue
+        shown = lines(e)
+        labels = [b for b, t in shown if _ADDRESS_LABEL.match(t)]
+        for b, t in shown:
+            for label in labels:
+                height = label[3] - label[1]
+                row = min(b[3], label[3]) - max(b[1], label[1]) >= 0.5 * min(height, b[3] - b[1]) and b[0] >= label[2]
+                below = 0 <= b[1] - label[3] <= 2 * height + 10 and abs(b[0] - label[0]) <= 40
+                if row or below:
+                    found |= {a.casefold() for a in T.emails(t)}
+    return found
+
+
+def sent_to_own(steps: Sequence[Evidence], commit: int, lines: Lines | None) -> bool:
+    """Every address typed into the form committed at `commit` is one a settings or profile screen the agent saw
+    gives as the user's own (`own_addresses`): a mail "to your own account's email address" went where it asks."""
+    typed = {a.casefold() for e in steps[_form_start(steps, commit) : commit + 1] for t in typed_texts(e)
+             for a in T.emails(t)}  # fmt: skip
+    return bool(typed) and typed <= own_addresses(steps[: commit + 1], lines)
 
 
 # A keypoint that asks to send a mail ("Email the file "X" to Y", "把文档作为附件发给 Y"): only a click that sends
@@ -824,6 +858,8 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
         point = _point(step)
         if not clicked(step) or point is None or step.png is None or after.png is None:
             continue
+        if _TRASH_PAGE.search(page_item(step.title)) and not _PURGE.search(kp):
+            continue  # a row gone from the trash was brought back (or purged, which the keypoint does not ask)
         h = png_size(step.png)[1]
         row = [t for (x1, y1, x2, y2), t in lines(step) if y1 - 4 <= point[1] * h <= y2 + 4]
         later = " ".join(t for _, t in lines(after))
@@ -879,6 +915,28 @@ def _changed(before: Evidence, after: Evidence, least: float = _UNCHANGED) -> bo
 # Labels that bring back what a removal took away (an archived mail moved back, a deleted file restored).
 _REVERSE_LABEL = re.compile(r"^\W*(undo|restore|move\s*to\s*inbox|unarchive|recover|put\s*back|"
                             r"撤销|恢复|还原|移回收件箱|取消归档)", re.I)  # fmt: skip
+# The trash's own page, where a row that goes was brought back or deleted for good; and a keypoint that asks for the
+# latter
+_TRASH_PAGE = re.compile(r"\b(?:trash|bin|deleted items)\b|回收站|已删除", re.I)
+_PURGE = re.compile(r"\b(?:permanently|forever|for good|empty|(?:from|in) (?:the |your )?(?:trash|bin))\b|"
+                    r"彻底|永久|清空|从回收站|回收站(?:中|里)", re.I)  # fmt: skip
+
+
+def restored(kp: str, steps: Sequence[Evidence], at: int | None, lines: Lines | None) -> Result | None:
+    """A removal satisfied at step `at`, taken back later by a click on the back or undo arrow (the icon namer's
+    name) on the item's row of the trash's page: the item was restored."""
+    if at is None or lines is None or not _ASKS_REMOVAL.search(T.unquoted(kp)) or _BRINGS_BACK.match(T.unquoted(kp)):
+        return None
+    quoted = T.quoted(kp)
+    for s in range(max(at, 0), len(steps)):
+        e = steps[s]
+        if clicked(e) and e.icon in ("undo", "back") and _TRASH_PAGE.search(page_item(e.title)) and quoted \
+                and all(on_row_of(e, q, lines) for q in quoted):  # fmt: skip
+            return "contradicted", s, f"after step {at} the agent clicked the {e.icon} arrow on the row of {quoted} " \
+                                      f"in {e.title!r}"  # fmt: skip
+    return None
+
+
 _BRINGS_BACK = re.compile(r"^\s*(?:restore|undo|unarchive|recover|move .* back|bring .* back)\b|恢复|还原|撤销|"
                           r"取消归档|移回", re.I)  # fmt: skip
 
