@@ -13,14 +13,15 @@ from venuskit.actions.types import Click, Finished, Point, SelectOption, Type
 
 ROWS = ["13 Feb PARCELLY SHOP -20.45", "24 Feb FIXIT HARDWARE -55.25", "12 Feb CORNER PHARMACY -37.64",
         "3 Feb FIXIT HARDWARE -41.20"]  # fmt: skip
+FIXIT_ONLY = ["FIXIT HARDWARE    -55.25", "FIXIT HARDWARE    -41.20"]  # a list filtered to the payee, dates aside
 TOTAL_GOAL = "How much did you pay FIXIT HARDWARE between 2024-02-01 and 2024-02-29? Answer with the total in EUR."
 
 
-def _answer(tmp: Path, answer: str) -> tuple[str, str]:
-    page = screen(["Everyday Checking", *ROWS])
+def _answer(tmp: Path, answer: str, rows: list[str] = ROWS, goal: str = TOTAL_GOAL) -> tuple[str, str]:
+    page = screen(["Everyday Checking", *rows])
     steps = [S(page, Click(point=middle(0, "Everyday Checking")), None, "Everyday Checking"),
              S(page, Finished(content=answer), None, "Everyday Checking")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, TOTAL_GOAL))
+    report = verify_rules(record(tmp, steps, goal))
     return report.verdict, why(report)
 
 
@@ -29,6 +30,12 @@ def test_a_total_adds_up_the_rows_of_the_payee_the_question_names(tmp_path: Path
     assert right[0] == "completed", right
     other = _answer(tmp_path / "other", "58.09")  # 20.45 + 37.64: two other payees' charges
     assert other[0] != "completed", other
+    # the list filtered to the payee's charges: one of its two charges is no total
+    in_all = "How much have you paid FIXIT HARDWARE in all? Answer with the total in EUR."
+    one = _answer(tmp_path / "one", "55.25", FIXIT_ONLY, in_all)
+    assert one[0] != "completed", one
+    both = _answer(tmp_path / "both", "96.45", FIXIT_ONLY, in_all)
+    assert both[0] == "completed", both
 
 
 BASE = "http://127.0.0.1:8000"

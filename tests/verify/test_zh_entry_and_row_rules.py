@@ -19,10 +19,11 @@ PAYEE_GOAL = f"在银行中把 湖畔托儿所（IBAN {IBAN}）保存为新的�
 
 
 def _zh(texts: list[tuple[int, int, str]]) -> bytes:
-    """A screen with each (x, y, text) drawn in a 24 px Chinese font."""
+    """A screen with each (x, y, text) drawn in a 24 px Chinese font (the collection's simplified-Chinese face: its
+    first, Japanese, face draws 门 in a form OCR reads as 內)."""
     img = Image.new("RGB", SIZE, "white")
     draw = ImageDraw.Draw(img)
-    font = ImageFont.truetype(cjk_font_path(), 24)
+    font = ImageFont.truetype(cjk_font_path(), 24, index=2)
     for x, y, text in texts:
         draw.text((x, y), text, fill="black", font=font)
     return png(img)
@@ -136,3 +137,52 @@ def test_a_file_opened_by_its_chinese_description_and_the_code_on_the_row_the_qu
     assert other_row[0] != "completed", other_row
     other_file = _guide(tmp_path / "agenda", "TRV-HTL", opened="团建议程.pdf")  # not the guide the goal describes
     assert other_file[0] != "completed", other_file
+
+
+# ---- answers: the field a question names, and whose name a title gives -------------------------------------------
+
+DEPT_GOAL = "你的个人资料里设置的是哪个部门？请回答部门名称。"
+
+
+def test_the_department_name_is_read_at_its_label_and_the_users_name_in_the_title_answers_nothing(tmp_path: Path):
+    """Before: "部门名称" named no field (a name, like a person's), and the log credited "林晓" because every title
+    ends with the signed-in user's name ("设置 · 林晓")."""
+    profile = _zh([(30, 20, "个人资料"), (30, 80, "姓名"), (30, 130, "林晓"), (30, 200, "部门"), (30, 250, "Product")])
+
+    def run(folder: Path, answer: str) -> tuple[str, str]:
+        steps = [S(profile, Click(point=_at(60, 32)), f"{BASE}/settings/?s=profile", "设置 · 林晓"),
+                 S(profile, Finished(content=answer), f"{BASE}/settings/?s=profile", "设置 · 林晓")]  # fmt: skip
+        report = verify_rules(record(folder, steps, DEPT_GOAL))
+        return report.verdict, why(report)
+
+    right = run(tmp_path / "right", "Product")
+    assert right[0] == "completed", right
+    name = run(tmp_path / "name", "林晓")
+    assert name[0] != "completed", name
+
+
+FWD_GOAL = "把邮件“团建场地备选”转发给 lei.wu@northwind.example，只带附件“场地候选名单.pdf”（不要带“内部报价备注.pdf”）。"
+
+
+def _forward_chips(tmp: Path, drop: bool) -> tuple[str, str]:
+    """Forward the mail: its two attachments come as chips on the form; maybe click the one to leave out; send."""
+    form = _zh([(30, 20, "新邮件"), (30, 80, "收件人"), (30, 140, "转发：团建场地备选"), (30, 200, "场地候选名单.pdf"),
+                (30, 260, "内部报价备注.pdf"), (30, 340, "发送")])  # fmt: skip
+    mail = _zh([(30, 20, "团建场地备选"), (30, 80, "吴磊"), (30, 140, "转发")])
+    url, title = f"{BASE}/mail/compose?forward=45", "新邮件 · 林晓"
+    steps = [S(mail, Click(point=_at(54, 152)), f"{BASE}/mail/m/45", "团建场地备选 · 林晓"),
+             S(form, Click(point=_at(300, 92)), url, title),
+             S(form, Type(content="lei.wu@northwind.example"), url, title)]  # fmt: skip
+    if drop:
+        steps.append(S(form, Click(point=_at(120, 272)), url, title))
+    steps += [S(form, Click(point=_at(54, 352)), url, title),
+              S(_zh([(30, 20, "收件箱"), (30, 80, "邮件已发送")]), Finished(), f"{BASE}/mail/inbox", "收件箱 · 林晓")]
+    report = verify_rules(record(tmp, steps, FWD_GOAL))
+    return report.verdict, why(report)
+
+
+def test_an_attachment_the_goal_leaves_out_must_be_taken_off_the_forward(tmp_path: Path):
+    right = _forward_chips(tmp_path / "dropped", drop=True)
+    assert right[0] == "completed", right
+    kept = _forward_chips(tmp_path / "kept", drop=False)  # sent with both attachments
+    assert kept[0] != "completed", kept

@@ -1671,6 +1671,7 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     found = answer_in_table(kp, steps, lines, R.answered(kp, steps, read, answer, _named_rows(kp, lines)), answer)
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
     found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
+    found = answer_not_one_row(kp, steps, lines, found, answer)
     found = answer_count_on_item(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
     return answer_not_chrome(kp, steps, lines, found, answer)
 
@@ -1704,6 +1705,32 @@ def _named_rows(kp: str, lines: Lines | None) -> R.Read | None:
     if not names or lines is None:
         return None
     return lambda e: "\n".join(t for _, t in R.text_rows(lines(e)) if any(T.ocr_contains(t, n) for n in names))
+
+
+def answer_not_one_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
+                       answer: str | None = None) -> Result | None:  # fmt: skip
+    """A total asked of what the question names ("一共付给 FIXIT HARDWARE 多少钱", "How much did you pay X in all")
+    answered with the amount of one of its rows, on a screen where another of its rows shows another amount: one
+    charge, not the total (left undecided: the other row may lie outside the asked range)."""
+    rows = _named_rows(kp, lines)
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
+    if found is None or found[0] != "satisfied" or rows is None or not R._TOTAL.search(rest):
+        return found
+    for v in (v for v in T.answer_values(answer) if _FIGURE.fullmatch(v.lstrip("-+"))):
+        want = _figure(v)
+        for e in steps:
+            amounts = [a for t in (rows(e).splitlines() if e.png is not None else []) if (a := _row_amount(t))]
+            if len(amounts) >= 2 and want is not None and any(abs(abs(a) - abs(want)) < 0.005 for a in amounts) \
+                    and any(abs(abs(a) - abs(want)) >= 0.005 for a in amounts):  # fmt: skip
+                return "not_visible", None, f"{found[2]}; but {v!r} is one row's amount of several on the screen " \
+                                            f"of step {e.index}, and the question asks for the total"  # fmt: skip
+    return found
+
+
+def _row_amount(row: str) -> float | None:
+    """The amount with cents on a list's row ("24 Feb FIXIT HARDWARE -55.25"), if it has one."""
+    found = re.findall(r"[-−]?\d[\d,]*\.\d{2}(?!\d)", row)
+    return _figure(found[-1]) if found else None
 
 
 def answer_item_shown(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None) -> Result | None:
@@ -2038,10 +2065,17 @@ _FIELD = re.compile(r"\(\s*(?:请回答|(?:answer\s+)?with\s+(?:the\s+|its\s+|th
 _NOT_A_FIELD = re.compile(r"name|title|subject|address|number|figure|名|标题|主题|地址|号码|总额|数字", re.I)
 
 
+# "<field> name" names the field; a person's or the user's own name ("full name", "your name") names none
+_NAME_OF = re.compile(r"^(?P<field>[a-z][a-z-]{3,}|[\u4e00-\u9fff]{2,4})\s*(?:name|名称)$", re.I)
+_NOT_NAMED = frozenset({"full", "first", "last", "user", "your", "their", "file", "display", "account"})
+
+
 def asked_field(rest: str) -> str | None:
     """The field a question's answer is read from, when it names one a screen would label ("status", "类别")."""
     m = _FIELD.search(rest)
     field = m.group("field").strip() if m else ""
+    named = _NAME_OF.match(field)  # "the department name", "部门名称": the department's field
+    field = named.group("field") if named and named.group("field").casefold() not in _NOT_NAMED else field
     if not field or T.asked_kind(field) or _NOT_A_FIELD.search(field) or len(field.split()) > 2:
         return None
     return field if not T.HAN_CHAR.search(field) or len(field) <= 4 else None
@@ -2061,9 +2095,7 @@ def answer_at_field(kp: str, steps: Sequence[Evidence], lines: Lines | None, fou
     if field is None:
         return found
     column = bool(CODE.findall(rest))
-    values, asked = T.answer_values(answer), frozenset(_key_words(rest) - _key_words(field))
-    zh = "".join(T.HAN_CHAR.findall(rest.replace(field, " ")))
-    asked |= {f"zh:{zh}"} if zh else set()  # "酒店住宿应使用哪个…代码": a row whose cell reads 酒店住宿
+    values, asked = T.answer_values(answer), frozenset(_asked_keys(rest.replace(field, " ")) - _key_words(field))
     labelled = False
     for e in steps:
         screen = lines(e) if e.png is not None else ()
@@ -2097,6 +2129,13 @@ def _key_words(text: str) -> set[str]:
     words = {w.casefold() for w in re.findall(r"[A-Za-z]{3,}", text)} - _NOT_A_KEY
     words |= {key for key, zh in _ZH_KEYS.items() if re.search(zh, text)}
     return {w.removesuffix("s") for w in words}  # "costs" names the row "Cost"
+
+
+def _asked_keys(question: str) -> set[str]:
+    """`_key_words` of a question, and of a Chinese one its characters as one key ("zh:…"): a row names it when a
+    word of the row, whole, is in the question ("储蓄账户" in "你的储蓄账户现在余额是多少？")."""
+    han = "".join(T.HAN_CHAR.findall(question))
+    return _key_words(question) | ({f"zh:{han}"} if han else set())
 
 
 def _names_key(text: str, asked: set[str]) -> bool:
@@ -2139,7 +2178,7 @@ def answer_on_its_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, f
     if found is None or found[0] != "satisfied" or lines is None:
         return found
     rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
-    asked = _key_words(rest)
+    asked = _asked_keys(rest)
     figures = [v for v in T.answer_values(answer) if _FIGURE.fullmatch(v.lstrip("-+"))]
     if not figures or len(re.sub(r"EUR|USD|GBP|CNY|[^A-Za-z]", "", _FIGURE.sub(" ", answer))) > 3:
         return found  # a name or a sentence that holds a figure ("Training room 3") is no figure answer

@@ -404,7 +404,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
     where the content comes from, and typing them is no content. A change of the user's own setting is not made
     on a form about an item the goal names elsewhere (`_about_other_item`)."""
     end = T.kept_length_end(kp)  # an event moved "keeping its 45 minutes": its new end was entered too
-    want = needles(kp) + ([end] if end and end not in needles(kp) else [])
+    gone = T.left_out(kp)
+    want = [n for n in needles(kp) if n not in gone] + ([end] if end and end not in needles(kp) else [])
     if T.described(kp) is not None or T.sourced_value(kp):
         return None
     if _SEARCH_KP.match(kp) and any(e.url for e in steps):
@@ -432,6 +433,10 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
                     if n not in known and _on_form(screen, n) and _entered(n, steps, sub.at, read, lines)}  # fmt: skip
         keys = {n for n in form if n in T.key_values(kp)}
         if known | form == set(want) and (typed or keys):
+            kept = left_in(gone, steps, sub.at, read, lines)
+            if kept:
+                why = f"{kept[0]!r}, which the keypoint leaves out, was on the form as it opened and never clicked off"
+                return "not_visible", None, f"submitted at step {sub.at}, but {why}"
             how = f"typed {sorted(typed)}" if typed else f"on the form: {sorted(keys)}"
             if T.own_recipient(kp) and not sent_to_own(steps, sub.at, lines):
                 return "not_visible", None, f"{how}, submitted; sent to the user's own address, which no screen " \
@@ -439,6 +444,18 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
             by = f"{target(steps[sub.at])!r}, " if target(steps[sub.at]) else ""
             return "satisfied", sub.at + 1, f"{how}, submitted at step {sub.at} ({by}{sub.done_url.strip()!r})"
     return None
+
+
+def left_in(gone: list[str], steps: Sequence[Evidence], s: int, read: Read | None, lines: Lines | None) -> list[str]:
+    """Of the values a keypoint leaves out (`text.left_out`), those the form committed at step `s` showed as it
+    opened (an attachment a forward carries) and no click in the form took off (a click on its words or its row)."""
+    start = _form_start(steps, s)
+    if not gone or read is None or steps[start].png is None:
+        return []
+    shown = read(steps[start])
+    return [g for g in gone if _on_form(shown, g) and not any(
+        clicked(e) and (T.contains(" ".join(e.under), g) or T.contains(target(e), g) or on_row_of(e, g, lines))
+        for e in steps[start : s])]  # fmt: skip
 
 
 # Where the user's own account is shown, and the label of its address there ("Email", "邮箱")
@@ -1368,8 +1385,8 @@ def _only_lone(value: str, step: Evidence, read: Read) -> bool:
 def _seen_at(value: str, steps: Sequence[Evidence], read: Read | None) -> int | None:
     """The latest step whose title/URL or (OCR) raw screenshot shows `value`, skipping screens where it may
     only sit in a field the agent typed it into."""
-    for e in reversed(steps):
-        if T.contains_value(e.title or "", value) or T.contains_value(unquote(e.url or ""), value):
+    for e in reversed(steps):  # the title's own part: the signed-in user's name after " · " answers nothing
+        if T.contains_value(page_item(e.title), value) or T.contains_value(unquote(e.url or ""), value):
             return e.index
     if read is None:
         return None

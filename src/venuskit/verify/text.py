@@ -168,6 +168,18 @@ _STATED = re.compile(r"\b(?:says?|saying|reads?|reading|(?:the |with the )?(?:te
                      r"\s*:\s*(?P<value>(?:[^“”\":：]|(?<=\d):(?=\d)){2,}?)\s*[.。!]?$", re.I)  # fmt: skip
 
 
+# A quoted value the keypoint leaves out ("… only the attachment "A" (leave out "B")", "（不要带“B”）"): no value to
+# enter, and what must not go with the rest
+_LEFT_OUT = re.compile(r"(?:\b(?:leave out|leaving out|without|except|not|minus|drop(?:ping)?|remove|removing)|"
+                       r"不要带|不带|不要|去掉|除了|删掉)\s*(?:the\s+)?(?:attachment\s+|file\s+|附件)?"
+                       r"(?P<q>[\"“][^\"”]+[\"”])", re.I)  # fmt: skip
+
+
+def left_out(text: str) -> list[str]:
+    """The quoted values `text` asks to leave out (`_LEFT_OUT`)."""
+    return [m.group("q").strip("\"“”") for m in _LEFT_OUT.finditer(text)]
+
+
 def stated_text(text: str) -> str | None:
     """The message a keypoint gives unquoted after a colon ("that says: …", "内容是：…"), else None."""
     m = _STATED.search(text) or _ZH_COLON.search(text)
@@ -389,7 +401,8 @@ _ASKED: tuple[tuple[str, re.Pattern[str]], ...] = (
                              r"欧元", re.I)),  # fmt: skip
     ("a count", re.compile(r"\bhow many\b|多少[件个位人次张份条台本笔]|几[件个位人次张份条台本笔]", re.I)),
     ("a number", re.compile(r"\bhow many\b|\bthe number\b|\bwith the number\b|多少(?!钱)|数字|几个|几件", re.I)),
-    ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name)\b", re.I)),
+    ("a person's name", re.compile(r"\b(?:who (?:wrote|posted|sent|organi[sz]es|created)|their name|full name)\b|"
+                                   r"谁(?:发|写|组织|创建|发布)|全名|姓名|叫什么名字", re.I)),  # fmt: skip
     ("a place", re.compile(r"\bthe (?:place|location|venue)\b|\bwhere (?:does|do|is|will)\b|地点|在哪", re.I)),
     ("a code", re.compile(r"\bthe (?:reference|(?:ticket|order|invoice|tracking|booking|case|confirmation) number)\b"
                           r"|\bwith the (?:code|reference)\b|工单号|单号|编号|参考号", re.I)),  # fmt: skip
