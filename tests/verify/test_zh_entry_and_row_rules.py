@@ -186,3 +186,32 @@ def test_an_attachment_the_goal_leaves_out_must_be_taken_off_the_forward(tmp_pat
     assert right[0] == "completed", right
     kept = _forward_chips(tmp_path / "kept", drop=False)  # sent with both attachments
     assert kept[0] != "completed", kept
+
+
+ORGANIZER_GOAL = "下周的“定价委员会”是谁组织的？请回答组织者的邮箱地址。"
+
+
+def test_an_answer_read_off_an_item_the_agent_made_itself_is_no_answer(tmp_path: Path):
+    """Before: the agent made a new event of that title, whose page gave its own address as the organiser, and the
+    answer was credited as read on screen."""
+    week = _zh([(30, 20, "2024年3月"), (30, 80, "定价委员会"), (400, 20, "新建日程")])
+    new = _zh([(30, 20, "新建日程"), (30, 80, "标题"), (30, 200, "保存")])
+    made = _zh([(30, 20, "定价委员会"), (30, 80, "组织者"), (30, 130, "lin.xiao@northwind.example")])
+    real = _zh([(30, 20, "定价委员会"), (30, 80, "组织者"), (30, 130, "jie.sun@northwind.example")])
+    cal = f"{BASE}/calendar/"
+
+    def run(folder: Path, steps: list[S]) -> tuple[str, str]:
+        report = verify_rules(record(folder, steps, ORGANIZER_GOAL))
+        return report.verdict, why(report)
+
+    opened = run(tmp_path / "opened", [S(week, Click(point=_at(90, 92)), cal, "2024年3月 · 林晓"),
+                                       S(real, Finished(content="jie.sun@northwind.example"), f"{cal}e/4",
+                                         "定价委员会 · 林晓")])  # fmt: skip
+    assert opened[0] == "completed", opened
+    own = run(tmp_path / "made", [S(week, Click(point=_at(450, 32)), cal, "2024年3月 · 林晓"),
+                                  S(new, Click(point=_at(200, 92)), f"{cal}new", "新建日程 · 林晓"),
+                                  S(new, Type(content="定价委员会"), f"{cal}new", "新建日程 · 林晓"),
+                                  S(new, Click(point=_at(54, 212)), f"{cal}new", "新建日程 · 林晓"),
+                                  S(made, Finished(content="lin.xiao@northwind.example"), f"{cal}e/15",
+                                    "定价委员会 · 林晓")])  # fmt: skip
+    assert own[0] != "completed", own

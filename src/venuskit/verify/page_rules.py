@@ -1672,6 +1672,7 @@ def answered(kp: str, steps: Sequence[Evidence], read: R.Read, lines: Lines | No
     found = answer_at_field(kp, steps, lines, answer_in_place(kp, steps, lines, found, answer), answer)
     found = answer_ranked(kp, steps, lines, answer_on_its_row(kp, steps, lines, found, answer), answer)
     found = answer_not_one_row(kp, steps, lines, found, answer)
+    found = answer_not_self_made(kp, steps, read, found, answer)
     found = answer_count_on_item(kp, steps, lines, answer_item_shown(kp, steps, lines, found), answer)
     return answer_not_chrome(kp, steps, lines, found, answer)
 
@@ -1705,6 +1706,27 @@ def _named_rows(kp: str, lines: Lines | None) -> R.Read | None:
     if not names or lines is None:
         return None
     return lambda e: "\n".join(t for _, t in R.text_rows(lines(e)) if any(T.ocr_contains(t, n) for n in names))
+
+
+# The title of a form that makes a new item ("新建日程", "New event", "Compose")
+_NEW_TITLE = re.compile(r"\b(?:new|create|compose)\b|新建|创建|新邮件|写邮件|发帖|新增", re.I)
+
+
+def answer_not_self_made(kp: str, steps: Sequence[Evidence], read: R.Read, found: Result | None,
+                         answer: str | None = None) -> Result | None:  # fmt: skip
+    """A question about an item it quotes ("下周的“定价委员会”是谁组织的？") asks about what exists: when the agent
+    typed that name into a form that makes a new item ("新建日程") and the answer was on no screen before, it was read
+    off the item the agent made (its own address as the organiser), so the keypoint is left undecided."""
+    if found is None or found[0] != "satisfied":
+        return found
+    rest, answer = T.answer_keypoint(kp) or "", (R.final_answer(steps) if answer is None else answer) or ""
+    quoted = T.quoted(rest)
+    made = [s for s, e in enumerate(steps) if quoted and _NEW_TITLE.search(R.page_item(e.title))
+            and any(T.contains(t, q) for t in R.typed_texts(e) for q in quoted)]  # fmt: skip
+    if not made or any(R._seen_at(v, steps[: made[0]], read) is not None for v in T.answer_values(answer)):
+        return found
+    return "not_visible", None, f"{found[2]}; but only after the agent typed {quoted[0]!r} into a new item's form " \
+                                f"(step {made[0]}): the answer may be of the item it made"  # fmt: skip
 
 
 def answer_not_one_row(kp: str, steps: Sequence[Evidence], lines: Lines | None, found: Result | None,
