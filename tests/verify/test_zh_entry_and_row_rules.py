@@ -11,6 +11,7 @@ from verify_helpers import S, cjk_font_path, png, record, verify_rules, why
 
 from venuskit.actions.types import Click, Finished, Point, Type
 from venuskit.verify import rules as R
+from venuskit.verify.keypoints import split_goal
 
 BASE = "http://127.0.0.1:8000"
 SIZE = (640, 400)
@@ -215,3 +216,72 @@ def test_an_answer_read_off_an_item_the_agent_made_itself_is_no_answer(tmp_path:
                                   S(made, Finished(content="lin.xiao@northwind.example"), f"{cal}e/15",
                                     "定价委员会 · 林晓")])  # fmt: skip
     assert own[0] != "completed", own
+
+
+# ---- one-click acts and a masked change in Chinese -----------------------------------------------------------------
+
+ISSUES = ["山径周刊 第41期", "山径周刊 第42期", "山径周刊 第43期"]
+ARCHIVE_GOAL = "把山径周刊的三封通讯（“山径周刊 第41期”“山径周刊 第42期”“山径周刊 第43期”）归档，清理收件箱。"
+
+
+def _archive(tmp: Path, issues: list[str], undo: bool = False) -> tuple[str, str]:
+    """Open each issue from the inbox and click 归档 on its page; maybe move the first back to the inbox."""
+    steps = []
+    for name in issues:
+        inbox = _zh([(30, 20, "收件箱"), (30, 80, name)])
+        page = _zh([(30, 20, name), (30, 80, "归档"), (200, 80, "移到收件箱")])
+        steps += [S(inbox, Click(point=_at(100, 92)), f"{BASE}/mail/inbox", "收件箱 · 林晓"),
+                  S(page, Click(point=_at(54, 92)), f"{BASE}/mail/m/{ISSUES.index(name)}", f"{name} · 林晓")]
+    if undo:
+        page = _zh([(30, 20, issues[0]), (30, 80, "归档"), (200, 80, "移到收件箱")])
+        steps.append(S(page, Click(point=_at(260, 92)), f"{BASE}/mail/m/0", f"{issues[0]} · 林晓"))
+    steps.append(S(_zh([(30, 20, "收件箱")]), Finished(), f"{BASE}/mail/inbox", "收件箱 · 林晓"))
+    report = verify_rules(record(tmp, steps, ARCHIVE_GOAL))
+    return report.verdict, why(report)
+
+
+def test_three_mails_a_chinese_goal_counts_are_each_archived_on_their_own_page(tmp_path: Path):
+    """Before: "三封" did not say "each", so one page had to be about all three names, and no run was decided; and
+    移到收件箱 did not take an archive back."""
+    all_three = _archive(tmp_path / "three", ISSUES)
+    assert all_three[0] == "completed", all_three
+    two = _archive(tmp_path / "two", ISSUES[:2])
+    assert two[0] != "completed", two
+    undone = _archive(tmp_path / "undone", ISSUES, undo=True)
+    assert undone[0] != "completed", undone
+
+
+def test_this_mail_carries_the_mail_an_earlier_step_names():
+    goal = "把邮件“您的家庭保险保单”的附件保存到云盘，然后把这封邮件归档。"
+    assert split_goal(goal) == ["把邮件“您的家庭保险保单”的附件保存到云盘", "把这封邮件归档 (邮件“您的家庭保险保单”)"]
+
+
+def test_a_chinese_password_change_is_committed_by_its_own_label(tmp_path: Path):
+    """Before: "修改密码" was no label the rule took as the keypoint's own words, so the change was undecided."""
+    goal = "把密码从“northwind-2024”改为“Lagoon-Otter-58”。"
+    form = _zh([(30, 20, "密码"), (30, 80, "当前密码"), (30, 140, "新密码"), (30, 200, "确认新密码"), (30, 260, "修改密码")])
+    url, title = f"{BASE}/settings/?s=password", "设置 · 林晓"
+
+    def run(folder: Path, said: str) -> tuple[str, str]:
+        steps = [S(form, Click(point=_at(300, 100)), url, title), S(form, Type(content="northwind-2024"), url, title),
+                 S(form, Click(point=_at(300, 160)), url, title), S(form, Type(content="Lagoon-Otter-58"), url, title),
+                 S(form, Click(point=_at(300, 220)), url, title), S(form, Type(content="Lagoon-Otter-58"), url, title),
+                 S(form, Click(point=_at(78, 272)), url, title),
+                 S(_zh([(30, 20, "密码"), (30, 330, said)]), Finished(), url, title)]  # fmt: skip
+        report = verify_rules(record(folder, steps, goal))
+        return report.verdict, why(report)
+
+    done = run(tmp_path / "done", "密码已修改。")
+    assert done[0] == "completed", done
+    refused = run(tmp_path / "refused", "当前密码错误。")
+    assert refused[0] != "completed", refused
+
+
+def test_a_save_to_drive_that_also_asks_a_star_is_not_done_by_the_save_alone(tmp_path: Path):
+    goal = "把邮件“您的家庭保险保单”附带的 PDF 保存到云盘并在云盘中加星标。"
+    mail = _zh([(30, 20, "您的家庭保险保单"), (30, 80, "保单.pdf"), (30, 140, "保存到云盘")])
+    saved = _zh([(30, 20, "您的家庭保险保单"), (30, 80, "保单.pdf"), (30, 140, "保存到云盘"), (30, 260, "已保存到云盘")])
+    steps = [S(mail, Click(point=_at(90, 152)), f"{BASE}/mail/m/45", "您的家庭保险保单 · 林晓"),
+             S(saved, Finished(), f"{BASE}/mail/m/45", "您的家庭保险保单 · 林晓")]  # fmt: skip
+    report = verify_rules(record(tmp_path / "saved", steps, goal))
+    assert report.verdict != "completed", why(report)

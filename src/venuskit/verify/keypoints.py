@@ -313,6 +313,7 @@ def split_goal(goal: str) -> list[str]:
         clauses += parts
     for clause in _outcomes(clauses):
         point = _tidy(_unmask(clause, spans))
+        point = _with_antecedent(point, points)
         if points and points[-1].startswith("Answer:") and _QUALIFIER.match(point.removeprefix("Answer: ")):
             qualifier = re.sub(r"^answer\s+", "", point.removeprefix("Answer: "), flags=re.IGNORECASE)
             points[-1] = f"{points[-1]} ({qualifier})"  # "How much ...? Answer with X" is one point
@@ -321,6 +322,20 @@ def split_goal(goal: str) -> list[str]:
         elif len(point) > 1 and point not in points:
             points.append(point)
     return points + [p for p in sort_points(goal) if p not in points]
+
+
+# "把这封邮件归档" after "把邮件“X”的附件保存到云盘": the mail a demonstrative points back to, named by the step before
+_ZH_THIS_MAIL = re.compile(r"这封邮件|该邮件|此邮件|这封信")
+_ZH_NAMED_MAIL = re.compile(r"邮件\s*[“\"](?P<name>[^”\"]+)[”\"]")
+
+
+def _with_antecedent(point: str, before: list[str]) -> str:
+    """A keypoint that names its mail only as "这封邮件" carries the mail an earlier keypoint quotes (the last one),
+    as context: "把这封邮件归档 (邮件“X”)"."""
+    if QUOTED.search(point) or not _ZH_THIS_MAIL.search(point):
+        return point
+    named = [m.group("name") for p in before for m in _ZH_NAMED_MAIL.finditer(p)]
+    return f"{point} (邮件“{named[-1]}”)" if named else point
 
 
 # "…, then save" / "and save it": a save with no object of its own commits the step before it (as "并保存" does in

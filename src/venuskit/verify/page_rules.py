@@ -873,6 +873,8 @@ def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | 
     asked, quoted = _put_asked(kp), T.quoted(kp)
     if asked is None or not quoted or lines is None:
         return None
+    if R.one_click_verbs(kp):
+        return None  # "…保存到云盘并在云盘中加星标": the star is asked too, and the save alone shows only half
     s = _put_step(*asked, quoted, steps, lines)
     if s is None:
         return None
@@ -1201,6 +1203,9 @@ _REFUSED = re.compile(r"\b(?:must|invalid|incorrect|wrong|error|failed|not|canno
 _MASKED = re.compile(r"\b(?:password|passcode|pin)\b|密码", re.I)
 
 
+_ZH_CHANGE_LABEL = re.compile(r"^\W*(?:修改|更改|重置|设置|确认)")  # "修改密码": a change committed in Chinese
+
+
 def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """"Change your password from "A" to "B"": every quoted value was typed (in the keypoint's order) into fields that
     did not show it (masked), on one page; then a click on a label made of the keypoint's own words ("Change
@@ -1222,7 +1227,8 @@ def masked_entry(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Res
     label = R.clicked_word(steps[commit]) or ""
     own = set(re.findall(r"[a-z]+", T.unquoted(kp).casefold()))
     words = re.findall(r"[a-z]+", label.casefold())
-    if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label)) or R.OPENS_FORM.match(label):
+    if not (words and set(words) <= own or R._SUBMIT_LABEL.match(label) or _ZH_CHANGE_LABEL.match(label)) \
+            or R.OPENS_FORM.match(label):  # fmt: skip
         return None
     fresh = [t for t in _new_lines(steps[commit], steps[commit + 1], lines) if _MASKED.search(t) and _DONE.search(t)
              and not _REFUSED.search(t)]  # "The new password must have …" names it too, and refuses it  # fmt: skip

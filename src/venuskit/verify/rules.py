@@ -82,10 +82,10 @@ _SUBMIT_LABEL = re.compile(r"^\W*(send|submit|save|post|publish|confirm|place or
                            r"发送|提交|保存|存草稿|存为|确认|发布|付款|支付|转账|登录|添加|加入|创建|新建|回复|更新|应用|申请|"
                            r"预订|预约|购买|下单|评论|完成)", re.I)  # fmt: skip
 _UNDO_LABEL = re.compile(r"^\W*(delete|trash|remove|unstar|undo|leave|discard|move to inbox|to inbox|restore|"
-                         r"删除|撤销|移除|退出|恢复|取消星标)", re.I)  # fmt: skip
+                         r"删除|撤销|移除|退出|恢复|取消星标|移到收件箱|移回收件箱)", re.I)  # fmt: skip
 _DELETE_LABEL = re.compile(r"^\W*(delete|trash|remove|discard|move to trash|删除|移除|移到废纸篓)", re.I)
 _ASKS_REMOVAL = re.compile(r"\b(delete|remove|trash|discard|empty|clear|purge|unstar|leave|restore|undo|cancel|"
-                           r"decline|archive|drop|take .* out)\b|删除|移除|退出|恢复|取消", re.I)  # fmt: skip
+                           r"decline|archive|drop|take .* out)\b|删除|移除|退出|恢复|取消|归档", re.I)  # fmt: skip
 # Imperatives whose whole effect is one click on a button of the same name, on the item's own page.
 _ONE_CLICK = ("star", "unstar", "archive", "accept", "decline", "join", "leave", "like", "restore", "trash",
               "delete", "unarchive", "mark")  # fmt: skip
@@ -707,6 +707,10 @@ def one_click_verbs(kp: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# Several items, each acted on ("都", "分别", "三封通讯（“A”“B”“C”）"): a count of them says so too
+_ZH_EACH = re.compile(r"都|分别|两|各|所有|全部|这些|[三四五六七八九十]\s*[封个份条篇件项张场]")
+
+
 def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     """A one-click keypoint ("Star the email "X"", "Join the "Book Club" group", "Give both a Like", "Bring it back
     to the inbox" = restore): on a page about the quoted item, the agent clicked a label that starts with the
@@ -717,7 +721,7 @@ def one_click(kp: str, steps: Sequence[Evidence]) -> Result | None:
     if verb not in _ONE_CLICK or not quoted or zh and set(needles(kp)) - set(quoted):
         return None  # a Chinese keypoint that also names a value asks more than the click
     by = _BY_DOING.search(own_words(kp))
-    each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or re.search("都|分别|两|各", own_words(kp))
+    each = len(quoted) > 1 and bool(_EACH.search(own_words(kp)) or _ZH_EACH.search(own_words(kp))
                                     or by is not None and by.group("what").casefold() != "it")  # fmt: skip
     groups = [[q] for q in quoted] if each else [quoted]
     final = bool(_FOR_GOOD.search(own_words(kp)))  # "Permanently delete": the label must say so too
@@ -931,7 +935,7 @@ def _changed(before: Evidence, after: Evidence, least: float = _UNCHANGED) -> bo
 
 # Labels that bring back what a removal took away (an archived mail moved back, a deleted file restored).
 _REVERSE_LABEL = re.compile(r"^\W*(undo|restore|move\s*to\s*inbox|unarchive|recover|put\s*back|"
-                            r"撤销|恢复|还原|移回收件箱|取消归档)", re.I)  # fmt: skip
+                            r"撤销|恢复|还原|移回收件箱|移到收件箱|移至收件箱|取消归档)", re.I)  # fmt: skip
 # The trash's own page, where a row that goes was brought back or deleted for good; and a keypoint that asks for the
 # latter
 _TRASH_PAGE = re.compile(r"\b(?:trash|bin|deleted items)\b|回收站|已删除", re.I)
