@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, cjk_font_path, middle, png, record, screen, verify_rules, why, zh_screen
+from verify_helpers import S, cjk_font_path, middle, png, screen, verdict_of, zh_screen
 
 from venuskit.actions.types import Click, Finished, Point, Type
 
@@ -47,8 +47,7 @@ def _send(tmp: Path, box: str) -> tuple[str, str]:
              S(_picker(None), Click(point=_box(box)), url, "New message"),
              S(_picker(box), Click(point=Point(60 / SIZE[0], 312 / SIZE[1])), url, "New message"),
              S(screen(["Inbox", "Mail sent"]), Finished(), f"{BASE}/mail/inbox?flash=mail_sent", "Inbox")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, GOAL)
 
 
 def test_a_file_is_attached_by_the_box_on_its_row(tmp_path: Path):
@@ -78,8 +77,7 @@ def _zh_send(tmp: Path, names: list[str]) -> tuple[str, str]:
              S(picker, Click(point=Point((30 + font.getlength("发送") / 2) / SIZE[0], (30 + 50 * (len(lines) - 1) + 12)
                                          / SIZE[1])), url, "新邮件"),
              S(zh_screen(["收件箱", "邮件已发送"]), Finished(), f"{BASE}/mail/inbox?flash=mail_sent", "收件箱")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, ZH_GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, ZH_GOAL)
 
 
 def test_a_file_name_whose_extension_wraps_is_picked_by_its_name_unless_two_files_share_it(tmp_path: Path):

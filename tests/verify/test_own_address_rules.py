@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify_helpers import S, middle, record, screen, verify_rules, why
+from verify_helpers import S, middle, screen, verdict_of
 
 from venuskit.actions.types import Click, Finished, Point, Type
 
@@ -38,8 +38,7 @@ def _mail(tmp: Path, to: str, body: str | None, *, profile: bool = True) -> tupl
     sent = screen(["Inbox", "Message sent", to, "Desk move on Friday"])
     steps += [S(form(*typed), Click(point=middle(4, "Send")), url, title),
               S(sent, Finished(content="Done."), f"{APP}/mail/inbox", "Inbox · Alex Morgan")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, GOAL)
 
 
 def test_a_mail_to_the_address_the_profile_gives_as_the_users_own(tmp_path: Path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, cjk_font_path, png, record, verify_rules, why
+from verify_helpers import S, cjk_font_path, png, record, verdict_of, verify_rules, why
 
 from venuskit.actions.types import Click, Finished, Point, Type
 from venuskit.verify import rules as R
@@ -50,8 +50,7 @@ def _payees(tmp: Path, iban: str, *, then_transfer: bool = False) -> tuple[str, 
                   S(_zh(review), Click(point=_at(78, 212)), f"{BASE}/bank/transfer", "转账 · 林晓")]  # fmt: skip
         listed = [(30, 20, "转账已提交。")]
     steps.append(S(_zh(listed), Finished(), url, title))
-    report = verify_rules(record(tmp, steps, PAYEE_GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, PAYEE_GOAL)
 
 
 
@@ -101,8 +100,7 @@ def _add_row(tmp: Path, row: int, goal: str, new: tuple[str, ...] = NEW) -> tupl
     for x, value in zip(COLS.values(), new, strict=True):
         steps += [S(before, Click(point=_at(x, 72 + 40 * (row - 1))), url, title), S(before, Type(content=value), url, title)]
     steps += [S(before, Click(point=_at(584, 372)), url, title), S(_sheet(after_rows), Finished(), url, title)]
-    report = verify_rules(record(tmp, steps, goal))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, goal)
 
 
 def test_a_new_row_given_by_columns_goes_after_the_last_row(tmp_path: Path):
@@ -127,8 +125,7 @@ def _guide(tmp: Path, answer: str, opened: str = "差旅报销指南.pdf") -> tu
     row = 80 if opened == "差旅报销指南.pdf" else 140
     steps = [S(drive, Click(point=_at(110, row + 12)), f"{BASE}/drive/", "我的云盘 · 林晓"),
              S(table, Finished(content=answer), f"{BASE}/drive/f/1", f"{opened} · 林晓")]  # fmt: skip
-    report = verify_rules(record(tmp, steps, GUIDE_GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, GUIDE_GOAL)
 
 
 def test_a_file_opened_by_its_chinese_description_and_the_code_on_the_row_the_question_names(tmp_path: Path):
@@ -153,8 +150,7 @@ def test_the_department_name_is_read_at_its_label_and_the_users_name_in_the_titl
     def run(folder: Path, answer: str) -> tuple[str, str]:
         steps = [S(profile, Click(point=_at(60, 32)), f"{BASE}/settings/?s=profile", "设置 · 林晓"),
                  S(profile, Finished(content=answer), f"{BASE}/settings/?s=profile", "设置 · 林晓")]  # fmt: skip
-        report = verify_rules(record(folder, steps, DEPT_GOAL))
-        return report.verdict, why(report)
+        return verdict_of(folder, steps, DEPT_GOAL)
 
     right = run(tmp_path / "right", "Product")
     assert right[0] == "completed", right
@@ -178,8 +174,7 @@ def _forward_chips(tmp: Path, drop: bool) -> tuple[str, str]:
         steps.append(S(form, Click(point=_at(120, 272)), url, title))
     steps += [S(form, Click(point=_at(54, 352)), url, title),
               S(_zh([(30, 20, "收件箱"), (30, 80, "邮件已发送")]), Finished(), f"{BASE}/mail/inbox", "收件箱 · 林晓")]
-    report = verify_rules(record(tmp, steps, FWD_GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, FWD_GOAL)
 
 
 def test_an_attachment_the_goal_leaves_out_must_be_taken_off_the_forward(tmp_path: Path):
@@ -202,8 +197,7 @@ def test_an_answer_read_off_an_item_the_agent_made_itself_is_no_answer(tmp_path:
     cal = f"{BASE}/calendar/"
 
     def run(folder: Path, steps: list[S]) -> tuple[str, str]:
-        report = verify_rules(record(folder, steps, ORGANIZER_GOAL))
-        return report.verdict, why(report)
+        return verdict_of(folder, steps, ORGANIZER_GOAL)
 
     opened = run(tmp_path / "opened", [S(week, Click(point=_at(90, 92)), cal, "2024年3月 · 林晓"),
                                        S(real, Finished(content="jie.sun@northwind.example"), f"{cal}e/4",
@@ -236,8 +230,7 @@ def _archive(tmp: Path, issues: list[str], undo: bool = False) -> tuple[str, str
         page = _zh([(30, 20, issues[0]), (30, 80, "归档"), (200, 80, "移到收件箱")])
         steps.append(S(page, Click(point=_at(260, 92)), f"{BASE}/mail/m/0", f"{issues[0]} · 林晓"))
     steps.append(S(_zh([(30, 20, "收件箱")]), Finished(), f"{BASE}/mail/inbox", "收件箱 · 林晓"))
-    report = verify_rules(record(tmp, steps, ARCHIVE_GOAL))
-    return report.verdict, why(report)
+    return verdict_of(tmp, steps, ARCHIVE_GOAL)
 
 
 def test_three_mails_a_chinese_goal_counts_are_each_archived_on_their_own_page(tmp_path: Path):
@@ -268,8 +261,7 @@ def test_a_chinese_password_change_is_committed_by_its_own_label(tmp_path: Path)
                  S(form, Click(point=_at(300, 220)), url, title), S(form, Type(content="Lagoon-Otter-58"), url, title),
                  S(form, Click(point=_at(78, 272)), url, title),
                  S(_zh([(30, 20, "密码"), (30, 330, said)]), Finished(), url, title)]  # fmt: skip
-        report = verify_rules(record(folder, steps, goal))
-        return report.verdict, why(report)
+        return verdict_of(folder, steps, goal)
 
     done = run(tmp_path / "done", "密码已修改。")
     assert done[0] == "completed", done

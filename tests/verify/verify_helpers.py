@@ -31,6 +31,12 @@ def verify_rules(folder: Path):
     return verify_episode(folder, make_judges("ocr,log"), SGVConfig())
 
 
+def verdict_of(root: Path, steps: list[S], goal: str) -> tuple[str, str]:
+    """Record `steps` under `root` and verify them by the rule judges: (verdict, `why`)."""
+    report = verify_rules(record(root, steps, goal))
+    return report.verdict, why(report)
+
+
 def why(report) -> str:  # noqa: ANN001 - an SGVReport
     """Every non-abstaining vote's reason, joined: what an assertion message should show."""
     return " | ".join(v.reason for k in report.keypoints for v in k.votes if v.status != "abstain")

@@ -2080,10 +2080,7 @@ def _other_record(text: str, codes: list[str], asked: set[tuple[int, int]]) -> b
     return other_code or other_day
 
 
-def _same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    """Two text boxes overlap by half the shorter one's height: one row of a list or table."""
-    overlap = min(a[3], b[3]) - max(a[1], b[1])
-    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+_same_row = R.same_row  # one row of a list or table (rules.py holds it: its own checks read rows too)
 
 
 # A question that names the field its answer is read from: "(with the status)", "(请回答类别)", "(Tell me its

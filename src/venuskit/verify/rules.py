@@ -319,10 +319,21 @@ def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read, lines: L
     reads it (the box beside a file's name in a picker). A value that only came into view as the agent scrolled is
     one choice of a list (a file picker), not an entry."""
     start = _form_start(steps, s)
-    picked = any(clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value)
-                                 or _picked_file(e, value, read) or on_row_of(e, value, lines))
+    picked = any(clicked_on(e, value, lines) or clicked(e) and _picked_file(e, value, read)
                  for e in steps[start:s + 1])  # fmt: skip
     return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
+
+
+def clicked_on(e: Evidence, value: str, lines: Lines | None) -> bool:
+    """A click on `value`: on its words (under the click, or the control's label), or on the row that reads it."""
+    return clicked(e) and (T.contains(" ".join(e.under), value) or T.contains(target(e), value)
+                           or on_row_of(e, value, lines))  # fmt: skip
+
+
+def same_row(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Two text boxes overlap by half the shorter one's height: one row of a list or table."""
+    overlap = min(a[3], b[3]) - max(a[1], b[1])
+    return overlap >= 0.5 * min(a[3] - a[1], b[3] - b[1])
 
 
 def click_y(step: Evidence) -> float | None:
@@ -453,9 +464,7 @@ def left_in(gone: list[str], steps: Sequence[Evidence], s: int, read: Read | Non
     if not gone or read is None or steps[start].png is None:
         return []
     shown = read(steps[start])
-    return [g for g in gone if _on_form(shown, g) and not any(
-        clicked(e) and (T.contains(" ".join(e.under), g) or T.contains(target(e), g) or on_row_of(e, g, lines))
-        for e in steps[start : s])]  # fmt: skip
+    return [g for g in gone if _on_form(shown, g) and not any(clicked_on(e, g, lines) for e in steps[start:s])]
 
 
 # Where the user's own account is shown, and the label of its address there ("Email", "邮箱")
@@ -475,9 +484,8 @@ def own_addresses(steps: Sequence[Evidence], lines: Lines | None) -> set[str]:
         labels = [b for b, t in shown if _ADDRESS_LABEL.match(t)]
         for b, t in shown:
             for label in labels:
-                height = label[3] - label[1]
-                row = min(b[3], label[3]) - max(b[1], label[1]) >= 0.5 * min(height, b[3] - b[1]) and b[0] >= label[2]
-                below = 0 <= b[1] - label[3] <= 2 * height + 10 and abs(b[0] - label[0]) <= 40
+                row = same_row(b, label) and b[0] >= label[2]
+                below = 0 <= b[1] - label[3] <= 2 * (label[3] - label[1]) + 10 and abs(b[0] - label[0]) <= 40
                 if row or below:
                     found |= {a.casefold() for a in T.emails(t)}
     return found
