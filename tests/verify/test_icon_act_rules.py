@@ -12,8 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PIL import ImageFont
-from verify_helpers import S, cjk_font_path, record, verify_rules, why, zh_screen
+from verify_helpers import S, record, verify_rules, why, zh_screen, zh_word_at
 
 from venuskit.actions.types import Click, Finished, Point
 from venuskit.flywheel.icons import world_icons
@@ -147,22 +146,42 @@ def test_a_file_deleted_then_restored_by_the_arrow_on_its_row_in_the_trash_is_no
     assert back[0] != "completed", back
 
 
-def _word_at(line: str, word: str, row: int) -> Point:
-    """The centre of `word` in `line` drawn by `zh_screen` as row `row`."""
-    font = ImageFont.truetype(cjk_font_path(), 26)
-    x = 30 + font.getlength(line[: line.index(word)]) + font.getlength(word) / 2
-    return Point(x / SIZE[0], (30 + 50 * row + 15) / SIZE[1])
-
-
 def test_a_reaction_is_its_label_without_the_picture_ocr_reads_before_it(tmp_path: Path):
     goal = 'React with Love to Felix Larsen\'s forum post "Lost and found: grey scarf".'
     post = ["Lost and found: grey scarf", "Felix Larsen", "凸 Like   ○ Love   ? Funny"]
     loved = ["Lost and found: grey scarf", "Felix Larsen", "凸 Like   ○ Love 1   ? Funny"]
-    love = _word_at(post[2], "Love", 2)
+    love = zh_word_at(post[2], "Love", 2)
     steps = [S(zh_screen(post), Click(point=love), None, "Lost and found: grey scarf · Alex Morgan")]
     right = _run(tmp_path / "love", steps, goal, zh_screen(loved))
     assert right[0] == "completed", right
-    like = _word_at(post[2], "Like", 2)
+    like = zh_word_at(post[2], "Like", 2)
     wrong = _run(tmp_path / "like", [S(zh_screen(post), Click(point=like), None, steps[0].title)], goal,
                  zh_screen(["Lost and found: grey scarf", "Felix Larsen", "凸 Like 1   ○ Love   ? Funny"]))  # fmt: skip
     assert wrong[0] != "completed", wrong
+
+
+SAVE_STAR_GOAL = "把邮件“您的家庭保险保单”附带的 PDF 保存到云盘并在云盘中加星标。"
+
+
+def test_an_attachment_saved_to_drive_then_starred_there_by_the_icon_on_its_row(shot, tmp_path: Path):
+    """Before: the save alone showed half of the keypoint, and nothing checked the star, so a right run stayed
+    `uncertain`. The file is the one PDF the mail's page showed."""
+    files = ["入职清单.docx", "2024 家庭保单.pdf", "团建议程.pdf"]
+    mail_lines = ["您的家庭保险保单", "SafeNest Insurance", "2024 家庭保单.pdf   18 KB", "查看   下载   保存到云盘"]
+    mail, saved = zh_screen(mail_lines), zh_screen([*mail_lines, "已保存到云盘"])
+    title = "您的家庭保险保单 · 林晓"
+    save = S(mail, Click(point=zh_word_at(mail_lines[3], "保存到云盘", 3)), None, title)
+    drive = shot("我的云盘", [(f, False) for f in files])
+    away = S(saved, Click(point=Point(0.05, 0.05)), None, title)
+
+    def star_row(row: int) -> tuple[str, str]:
+        end = shot("我的云盘", [(f, i == row) for i, f in enumerate(files)])
+        steps = [save, away, S(drive, Click(point=at(STAR_X, row)), None, "我的云盘 · 林晓")]
+        return _run(tmp_path / f"row{row}", steps, SAVE_STAR_GOAL, end)
+
+    right = star_row(1)
+    assert right[0] == "completed", right
+    other = star_row(2)  # another PDF's star
+    assert other[0] != "completed", other
+    unstarred = _run(tmp_path / "save_only", [save, away], SAVE_STAR_GOAL, drive)
+    assert unstarred[0] != "completed", unstarred

@@ -51,6 +51,18 @@ def test_a_chinese_scene_sentence_is_context_of_the_request():
     assert split_goal("你误删了邮件“租约”。把它恢复到收件箱。") == ["把它恢复到收件箱 (你误删了邮件“租约”)"]
     # "你需要…" asks for something: a keypoint, not a scene
     assert len(split_goal("你需要把密码改为“abc”。然后回复 IT。")) == 2
+    # a chain of scenes: what someone did, then where a fact is written, before the polite request
+    assert split_goal("周敏在论坛提问“野餐几点集合？”。时间写在高远的帖子“周日野餐安排”里。请在周敏的帖子下评论，告诉对方集合时间。") == [
+        "请在周敏的帖子下评论，告诉对方集合时间 (周敏在论坛提问“野餐几点集合？”; 时间写在高远的帖子“周日野餐安排”里)"]
+    # what someone did (了) before a request that opens with its verb; a scene before a scene
+    assert split_goal("陈晨在邮件中建议了复盘会的时间。把它加到日历中，然后回复确认。") == [
+        "把它加到日历中 (陈晨在邮件中建议了复盘会的时间)", "回复确认"]
+    assert split_goal("经理发邮件请你报销广州出差。发票都在云盘的 PDF“票据”里。请在 FinPortal 中填写报销单并提交。") == [
+        "请在 FinPortal 中填写报销单并提交 (经理发邮件请你报销广州出差; 发票都在云盘的 PDF“票据”里)"]
+    # a sentence that opens with 请 asks, and a statement before a request with no 请 stays a keypoint
+    assert len(split_goal("请查看活期账户：扣款出现了两次。给客服发邮件申请退款。")) == 2
+    assert len(split_goal("预算表的 B2 应为 3600。把表格发给王芳。")) == 2
+    assert len(split_goal("预算表的 B2 应为 3600。请把表格发给王芳。")) == 2  # a modal asks
 
 
 def test_then_starts_a_step_whatever_its_verb():
@@ -95,3 +107,14 @@ def test_an_adverb_of_sequence_before_the_next_verb_still_starts_a_step():
     assert split_goal(goal) == ["Change the quantity of the Desk Plant in your cart from one to two",
                                 'Post in the "Trail Runners" group with the title "Hi" and the text "Yo"']  # fmt: skip
     assert split_goal("Buy milk, and also eggs.") == ["Buy milk, and also eggs"]
+
+
+def test_a_sentence_that_only_moves_the_view_before_a_question_is_its_context():
+    """Before: "把日历切换到周视图并翻到下一周" was a keypoint no rule decides, so a right answer stayed `uncertain`."""
+    zh = split_goal("把日历切换到周视图并翻到下一周。“合作伙伴研讨会”几点结束？请用 HH:MM 格式回答。")
+    assert zh == ["Answer: “合作伙伴研讨会”几点结束？ (把日历切换到周视图并翻到下一周) (请用 HH:MM 格式回答)"], zh
+    en = split_goal('Switch the calendar to the month view, then go to next month. When is "Offsite"? Answer with the date.')
+    assert len(en) == 1 and en[0].startswith('Answer: When is "Offsite"?'), en
+    # before a request it is a step (the request may need that view), and a view move with more to it is one too
+    assert split_goal('Go to next week and delete "Standup".') == ["Go to next week", 'Delete "Standup"']
+    assert len(split_goal("Go to next week and star the first event. Who organises it?")) == 3

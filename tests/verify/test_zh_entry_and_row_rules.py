@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
-from verify_helpers import S, cjk_font_path, png, record, verdict_of, verify_rules, why
+from verify_helpers import S, placed, record, verdict_of, verify_rules, why
 
 from venuskit.actions.types import Click, Finished, Point, Type
 from venuskit.verify import rules as R
@@ -20,14 +19,7 @@ PAYEE_GOAL = f"在银行中把 湖畔托儿所（IBAN {IBAN}）保存为新的�
 
 
 def _zh(texts: list[tuple[int, int, str]]) -> bytes:
-    """A screen with each (x, y, text) drawn in a 24 px Chinese font (the collection's simplified-Chinese face: its
-    first, Japanese, face draws 门 in a form OCR reads as 內)."""
-    img = Image.new("RGB", SIZE, "white")
-    draw = ImageDraw.Draw(img)
-    font = ImageFont.truetype(cjk_font_path(), 24, index=2)
-    for x, y, text in texts:
-        draw.text((x, y), text, fill="black", font=font)
-    return png(img)
+    return placed(texts, SIZE, 24)
 
 
 def _at(x: int, y: int) -> Point:

@@ -82,6 +82,24 @@ def zh_screen(lines: list[str], size: tuple[int, int] = (640, 400)) -> bytes:
     return png(img)
 
 
+def placed(texts: list[tuple[int, int, str]], size: tuple[int, int] = (640, 400), px: int = 22) -> bytes:
+    """A screen with each (x, y, text) drawn in `px` type, the CJK collection's simplified-Chinese face (its first,
+    Japanese, face draws 门 in a form OCR reads as 內 and spaces Latin words so wide that OCR splits a name)."""
+    img = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.truetype(cjk_font_path(), px, index=2)
+    for x, y, text in texts:
+        draw.text((x, y), text, fill="black", font=font)
+    return png(img)
+
+
+def zh_word_at(line: str, word: str, row: int, size: tuple[int, int] = (640, 400)) -> Point:
+    """The centre of `word` in `line` drawn by `zh_screen` as row `row`."""
+    font = ImageFont.truetype(cjk_font_path(), 26)
+    x = 30 + font.getlength(line[: line.index(word)]) + font.getlength(word) / 2
+    return Point(x / size[0], (30 + 50 * row + 15) / size[1])
+
+
 def pixel(png: bytes, x: int, y: int) -> tuple[int, int, int]:
     with Image.open(io.BytesIO(png)) as im:
         return im.convert("RGB").getpixel((x, y))

@@ -277,21 +277,57 @@ def _starts_step(text: str) -> bool:
 _ZH_REPORT = re.compile(r"^请?告诉我")
 
 
-def zh_scene(sentence: str, following: str) -> bool:
-    """A Chinese sentence that tells what happened to you before the request that follows it ("X通过邮件邀请你…",
-    "你误删了邮件“X”"): no step of its own at its start, no question, and "你" as the one it happened to (not "你需要",
-    which asks); or what someone did ("…转发了…") before a request that opens with 请."""
+def zh_scene(sentence: str, following: str, following_is_scene: bool = False) -> bool:
+    """A Chinese sentence that tells what happened before the request that follows it: no step of its own at its
+    start and no question, and either what happened to you ("X通过邮件邀请你…", "你误删了邮件“X”"; "你" as the one
+    it happened to, not "你需要", which asks), what someone did ("…转发了…"), or a plain statement with no request verb
+    outside its quoted names ("孙杰在论坛提问“…”", "时间写在黄娜的帖子“…”里"), before a request or another such
+    sentence."""
     plain = re.sub(r"\x00\d+\x00", "", sentence)
-    if not HAN_CHAR.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence):
+    if not HAN_CHAR.search(plain) or re.search(r"[?？]", plain) or _starts_step(sentence) or plain.startswith("请"):
         return False
-    if "了" in plain and following.lstrip().startswith("请"):
-        return True  # "欧阳雪转发了…的账单。请从活期账户…": what someone did, then the polite request
-    return "你" in plain and not re.search(r"你(?:需要|要|得|必须|应该|应|可以|来)", plain) and _starts_step(following)
+    request = following.lstrip().startswith("请") or _starts_step(following) or following_is_scene
+    if "了" in plain and request:
+        return True  # "欧阳雪转发了…的账单。请从活期账户…", "刘娜在邮件中提议了…。把它加到日历中…"
+    if "你" in plain and not re.search(r"你(?:需要|要|得|必须|应该|应|可以|来)", plain) and request:
+        return True
+    return not _ZH_ASKS.search(re.sub(r"写在|写着", "", plain)) and (following.lstrip().startswith("请") or
+                                                                    following_is_scene)  # fmt: skip
+
+
+# What makes a sentence ask: 请/把/将, a modal ("B2 应为 3600"), a request verb of several characters, or one of one
+# character where it acts as one ("发给", "改为"; not the noun "发票"). "写在…里" says where something is written.
+_ZH_ASKS = re.compile(rf"请|把|将|应|需|必须|务必|要|得|{_ZH_VERBS}|"
+                      r"[加发改存买写点打付删搜找选填输设回转](?=[一个件封份条到给为成上明入下掉出])")
 
 
 def _has_step(clause: str) -> bool:
     """The clause holds a verb of its own, outside quoted names (masked)."""
     return _starts_step(clause) or bool(_ZH_DO.search(re.sub(r"\x00\d+\x00", "", _ZH_PLACE.sub("", clause))))
+
+
+def _scenes(sentences: list[str]) -> list[bool]:
+    """Which sentences only set the scene for a later one, judged from the last back (a scene may precede a scene)."""
+    scene = [False] * len(sentences)
+    for i in range(len(sentences) - 2, -1, -1):
+        sentence, following = sentences[i], sentences[i + 1]
+        scene[i] = context_only(sentence) or zh_context(sentence, following) or zh_scene(sentence, following,
+                                                                                         scene[i + 1]) \
+            or view_only(sentence) and bool(_QUESTION_END.search(following.strip().rstrip("。.")))  # fmt: skip
+    return scene
+
+
+# Moving a view, and nothing else ("Switch the calendar to the week view and go to next week", "把日历切换到周视图并翻到
+# 下一周"): before a question, the way to where its answer is, which the answer shows; no keypoint of its own.
+_VIEW_MOVE = re.compile(r"^(?:switch|change|go|move|turn|navigate|flip|jump)\b[^.?]*\b(?:view|week|month|day|year)s?$",
+                        re.I)  # fmt: skip
+_ZH_VIEW_MOVE = re.compile(r"(?:切换|翻|跳转?|进入|转)到?[^，,。]{0,8}?(?:视图|[上下]一?个?(?:周|星期|月|天|年))$")
+
+
+def view_only(sentence: str) -> bool:
+    """The sentence only moves a view: each of its coordinated parts does (`_VIEW_MOVE`)."""
+    parts = [p for p in re.split(r"\s*(?:,|，|\band\b|\bthen\b|并且?|然后|再)\s*", sentence.strip(" .。")) if p]
+    return bool(parts) and all(_VIEW_MOVE.match(p) or _ZH_VIEW_MOVE.search(p) for p in parts)
 
 
 def split_goal(goal: str) -> list[str]:
@@ -301,9 +337,9 @@ def split_goal(goal: str) -> list[str]:
     clauses: list[str] = []
     context: list[str] = []  # scene-setting sentences: their names and values go with the next request
     sentences = _sentences(masked)
+    scene = _scenes(sentences)
     for i, sentence in enumerate(sentences):
-        following = sentences[i + 1] if i < len(sentences) - 1 else ""
-        if following and (context_only(sentence) or zh_context(sentence, following) or zh_scene(sentence, following)):
+        if scene[i]:
             context.append(sentence.strip().rstrip(".。"))
             continue
         parts = _zh_clauses(sentence) if HAN_CHAR.search(sentence) else _clauses(sentence)

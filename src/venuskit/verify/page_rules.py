@@ -873,13 +873,34 @@ def put_to(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | 
     asked, quoted = _put_asked(kp), T.quoted(kp)
     if asked is None or not quoted or lines is None:
         return None
-    if R.one_click_verbs(kp):
-        return None  # "…保存到云盘并在云盘中加星标": the star is asked too, and the save alone shows only half
     s = _put_step(*asked, quoted, steps, lines)
     if s is None:
         return None
-    return "satisfied", s + 1, f"on {steps[s].title!r} the agent clicked {_control(steps[s], lines)!r}; the page " \
-                               f"then said it was {_PAST[asked[0]]} to {asked[1]}"  # fmt: skip
+    done = f"on {steps[s].title!r} the agent clicked {_control(steps[s], lines)!r}; the page then said it was " \
+           f"{_PAST[asked[0]]} to {asked[1]}"  # fmt: skip
+    if R.one_click_verbs(kp):  # "…保存到云盘并在云盘中加星标": the star is asked too, and the save alone shows half
+        acted = _then_acted(kp, s, steps, lines)
+        return None if acted is None else ("satisfied", acted[0] + 1, f"{done}; {acted[1]}")
+    return "satisfied", s + 1, done
+
+
+def _then_acted(kp: str, s: int, steps: Sequence[Evidence], lines: Lines) -> tuple[int, str] | None:
+    """After a save at step `s`, every icon act the keypoint also asks done on the saved file's row (`icon_act`): the
+    file is the one file name the page of the save showed, of the kind the keypoint names ("PDF")."""
+    verbs = R.one_click_verbs(kp)
+    if any(v not in _ICON_ACTS for v in verbs):
+        return None
+    kind = re.search(r"\b(pdf|docx?|xlsx?|pptx?|csv|txt)\b", kp, re.I)
+    files = {t.strip() for _, t in lines(steps[s]) if T.FILE_EXT.search(t.strip()) and
+             (kind is None or t.strip().casefold().endswith("." + kind.group(1).casefold()))}  # fmt: skip
+    if len(files) != 1:
+        return None  # no file, or two the act could be on
+    name = files.pop()
+    acts = [(verb, _icon_act_on(verb, name, steps, lines)) for verb in verbs]
+    if any(found is None or found[0] <= s for _, found in acts):
+        return None
+    return max(found[0] for _, found in acts), "; ".join(f"{verb} {name!r}: the click at step {found[0]} on an icon "
+                                                         f"on its row {found[1]}" for verb, found in acts)  # fmt: skip
 
 
 def _put_step(verb: str, place: str, about: list[str], steps: Sequence[Evidence], lines: Lines) -> int | None:
@@ -2167,19 +2188,23 @@ def _names_key(text: str, asked: set[str]) -> bool:
     """A row's text shares a word with the question: a word of it begins with one ("Venuehire", as OCR glues it,
     for "venue"; "Subtotal" is not "total"), or it is an abbreviation of one ("Tot." for "total", "Amt." for
     "amount")."""
+    return bool(_named(text, asked))
+
+
+def _named(text: str, asked: set[str]) -> set[str]:
+    """The question's words a row's text names (`_names_key`); a Chinese row names its runs of characters that stand
+    whole in the question ("酒店住宿" in "酒店住宿应使用哪个…")."""
     toks = re.findall(r"[a-z]+\.?", text.casefold())
-    if any(re.search(_ZH_KEYS[w], text) for w in asked if w in _ZH_KEYS):
-        return True  # "合计 €47.10" is the total's row
+    named = {w for w in asked if w in _ZH_KEYS and re.search(_ZH_KEYS[w], text)}  # "合计 €47.10" is the total's row
     zh = [w[3:] for w in asked if w.startswith("zh:")]
-    if any(run in q for q in zh for run in re.findall(r"[\u3400-\u9fff]{2,}", text)):
-        return True  # a Chinese row's words, whole, in a Chinese question ("酒店住宿" in "酒店住宿应使用哪个…")
-    return any(tok.rstrip(".").startswith(w) or tok.endswith(".") and len(tok) >= 4 and w.startswith(tok[:-1])
-               for tok in toks for w in asked)  # fmt: skip
+    named |= {run for run in re.findall(r"[\u3400-\u9fff]{2,}", text) if any(run in q for q in zh)}
+    return named | {w for w in asked for tok in toks if tok.rstrip(".").startswith(w) or tok.endswith(".") and
+                    len(tok) >= 4 and w.startswith(tok[:-1])}  # fmt: skip
 
 
 def _figures(text: str) -> list[str]:
-    """The figures of a line, letters glued to them or not ("Tips20.00", "·14.90")."""
-    return [m.group(0) for m in _FIGURE.finditer(re.sub(r"[A-Za-z·]", " ", text))]
+    """The figures of a line, letters glued to them or not ("Tips20.00", "·14.90", "订单#48213已发货")."""
+    return [m.group(0) for m in _FIGURE.finditer(re.sub(r"[A-Za-z·\u3400-\u9fff]", " ", text))]
 
 
 def _sentence(row: str) -> bool:
@@ -2271,24 +2296,57 @@ def _rows(screen: tuple) -> list[str]:
     return list(dict.fromkeys(" ".join(t for c, t in ordered if _same_row(c, b)) for b, _ in screen))
 
 
+# The words that name what figure is asked, not whose it is: every account's card says 余额, every order's page Total
+# (and Shipping, a part of the total "shipping included" asks for).
+_WHAT_IS_ASKED = frozenset({"balance", "total", "amount", "sum", "price", "cost", "shipping", "subtotal", "tax", "fee",
+                            "delivery", "discount", "余额", "金额", "总额", "总计", "合计", "总金额", "价格", "费用",
+                            "总价", "运费", "小计", "税", "税费", "折扣", "手续费"})  # fmt: skip
+
+
 def _wrong_row(asked: set[str], v: str, steps: Sequence[Evidence], lines: Lines) -> str | None:
-    rival = None
+    """`v` stood on no row the question names, while a row it names showed another figure of `v`'s shape, on every
+    screen that shows `v` (a screen without such a rival row leaves it). An amount is judged across screens: it is
+    contradicted on any one screen with a rival when no row of `v` named the question, or when they named only what is
+    asked and a rival names whose it is (a balance read off another card: "日常活期账户 / €8,869.28" beside "储蓄账户 /
+    €12,800.00", a card's name above its figure; the same figure under "余额" on that account's own page)."""
+    rivals, alone, named = [], False, set()
     for e in steps:
         screen = lines(e) if e.png is not None else ()
-        here = [b for b, t in screen if v in _figures(t)]
-        for box in here:
-            row = " ".join(t for b, t in screen if _same_row(b, box))
-            if _names_key(row, asked) or _sentence(row):
+        for box in [b for b, t in screen if v in _figures(t)]:
+            row = _label_of(screen, box)
+            if _sentence(row) or _names_key(row, asked) and _shape(v) != "amount":
                 return None  # on a row the question names, or in a sentence (a mail's "could we meet at 13:30?")
-            others = [(t, f) for b, t in screen if not _same_row(b, box) and _names_key(t, asked)
-                      for f in _figures(" ".join(u for c, u in screen if _same_row(c, b)))
-                      if f != v and _shape(f) == _shape(v)]  # fmt: skip
-            if not others:
-                return None  # on a screen where no row the question names holds a figure of its kind
-            rival = rival or others[0]
-    if rival is None:
+            named |= _named(row, asked)
+            others = [(t, f) for b, u in screen if not _same_row(b, box) and not days(u) for f in _figures(u)
+                      if f != v and _shape(f) == _shape(v) for t in [_label_of(screen, b)] if _names_key(t, asked)]
+            rivals += others
+            alone = alone or not others  # fmt: skip
+    if _shape(v) == "amount" and named:  # a row of `v` named only what is asked, a rival names whose it is
+        rivals = [(t, f) for t, f in rivals if not named - _WHAT_IS_ASKED and _named(t, asked) - _WHAT_IS_ASKED]
+    elif alone:
+        return None  # on a screen where no row the question names holds a figure of its kind
+    if not rivals:
         return None
-    return f"{v!r} stood on no row the question names; the row {rival[0]!r} it names showed {rival[1]!r}"
+    return f"{v!r} stood on no row that names what the question asks about; the row {rivals[0][0]!r} it names " \
+           f"showed {rivals[0][1]!r}"  # fmt: skip
+
+
+def _label_of(screen: tuple, box: tuple[int, int, int, int]) -> str:
+    """The words that label the figure in `box`: its row's text; for a figure alone on its row, the nearest line of
+    words above it that starts where it starts, within three of its heights (a card's name over its balance)."""
+    row = " ".join(t for b, t in screen if _same_row(b, box))
+    if _words(row):
+        return row
+    h = box[3] - box[1]
+    above = [(b, t) for b, t in screen if b[3] <= box[1] and box[1] - b[3] <= 3 * h and abs(b[0] - box[0]) <= 30
+             and _words(t)]  # fmt: skip
+    return max(above, key=lambda bt: bt[0][3])[1] if above else row
+
+
+def _words(text: str) -> bool:
+    """Text that says something besides figures and currency: two letters or a Chinese character."""
+    rest = re.sub(r"EUR|USD|GBP|CNY|RMB", "", _FIGURE.sub(" ", text))
+    return bool(re.search(r"[A-Za-z]{2}|[\u3400-\u9fff]", rest))
 
 
 def _at_label(label: tuple[int, int, int, int], screen: tuple, value: str, column: bool,

@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter
+from venuskit.actions.types import CLICK_ACTIONS, Hotkey, PressEnter, SelectOption
 from venuskit.models.lexicon import ISO_DATE, days
 from venuskit.verify import text as T
 from venuskit.verify.evidence import Evidence
@@ -98,7 +98,8 @@ _GIVE = re.compile(r"^\s*give\s+(?:it|them|both|each|all|each of them|both of th
 _ZH_ONE_CLICK = {
     "unstar": ("取消[^，,。；;]{0,8}?(?:星标|加星)", "取消星标|取消加星"),
     "star": ("加星|星标|标星", "加星|星标|标星"),
-    "unarchive": ("取消归档", "取消归档|移回收件箱"), "archive": ("归档", "归档"), "accept": ("接受", "接受"),
+    "unarchive": ("取消归档|(?:移|放|挪)回收件箱", "取消归档|移回收件箱|移到收件箱|移至收件箱"),
+    "archive": ("(?<!已)归档", "归档"), "accept": ("接受", "接受"),
     "decline": ("拒绝", "拒绝"), "delete": ("删除|删掉", "删除|永久删除|移至回收站|移到回收站"),
     "like": ("点赞|点个赞|赞一下", "点赞|赞"), "restore": ("恢复|还原", "恢复|还原"),
     "join": ("加入(?:小组|群组|群|社区|活动)", "加入"), "leave": ("退出(?:小组|群组|群|社区|活动)", "退出"),
@@ -316,12 +317,27 @@ def _form_start(steps: Sequence[Evidence], s: int) -> int:
 def _entered(value: str, steps: Sequence[Evidence], s: int, read: Read, lines: Lines | None = None) -> bool:
     """A value read on the form at its submit (step `s`) but not typed is in the form when the page had it there as
     the form opened (filled in for the agent), or the agent picked it: a click on its words, or on the row that
-    reads it (the box beside a file's name in a picker). A value that only came into view as the agent scrolled is
-    one choice of a list (a file picker), not an entry."""
+    reads it (the box beside a file's name in a picker), or an option chosen in a drop-down after which the form
+    read it where it had not before (a saved payee). A value that only came into view as the agent scrolled is one
+    choice of a list (a file picker), not an entry."""
     start = _form_start(steps, s)
     picked = any(clicked_on(e, value, lines) or clicked(e) and _picked_file(e, value, read)
                  for e in steps[start:s + 1])  # fmt: skip
-    return picked or (steps[start].png is not None and T.contains(read(steps[start]), value))
+    return picked or _chosen(value, steps, start, s, lines) or \
+        (steps[start].png is not None and T.contains(read(steps[start]), value))  # fmt: skip
+
+
+def _chosen(value: str, steps: Sequence[Evidence], start: int, s: int, lines: Lines | None) -> bool:
+    """A drop-down's option chosen between steps `start` and `s`, after which the screen read `value` at a place
+    where it had not before (the chosen option in its box; the open list may have shown it already)."""
+    def at(e: Evidence) -> list[tuple[int, int, int, int]]:
+        return [b for b, t in lines(e) if T.ocr_contains(t, value)] if lines is not None and e.png is not None else []
+
+    def new(after: list, before: list) -> bool:
+        return any(all(abs(a[1] - b[1]) > 8 or abs(a[0] - b[0]) > 30 for b in before) for a in after)
+
+    return any(isinstance(steps[i].act, SelectOption) and new(at(steps[i + 1]), at(steps[i]))
+               for i in range(start, min(s, len(steps) - 1)))  # fmt: skip
 
 
 def clicked_on(e: Evidence, value: str, lines: Lines | None) -> bool:
@@ -423,6 +439,8 @@ def submitted(kp: str, steps: Sequence[Evidence], read: Read | None = None, goal
         return None  # a web search is `searched`'s: a submit of its text into a price filter is no search
     if not want or not positive(kp) or _unchecked_when(kp, want) or _clause_verb(T.unquoted(kp)) in _ONE_CLICK:
         return None  # "Star the file "X" you created": a click's act; typing X when creating it is no star
+    if one_click_verb(kp)[1] and not sends_mail(kp):
+        return None  # "接受“X”的邀请", "把邮件“X”移回收件箱": a click's act; a mail that quotes X does neither
     if _QUANTITY_OF.search(kp):
         return None  # a count is read off the cart (`page_rules.cart_quantity`); typing the item's name sets none
     if _SWITCH.search(own_words(kp)) and not T.needles(kp):
@@ -889,6 +907,8 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
             continue
         if _TRASH_PAGE.search(page_item(step.title)) and not _PURGE.search(kp):
             continue  # a row gone from the trash was brought back (or purged, which the keypoint does not ask)
+        if urlsplit(step.url or "").path != urlsplit(after.url or "").path:
+            continue  # the click on the row opened another page (the report "X" whose line is to go): no removal
         h = png_size(step.png)[1]
         row = [t for (x1, y1, x2, y2), t in lines(step) if y1 - 4 <= point[1] * h <= y2 + 4]
         later = " ".join(t for _, t in lines(after))

@@ -217,7 +217,8 @@ def described(kp: str) -> tuple[str, str] | None:
     sent = _SENT_DESCRIBED.match(kp)
     if sent:  # the amount is the content; the rest ("Send to X at the IBAN …") is the entry
         return f"{sent.group('verb')} {sent.group('rest')}".strip(" .。"), sent.group("about")
-    m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None) or _GIVES.search(kp)
+    m = _DESCRIBED.search(kp) or (_COMMENT_WITH.search(kp) if COMMENTS.match(kp) else None) or _GIVES.search(kp) \
+        or (_ZH_GIVES.search(kp) if REPLY_TO_POST.match(kp) else None)  # fmt: skip
     if m is None:
         return None
     return kp[: m.start()].rstrip(" ,"), kp[m.end() :].strip(" .。")
@@ -227,21 +228,31 @@ def described(kp: str) -> tuple[str, str] | None:
 _GIVES = re.compile(r"\s*,?\s*\bwith\s+an?\s+(?:comment|reply|message|note|answer|response)\s+(?:that|which)\s+"
                     r"(?:gives|states|says|tells|names|mentions|includes|contains)\s+"
                     r"(?=(?:the|your|its|my|their|his|her)\b)", re.IGNORECASE)  # fmt: skip
-# "Reply to Julian Kim's post" (the post named by its author; its title, if anywhere, in the scene: "Julian Kim
-# asked in the forum "Q"")
-REPLY_TO_POST = re.compile(r"^\s*(?:reply|respond|answer)\s+(?:to\s+)?(?P<who>[^\"“”]+?)['’]s\s+"
-                           r"(?:post|question|thread|comment)\b", re.IGNORECASE)  # fmt: skip
+# ("请在孙杰的帖子下评论，告诉对方开始时间"): after the comma, what the comment must tell
+_ZH_GIVES = re.compile(r"\s*[，,]\s*(?:并)?(?:告诉|告知)(?:对方|他们|她们|他|她|楼主|提问者)?\s*")
+# "Reply to Julian Kim's post", "请在孙杰的帖子下评论" (the post named by its author; its title, if anywhere, in the
+# scene: "Julian Kim asked in the forum "Q"", "孙杰在论坛提问“Q”")
+REPLY_TO_POST = re.compile(r"^\s*(?:(?:reply|respond|answer)\s+(?:to\s+)?(?P<who>[^\"“”]+?)['’]s\s+"
+                           r"(?:post|question|thread|comment)\b|"
+                           r"请?在(?P<zh>[^“”\"，,。]{1,20}?)的(?:帖子|提问|问题)(?:下面?|里|中)?(?:评论|回复|留言)|"
+                           r"请?(?:回复|评论)(?P<zh2>[^“”\"，,。]{1,20}?)的(?:帖子|提问|问题))",
+                           re.IGNORECASE)  # fmt: skip
 
 
 def post_title(kp: str) -> str | None:
     """The title of the post a reply keypoint names by its author, from its scene: "Reply to Julian Kim's post …
-    (Julian Kim asked in the forum "Q")" -> Q."""
+    (Julian Kim asked in the forum "Q")" -> Q; "请在孙杰的帖子下评论 (孙杰在论坛提问“Q”)" -> Q."""
     m = REPLY_TO_POST.match(kp)
     if m is None:
         return None
-    who = re.escape(m.group("who").strip())
-    said = re.search(rf"\b{who}\s+(?:asked|posted|wrote|published|started)\b[^\"“”;]{{0,40}}?"
-                     r"[\"“](?P<q>[^\"“”]+)[\"”]", kp)  # fmt: skip
+    if m.group("who"):
+        who = re.escape(m.group("who").strip())
+        said = re.search(rf"\b{who}\s+(?:asked|posted|wrote|published|started)\b[^\"“”;]{{0,40}}?"
+                         r"[\"“](?P<q>[^\"“”]+)[\"”]", kp)  # fmt: skip
+    else:
+        who = re.escape((m.group("zh") or m.group("zh2")).strip())
+        said = re.search(rf"{who}\s*(?:在[^\"“”;；，,]{{0,8}}?)?(?:提问|发帖|问|发布|写)了?[^\"“”;；]{{0,10}}?"
+                         r"[\"“](?P<q>[^\"“”]+)[\"”]", kp)  # fmt: skip
     return said.group("q") if said else None
 
 
