@@ -1,7 +1,8 @@
 """From a fresh Chinese training sample: a one-click act asked in Chinese ("接受“X”的邀请", "把已归档的邮件“X”移回收件箱")
 is a click's, and a mail that quotes X does neither; "已归档的" describes the mail, it asks no archive, and the mail
 page's "移到收件箱" is the control that takes it back; a saved payee chosen from a drop-down is on the form by the
-agent's choice; a click that opens the report a keypoint quotes is no removal of a line in it."""
+agent's choice; a click that opens the report a keypoint quotes is no removal of a line in it; "不要提交" is decided in
+a goal that names an expense report (报销单)."""
 
 from __future__ import annotations
 
@@ -103,3 +104,21 @@ def test_a_click_that_opens_the_quoted_report_is_no_removal_of_a_line_in_it(tmp_
              S(lines, Finished(), f"{BASE}/expense/r/4/lines", "FinPortal 2.3 - Main")]  # fmt: skip
     opened = verdict_of(tmp_path / "opened", steps, goal)
     assert opened[0] != "completed", opened
+
+
+def test_dont_submit_is_decided_in_a_goal_that_names_an_expense_report(tmp_path: Path):
+    """Before: "报销" in "草稿报销单" (an expense report, a noun) read as the goal asking for a submission elsewhere,
+    so "不要提交" was never decided."""
+    goal = "打开 FinPortal 中的草稿报销单“维也纳研讨会”。不要提交。"
+    page = placed([(30, 20, "维也纳研讨会"), (30, 80, "Draft"), (30, 300, "保存"), (200, 300, "提交")])
+    url, title = f"{BASE}/expense/r/4", "FinPortal 2.3 - Main"
+
+    def run(folder: str, x: float) -> tuple[str, str]:
+        steps = [S(page, Click(point=Point(x, 0.78)), url, title),
+                 S(page, Finished(), f"{url}?flash={'submitted' if x > 0.3 else 'saved'}", title)]  # fmt: skip
+        return verdict_of(tmp_path / folder, steps, goal)
+
+    saved = run("saved", 0.08)
+    assert "forbids (submit)" in saved[1], saved
+    submitted = run("submitted", 0.36)
+    assert submitted[0] == "failed" and "forbids" in submitted[1], submitted

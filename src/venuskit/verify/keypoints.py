@@ -317,8 +317,9 @@ def _scenes(sentences: list[str]) -> list[bool]:
     return scene
 
 
-# Moving a view, and nothing else ("Switch the calendar to the week view and go to next week", "把日历切换到周视图并翻到
-# 下一周"): before a question, the way to where its answer is, which the answer shows; no keypoint of its own.
+# Moving a view, and nothing else ("Switch the calendar to the week view and go to next week",
+# "把日历切换到周视图并翻到下一周"): before a question, the way to where its answer is, which the answer shows; no
+# keypoint of its own.
 _VIEW_MOVE = re.compile(r"^(?:switch|change|go|move|turn|navigate|flip|jump)\b[^.?]*\b(?:view|week|month|day|year)s?$",
                         re.I)  # fmt: skip
 _ZH_VIEW_MOVE = re.compile(r"(?:切换|翻|跳转?|进入|转)到?[^，,。]{0,8}?(?:视图|[上下]一?个?(?:周|星期|月|天|年))$")

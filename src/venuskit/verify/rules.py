@@ -1203,7 +1203,7 @@ _FORBIDDABLE = {
     # money moved: "转账" alone is also the bank's tab, so only the confirming label or the page's flag decides
     "transfer": (r"transfer|wire|转账|汇款|转钱", r"confirm transfer|send money|确认转账|确认汇款",
                  r"transfer_done|transferred|转账成功|已转账"),
-    "submit": (r"submit|file|提交|报销", r"submit|send for approval|提交", r"submitted|已提交"),
+    "submit": (r"submit|file|提交|报销(?!单|指南)", r"submit|send for approval|提交", r"submitted|已提交"),
     "post": (r"post|publish|发布|发帖", r"post|publish|发布", r"posted|published|已发布"),
     "delete": (r"delete|remove|trash|删除|删|移除", r"delete|remove|trash|move to trash|删除|移除",
                r"deleted|trashed|removed|已删除"),
