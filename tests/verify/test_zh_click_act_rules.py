@@ -1,8 +1,9 @@
 """From a fresh Chinese training sample: a one-click act asked in Chinese ("接受“X”的邀请", "把已归档的邮件“X”移回收件箱")
 is a click's, and a mail that quotes X does neither; "已归档的" describes the mail, it asks no archive, and the mail
 page's "移到收件箱" is the control that takes it back; a saved payee chosen from a drop-down is on the form by the
-agent's choice; a click that opens the report a keypoint quotes is no removal of a line in it; "不要提交" is decided in
-a goal that names an expense report (报销单)."""
+agent's choice; a click that opens the report a keypoint quotes is no removal of a line in it, while the line named
+after the verb is; a line added on the report's own page (Add Ln) is an entry; "不要提交" is decided in a goal that
+names an expense report (报销单)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from verify_helpers import S, placed, verdict_of, zh_screen, zh_word_at
 
 from venuskit.actions.types import Click, Finished, Point, SelectOption, Type
 from venuskit.verify import rules as R
+from venuskit.verify.page_rules import line_values
 
 BASE = "http://127.0.0.1:8000"
 SIZE = (640, 400)
@@ -122,3 +124,50 @@ def test_dont_submit_is_decided_in_a_goal_that_names_an_expense_report(tmp_path:
     assert "forbids (submit)" in saved[1], saved
     submitted = run("submitted", 0.36)
     assert submitted[0] == "failed" and "forbids" in submitted[1], submitted
+
+
+FIX_GOAL = ("在 FinPortal 草稿报销单“维也纳研讨会”中删除来自 Cafe Sacher 的错误费用行，并添加正确的一行：2024-03-11，类别 TRV-HTL，"
+            "商户 Hotel Wien Mitte，164.00 欧元。不要提交。")  # fmt: skip
+NEW_LINE = ("2024-03-11", "TRV-HTL", "Hotel Wien Mitte", "164.00")
+
+
+def _lines_page(rows: list[tuple[str, ...]], typed: tuple[str, ...] = ()) -> bytes:
+    """A report's line table: each row its cells and "Del"; under them the input row, then "Add Ln" below it."""
+    xs = (30, 160, 280, 470)
+    texts = [(30, 20, "ER-2024-0044 Line Items")]
+    for i, row in enumerate(rows):
+        texts += [(x, 70 + 40 * i, cell) for x, cell in zip(xs, row, strict=True)] + [(570, 70 + 40 * i, "Del")]
+    y = 70 + 40 * len(rows)
+    texts += [(x, y, cell) for x, cell in zip(xs, typed, strict=False)] + [(30, y + 40, "Add Ln")]
+    return placed(texts)
+
+
+def _fix(tmp: Path, *, added: bool) -> tuple[str, str]:
+    """Delete the Cafe Sacher line by its Del, type the new line into the input row, click Add Ln; the line is
+    added (the input row and Add Ln move down) or not (the values stay in the input row)."""
+    air = ("2024-03-11", "TRV-AIR", "Austrian Airlines", "212.00")
+    url, title = f"{BASE}/expense/r/4/lines", "FinPortal 2.3 - Main"
+    first = _lines_page([air, ("2024-03-11", "MLS-CLT", "Cafe Sacher", "16.40")])
+    steps = [S(first, Click(point=Point(590 / 640, 122 / 400)), url, title)]
+    for i, value in enumerate(NEW_LINE):
+        before = _lines_page([air], NEW_LINE[:i])
+        steps += [S(before, Click(point=Point((40 + 120 * i) / 640, 122 / 400)), url, title),
+                  S(before, Type(content=value), url, title)]  # fmt: skip
+    steps.append(S(_lines_page([air], NEW_LINE), Click(point=Point(60 / 640, 162 / 400)), url, title))
+    end = _lines_page([air, NEW_LINE]) if added else _lines_page([air], NEW_LINE)
+    steps.append(S(end, Finished(), url, title))
+    return verdict_of(tmp, steps, FIX_GOAL)
+
+
+def test_a_report_line_removed_by_its_merchant_and_one_added_in_place(tmp_path: Path):
+    """Before: the line to remove is named, not quoted (the quote is the report), and the added line commits on
+    the same page, so no submit is seen: the right run stayed `uncertain`."""
+    right = _fix(tmp_path / "right", added=True)
+    assert right[0] == "completed", right
+    still_typed = _fix(tmp_path / "not_added", added=False)  # the values only in the input row
+    assert still_typed[0] != "completed", still_typed
+    # the English wording names the same line and the same values
+    assert R.removal_items('In your FinPortal draft "Vienna seminar", delete the wrong line from Cafe Sacher') == [
+        "Cafe Sacher"]
+    assert line_values("Add the correct one: 2024-03-11, category TRV-HTL, merchant Hotel Wien Mitte, 164.00 EUR") == [
+        *NEW_LINE]

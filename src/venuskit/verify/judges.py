@@ -324,6 +324,7 @@ class OcrJudge:
             lambda: P.sorted_list(text, steps, lines), lambda: P.sorted_by(text, steps, lines),
             lambda: P.copied(text, goal, steps, read),
             lambda: P.cells_hold(text, steps, lines, read), lambda: P.row_added(text, steps, lines),
+            lambda: P.line_added(text, steps, lines),
             lambda: P.masked_entry(text, steps, lines),
             lambda: P.appended_line(text, steps, lines, read), lambda: P.chosen_option(text, steps, lines),
             lambda: P.guest_added(text, steps, lines),

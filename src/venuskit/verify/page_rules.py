@@ -2548,6 +2548,46 @@ def column_values(kp: str) -> list[tuple[str, str]]:
     return pairs
 
 
+# A line added with its values listed ("添加正确的一行：2024-03-11，类别 TRV-HTL，商户 Hotel Wien Mitte，164.00 欧元",
+# "Add the correct one: 2024-03-11, category TRV-HTL, …"): each listed part, its label and currency aside, is a value.
+_ADD_LINE = re.compile(r"^\s*(?:add|insert)\b[^:：\"“]*[:：]|^\s*(?:请)?(?:添加|新增|加上)[^:：“\"]{0,10}[:：]", re.I)
+_LINE_LABEL = re.compile(r"^(?:类别|商户|金额|日期|描述|说明|category|merchant|amount|date|description)\s*", re.I)
+_LINE_CURRENCY = re.compile(r"\s*(?:欧元|元|EUR|USD|GBP)$", re.I)
+
+
+def line_values(kp: str) -> list[str]:
+    """The values a keypoint that adds a line lists after its colon (`_ADD_LINE`)."""
+    if not _ADD_LINE.match(kp):
+        return []
+    listed = re.split(r"[，,;；、]", re.split(r"[:：]", kp, maxsplit=1)[1])
+    return [v for v in (_LINE_CURRENCY.sub("", _LINE_LABEL.sub("", p.strip(" 。."))).strip() for p in listed) if v]
+
+
+def line_added(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
+    """A line added in place, on the list's own page (an expense report's "Add Ln" under its lines): the agent's
+    last click on a committing label ("Add", "添加") after which one row of the same page reads every listed value
+    and the control it clicked moved down (the list grew above it; values still in the input row stand on the
+    control's own row). Nothing else decides it: the page does not change, so no submit is seen."""
+    values = line_values(kp)
+    if len(values) < 2 or lines is None:
+        return None
+    for s in range(len(steps) - 2, -1, -1):
+        step, after = steps[s], steps[s + 1]
+        y, word = R.click_y(step), R.clicked_word(step) or ""
+        if y is None or after.png is None or not R._SUBMIT_LABEL.match(word) or \
+                R.page(step)[0] is not None and R.page(step)[0] != R.page(after)[0]:  # fmt: skip
+            continue
+        moved = [b for b, t in lines(after) if T.normalise(t).startswith(T.normalise(word)) and b[1] > y + 8]
+        if not moved:
+            continue
+        control = min(moved, key=lambda b: b[1])
+        rows = [t for b, t in R.text_rows(lines(after)) if b[3] < control[1] and
+                all(T.ocr_contains(t, v) for v in values)]  # fmt: skip
+        if rows:
+            return "satisfied", s + 1, f"the click on {word!r} at step {s} added the line {rows[0]!r}"
+    return None
+
+
 def row_added(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """A new row of values by column (`column_values`): after the sheet's last save, one row of the grid reads each
     value in its column, and on the sheet's first screen that row was empty and the row above it was not (the row

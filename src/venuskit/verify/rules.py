@@ -891,12 +891,31 @@ _MARK_OFF = re.compile(r"\s*(?:un(?:star|pin|flag|label|mark)\b"
                        r"|(?:remove|delete|clear|take)\s+[^\"“「『]*?\b(?:from|off)\b\s*[\"“「『])", re.I)  # fmt: skip
 
 
+# A removal inside a quoted container ("在 FinPortal 草稿报销单“X”中删除来自 Cafe Sacher 的错误费用行", "In your
+# FinPortal draft "X", delete the wrong line from Cafe Sacher"): what goes is named after the verb, not quoted.
+_IN_CONTAINER = re.compile(r"[”\"]\s*(?:中|里|内)\s*(?:删除|删掉|删去|移除|去掉)(?P<zh>[^，,。；;“”\"]+)|"
+                           r"^\s*in\s+[^,]*?[\"“][^\"”]+[\"”]\s*,\s*(?:delete|remove)\s+(?P<en>[^\"“”]+)$",
+                           re.I)  # fmt: skip
+
+
+def removal_items(kp: str) -> list[str]:
+    """What a removal keypoint takes away: the names it quotes, or, of a removal inside a quoted container
+    (`_IN_CONTAINER`), the names after its verb ("Cafe Sacher")."""
+    m = _IN_CONTAINER.search(kp)
+    if m is None:
+        return T.quoted(kp)
+    what = (m.group("zh") or m.group("en")).strip()
+    named = [n for n in needles(what) if n != what and n not in T.quoted(kp)]
+    return named
+
+
 def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
     """A removal keypoint ("Delete the file "X"", "Take X out of the cart"): the agent clicked on the row that
     showed X (OCR: a line with X at the click's height), and X is not on the next screen."""
-    quoted = T.quoted(kp)
+    quoted = removal_items(kp)
     zh = _ZH_REMOVAL.search(own_words(kp))
-    if lines is None or not quoted or not _REMOVAL.match(T.unquoted(kp).lstrip()) and not _GONE.search(kp) and not zh:
+    asks = _REMOVAL.match(T.unquoted(kp).lstrip()) or _GONE.search(kp) or zh or _IN_CONTAINER.search(kp)
+    if lines is None or not quoted or not asks:
         return None
     if _MARK_OFF.match(kp) or zh and _ZH_MARK_OFF.search(own_words(kp)):
         return None
