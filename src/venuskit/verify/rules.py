@@ -905,17 +905,17 @@ def removal_items(kp: str) -> list[str]:
     if m is None:
         return T.quoted(kp)
     what = (m.group("zh") or m.group("en")).strip()
-    named = [n for n in needles(what) if n != what and n not in T.quoted(kp)]
-    return named
+    return [n for n in needles(what) if n != what and n not in T.quoted(kp)]
 
 
 def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Result | None:
-    """A removal keypoint ("Delete the file "X"", "Take X out of the cart"): the agent clicked on the row that
-    showed X (OCR: a line with X at the click's height), and X is not on the next screen."""
-    quoted = removal_items(kp)
+    """A removal keypoint ("Delete the file "X"", "Take X out of the cart", "在报销单“R”中删除来自 X 的费用行"): the
+    agent clicked on the row that showed X (OCR: a line with X at the click's height), and X is not on the next
+    screen of the same page. X is what `removal_items` names."""
+    items = removal_items(kp)
     zh = _ZH_REMOVAL.search(own_words(kp))
     asks = _REMOVAL.match(T.unquoted(kp).lstrip()) or _GONE.search(kp) or zh or _IN_CONTAINER.search(kp)
-    if lines is None or not quoted or not asks:
+    if lines is None or not items or not asks:
         return None
     if _MARK_OFF.match(kp) or zh and _ZH_MARK_OFF.search(own_words(kp)):
         return None
@@ -931,12 +931,12 @@ def removed_row(kp: str, steps: Sequence[Evidence], lines: Lines | None) -> Resu
         h = png_size(step.png)[1]
         row = [t for (x1, y1, x2, y2), t in lines(step) if y1 - 4 <= point[1] * h <= y2 + 4]
         later = " ".join(t for _, t in lines(after))
-        if all(any(T.contains(t, q) for t in row) and not T.contains(later, q) for q in quoted):
-            return "satisfied", s + 1, f"the click at step {s} was on the row of {quoted}, gone from the next screen"
+        if all(any(T.contains(t, q) for t in row) and not T.contains(later, q) for q in items):
+            return "satisfied", s + 1, f"the click at step {s} was on the row of {items}, gone from the next screen"
     for s in range(len(steps) - 2, -1, -1):  # a remove button below the item's name (a cart's row of lines)
         if clicked(steps[s]) and _DELETE_LABEL.match(target(steps[s])) and \
-                all(_taken_off(q, steps[s], steps[s + 1], lines) for q in quoted):  # fmt: skip
-            return "satisfied", s + 1, f"the click on {target(steps[s])!r} at step {s} took {quoted} off the screen"
+                all(_taken_off(q, steps[s], steps[s + 1], lines) for q in items):  # fmt: skip
+            return "satisfied", s + 1, f"the click on {target(steps[s])!r} at step {s} took {items} off the screen"
     return None
 
 

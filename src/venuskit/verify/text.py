@@ -228,7 +228,7 @@ def described(kp: str) -> tuple[str, str] | None:
 _GIVES = re.compile(r"\s*,?\s*\bwith\s+an?\s+(?:comment|reply|message|note|answer|response)\s+(?:that|which)\s+"
                     r"(?:gives|states|says|tells|names|mentions|includes|contains)\s+"
                     r"(?=(?:the|your|its|my|their|his|her)\b)", re.IGNORECASE)  # fmt: skip
-# ("请在孙杰的帖子下评论，告诉对方开始时间"): after the comma, what the comment must tell
+# The same in Chinese ("请在孙杰的帖子下评论，告诉对方开始时间"): after the comma, what the comment must tell
 _ZH_GIVES = re.compile(r"\s*[，,]\s*(?:并)?(?:告诉|告知)(?:对方|他们|她们|他|她|楼主|提问者)?\s*")
 # "Reply to Julian Kim's post", "请在孙杰的帖子下评论" (the post named by its author; its title, if anywhere, in the
 # scene: "Julian Kim asked in the forum "Q"", "孙杰在论坛提问“Q”")
