@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from venuskit.eval import verify_bench as vb
-from venuskit.flywheel.judge import CaptureJudge, build_rows
+from venuskit.flywheel.judge import CaptureJudge, build_rows, train_judge
 from venuskit.verify.judges import make_judges
 from venuskit.verify.sgv import SGVConfig, prepare, verify_episode
 
@@ -55,3 +55,30 @@ def test_an_episode_prepared_once_is_verified_as_a_fresh_read(train_set):
         assert [(e.ocr, e.targets, e.urls) for _, e in fresh.asked] == [(e.ocr, e.targets, e.urls) for _, e in again.asked]
     with pytest.raises(ValueError, match="prepared with evidence"):
         verify_episode(prepared, rules, config=SGVConfig(evidence="world"))  # read as it was not prepared
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_fit_reads_the_rows_kept_in_each_set_it_names(train_set, tmp_path):
+    import pickle
+    import shutil
+
+    from venuskit.models.judge import model as M
+    from venuskit.train.judge import Rows
+
+    one = train_judge(train_set, build=False, out=tmp_path / "one" / "judge.pt")
+    kept = train_set / f"judge_rows.v{M.FEATURE_VERSION}.pkl"
+    rows = pickle.loads(kept.read_bytes())["keypoints"]
+    assert one["rows"]["keypoints"] == len(rows) and any(rows.beside_rules) and not all(rows.beside_rules)
+    assert one["out_of_fold"]["keypoints_beside_rules"]["n"] == sum(rows.beside_rules)
+    other = tmp_path / "other"
+    shutil.copytree(train_set, other)
+    few = {"keypoints": rows.take([0, 1, 2]), "steps": Rows()}  # kept rows are read, never made again
+    (other / kept.name).write_bytes(pickle.dumps(few))
+    two = train_judge(train_set, build=False, out=tmp_path / "two" / "judge.pt", also=[other], fit_seed=3)
+    assert two["rows"]["keypoints"] == len(rows) + 3
+    card = M.load_card(tmp_path / "two" / "judge.pt")
+    assert card.training["config"]["seed"] == 3 and [a["set"] for a in card.training["also"]] == ["other"]
+    assert "--also runs/judge-other --fit-seed 3`" in (tmp_path / "two" / "MODEL_CARD.md").read_text()
+    with pytest.raises(FileNotFoundError, match="No training set at .*nowhere"):
+        train_judge(train_set, build=False, out=tmp_path / "three.pt", also=[tmp_path / "nowhere"])

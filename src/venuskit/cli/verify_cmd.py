@@ -400,17 +400,24 @@ def train_judge_cmd(
                                 "server and Chromium) and then make its rows; the same set and rows as one."),
     max_tasks: int | None = typer.Option(None, "--max-tasks", help="Only the first N picks the build runs (a "
                                          "fixed shuffle of all of them): the set a full build holds at N."),
+    locales: str = typer.Option("en,zh", "--locales", help="Task variants of the set: en, zh or en,zh."),
+    also: list[Path] = typer.Option([], "--also", help="A training set built before by this command (its own "
+                                    "--set, seed, locales) whose rows join the fit. Repeatable."),  # fmt: skip
+    fit_seed: int | None = typer.Option(None, "--fit-seed", help="Seeds the folds, the initialisation and the "
+                                        "batch order (default: --seed)."),  # fmt: skip
     json_out: bool = JudgeOpts.json_out,
 ) -> None:
     """Build the training set (training templates, train seeds; cached), make rows from SGV's and the step
-    verifier's own requests, fit the nano judge and write its weights and model card."""
+    verifier's own requests (kept in the set), fit the nano judge on them and on those of the --also sets, and
+    write its weights and model card."""
     from venuskit.flywheel.judge import train_judge
 
     try:
         with console.status("training the nano judge…") as status:
             metrics = train_judge(set_dir, seed, out=out, on_item=lambda i: status.update(f"rows: {i}"),
                                   tasks=[str(p) for p in tasks], n_tasks=n_tasks, others=others,
-                                  workers=workers, limit=max_tasks)  # fmt: skip
+                                  workers=workers, limit=max_tasks, also=also, fit_seed=fit_seed,
+                                  locales=[x.strip() for x in locales.split(",") if x.strip()])  # fmt: skip
     except (ValueError, FileNotFoundError) as e:
         fail(str(e))
     if json_out:

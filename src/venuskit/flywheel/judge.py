@@ -122,7 +122,8 @@ def keypoint_rows(folder: Path, task: str, label: str, given: list[str] | None, 
             for text in texts:
                 y = keypoint_label(text, contract, label)
                 if y is not None:
-                    into.add(F.keypoint_features(text, ev), F.keypoint_bags(text, ev), y, task)
+                    feats, bags = F.keypoint_features(text, ev), F.keypoint_bags(text, ev)
+                    into.add(feats, bags, y, task, beside_rules=bool(judges))
 
 
 def rollout_rows(labelled: list[dict[str, Any]], rules: list[Any] | None = None) -> Any:
@@ -168,7 +169,7 @@ def merge_rows(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for head, rows in part.items():
             into = merged.setdefault(head, Rows())
             for i in range(len(rows)):
-                into.add(rows.feats[i], rows.bags[i], rows.labels[i], rows.groups[i])
+                into.add(rows.feats[i], rows.bags[i], rows.labels[i], rows.groups[i], rows.beside_rules[i])
     return merged
 
 
@@ -281,16 +282,32 @@ def build_rows(set_dir: Path | str, *, on_item: Callable[[str], None] | None = N
                       + [{"steps": made[j["key"]]["steps"]} for j in jobs])  # fmt: skip
 
 
+def set_rows(set_dir: Path, *, on_item: Callable[[str], None] | None = None, workers: int = 1,
+             task_files: Sequence[str] = ()) -> dict[str, Any]:  # fmt: skip
+    """`build_rows` of a training set, kept in it (`judge_rows.v<feature version>.pkl`) so that a later fit that
+    names the set again (`train_judge(also=...)`) reads them instead of making them again. Delete the file after
+    changing the rules or the featurizer's reading to make them again."""
+    from venuskit.models.judge.model import FEATURE_VERSION
+
+    check_training_items(load_index(set_dir)["items"])  # kept rows too: a held-out set never joins a fit
+    path = set_dir / f"judge_rows.v{FEATURE_VERSION}.pkl"
+    return cached_rows(path, lambda: build_rows(set_dir, on_item=on_item, workers=workers, task_files=task_files))
+
+
 def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, build: bool = True,
                 on_item: Callable[[str], None] | None = None, tasks: Sequence[str] = (),
                 n_tasks: int = TRAIN_SET["n_tasks"], others: int = TRAIN_SET["others"],
-                workers: int = 1, limit: int | None = None) -> dict[str, Any]:  # fmt: skip
+                workers: int = 1, limit: int | None = None, locales: Sequence[str] = ("en", "zh"),
+                also: Sequence[Path | str] = (), fit_seed: int | None = None) -> dict[str, Any]:  # fmt: skip
     """Build (or reuse) the training set, make the rows, fit, and write the weights, their card and the model
     card (default: the packaged weights). Returns the training figures. `tasks`: synthesised task files whose
     train-split tasks join the hand-written training templates in the set's pool (their held-out tasks never do:
     the set draws the train split, and `build_rows` checks every item again). `workers`: processes that run the
     set's episodes and then make its rows (`runs.parallel`); the set and the rows are those of one process.
-    `limit`: the set holds only the first `limit` picks the build runs (`world_set.build_set`)."""
+    `limit`: the set holds only the first `limit` picks the build runs (`world_set.build_set`). `locales`: the
+    task variants drawn. `also`: training sets built before (by other calls, e.g. other seeds or locales) whose
+    rows join the fit, in order after this set's; every set's rows are kept in it (`set_rows`). `fit_seed`: seeds
+    the folds, the initialisation and the batch order (default `seed`, which also picks the set's tasks)."""
     from venuskit.models.judge import model as M
     from venuskit.runs.parallel import Parallel
     from venuskit.tasks.spec import register_file
@@ -303,14 +320,21 @@ def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, 
         register_file(path)
     if build:
         build_set(set_dir, n_tasks, seed, split="train", others=others, parallel=Parallel(workers=workers),
-                  task_files=files, limit=limit)  # fmt: skip
+                  task_files=files, limit=limit, locales=tuple(locales))  # fmt: skip
     r0 = time.perf_counter()
-    rows = build_rows(set_dir, on_item=on_item, workers=workers, task_files=files)
+    dirs = [Path(set_dir), *(Path(d) for d in also)]
+    missing = [str(d) for d in dirs[1:] if not (d / "index.json").is_file()]
+    if missing:
+        raise FileNotFoundError(f"No training set at {', '.join(missing)}: build each with `venus verify train-judge "
+                                f"--set DIR` (its own seed) first.")  # fmt: skip
+    rows = merge_rows([set_rows(d, on_item=on_item, workers=workers, task_files=files) for d in dirs])
     t_rows = time.perf_counter() - r0
-    net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed))
+    net, card, metrics = fit(rows, JudgeTrainConfig(seed=seed if fit_seed is None else fit_seed))
     index = load_index(set_dir)
     card.training.update({"set": Path(set_dir).name, "set_request": index["request"], "set_counts": index["counts"],
                           "task_files": [Path(p).name for p in tasks],
+                          "also": [{"set": d.name, **{k: load_index(d)[k] for k in ("request", "counts")}}
+                                   for d in dirs[1:]],
                           "rows_seconds": round(t_rows, 1), "workers": workers})  # fmt: skip
     path = out or M.WEIGHTS
     card = M.save(net, path, card)  # the weights, judge.json and MODEL_CARD.md

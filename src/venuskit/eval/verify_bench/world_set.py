@@ -151,7 +151,8 @@ def build_set(
         picked = [p for p in picked if p in kept]
     request = {"set_kind": "world", "split": split if tasks is None else "explicit", "n_tasks": n_tasks,
                "seed": seed, "tasks": [list(p) for p in picked], "kinds": list(kinds or KIND_BY_NAME),
-               "others": others, **({"limit": limit} if limit is not None else {})}  # fmt: skip
+               "others": others, **({"limit": limit} if limit is not None else {}),
+               **({"locales": list(locales)} if tuple(locales) != ("en", "zh") else {})}  # fmt: skip
     cached = load_index(out_dir) if (out_dir / INDEX).exists() and not rebuild else None
     if cached is not None and cached.get("request") == request:
         return cached

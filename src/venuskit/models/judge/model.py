@@ -94,23 +94,54 @@ def _data_line(t: dict[str, Any], req: dict[str, Any], counts: dict[str, Any], p
             f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}"
             + (f", by policy {json.dumps(counts['by_policy'])}" if counts.get("by_policy") else "")
             + (f"; synthesised train-split tasks from {', '.join(t['task_files'])} join the hand-written training "
-               "templates in the pool" if t.get("task_files") else "") + ".")
+               "templates in the pool" if t.get("task_files") else "")
+            + "".join(_also_line(a) for a in t.get("also", []))
+            + ".")  # fmt: skip
+
+
+def _build_options(req: dict[str, Any], task_files: list[str], primary: bool = True) -> list[str]:
+    """The `venus verify train-judge` options that build the set of `req` (beside its --seed). The task files
+    join the primary set's pool; another set's (`--also`) request does not say whether they joined its pool, so
+    its picks do: a pool with them is mostly synthesised tasks."""
+    opts = []
+    if req.get("n_tasks", 32) != 32:
+        opts.append(f"--n-tasks {req['n_tasks']}")
+    if req.get("others", 4) != 4:
+        opts.append(f"--others {req['others']}")
+    if req.get("locales"):
+        opts.append(f"--locales {','.join(req['locales'])}")
+    synthesised = any(str(pick[0]).startswith("synth.") for pick in req.get("tasks", []))
+    opts += [f"--tasks {Path(f).stem}" for f in task_files if primary or synthesised]
+    if req.get("limit") is not None:
+        opts.append(f"--max-tasks {req['limit']}")
+    return opts
+
+
+def _also_line(also: dict[str, Any]) -> str:
+    req, counts = also["request"], also["counts"]
+    locales = f", locales {','.join(req['locales'])}" if req.get("locales") else ""
+    return (f"; and the set `{also['set']}` (seed {req.get('seed')}, {req.get('n_tasks')} tasks{locales}): "
+            f"{counts.get('episodes', '?')} episodes by label {json.dumps(counts.get('by_label', {}))}")
 
 
 def _reproduce(t: dict[str, Any]) -> str:
     seed = t.get("config", {}).get("seed", 0)
     if t.get("loop"):
         return f"rerun `venus loop --judge` into the same folder (seed {seed}); its `loop.json` holds every option"
-    req = t.get("set_request", {})
-    opts = [f"--seed {seed}"]
-    if req.get("n_tasks", 32) != 32:
-        opts.append(f"--n-tasks {req['n_tasks']}")
-    if req.get("others", 4) != 4:
-        opts.append(f"--others {req['others']}")
-    opts += [f"--tasks {Path(f).stem}" for f in t.get("task_files", [])]
-    if req.get("limit") is not None:
-        opts.append(f"--max-tasks {req['limit']}")
-    return f"`venus verify train-judge {' '.join(opts)}` (`--workers N` runs it on N processes, the same set)"
+    req, files = t.get("set_request", {}), t.get("task_files", [])
+    set_seed = req.get("seed", seed)
+    opts = [f"--seed {set_seed}", *_build_options(req, files)]
+    also = t.get("also", [])
+    if not also:
+        opts += [] if seed == set_seed else [f"--fit-seed {seed}"]
+        return f"`venus verify train-judge {' '.join(opts)}` (`--workers N` runs it on N processes, the same set)"
+    first = [f"`venus verify train-judge --seed {a['request'].get('seed', 0)} "
+             f"{' '.join(_build_options(a['request'], files, primary=False))} --set runs/judge-{a['set']} "
+             f"--out runs/judge-{a['set']}/judge.pt`" for a in also]
+    opts += [f"--set runs/judge-{t.get('set', 'train')}", *(f"--also runs/judge-{a['set']}" for a in also),
+             f"--fit-seed {seed}"]  # fmt: skip
+    return (f"build the other sets with {', '.join(first)} (each also fits a judge of its own), then "
+            f"`venus verify train-judge {' '.join(opts)}` (`--workers N` runs each on N processes, the same sets)")
 
 
 def model_card(card: Card) -> str:
