@@ -225,7 +225,7 @@ def _fit(rows: dict[str, Rows], config: JudgeTrainConfig) -> tuple[Any, Any, dic
     net = _train(rows, config, config.seed)
     # Served beside the rules the judge is asked only what they leave open, where it separates less: reported
     # apart. The threshold stays fit on every row: one fit on the open rows alone reached its precision at no
-    # recall (docs/verify.md, "the judge on five training sets"), while SGV's precision of `completed` held.
+    # recall (docs/verify.md, "Installed: the judge of five training sets"), while SGV's precision of `completed` held.
     opened = np.asarray(rows["keypoints"].beside_rules, dtype=bool)
     metrics = {"out_of_fold": {"keypoints": _scores(kp_oof, kp_y, th.hi),
                                "keypoints_beside_rules": _scores(kp_oof[opened], kp_y[opened], th.hi)},
