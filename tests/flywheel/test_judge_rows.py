@@ -82,3 +82,6 @@ def test_a_fit_reads_the_rows_kept_in_each_set_it_names(train_set, tmp_path):
     assert "--also runs/judge-other --fit-seed 3`" in (tmp_path / "two" / "MODEL_CARD.md").read_text()
     with pytest.raises(FileNotFoundError, match="No training set at .*nowhere"):
         train_judge(train_set, build=False, out=tmp_path / "three.pt", also=[tmp_path / "nowhere"])
+    with pytest.raises(ValueError, match="named more than once"):  # its rows would count twice
+        train_judge(train_set, build=False, out=tmp_path / "four.pt", also=[other, other / ".." / "other"])
+    assert not (tmp_path / "four.pt").exists()
