@@ -37,7 +37,7 @@ def test_each_consequential_word_is_a_word_of_its_lexicon_concept():
     for concept, forms in lex.consequential.items():
         assert concept in lex.concepts, concept
         for form in forms:
-            assert concept in concepts(form), (concept, form)
+            assert concept in concepts(form.lstrip("^")), (concept, form)
 
 
 def test_controls_committing_what_the_goal_does_not_ask_for_are_held_back():
@@ -65,6 +65,27 @@ def test_controls_committing_what_the_goal_does_not_ask_for_are_held_back():
     assert commits("Move to trash") == {"delete"} and commits("移到回收站") == {"delete"} and commits("Submit") == {"send"}
     # The archived email's state is not an action the goal asks for.
     assert "Archive" in _held("Move the archived email about taxes back to the inbox.")
+
+
+def test_a_question_or_an_action_in_place_makes_nothing_new():
+    """The agent that opened "New document" to find which file mentions a phrase, and composed a mail when asked to
+    move one back to the inbox: a label whose first word makes something is held back where nothing is to be made."""
+    makers = ["New document", "Compose", "写邮件", "新建文档", "Create folder"]
+    assert all(commits(m) == {"create"} for m in makers)
+    for label in ("What's new", "Blue Mug NEW", "Newsletter", "News", "Renew"):  # not a first word, or another word
+        assert "create" not in commits(label), label
+    assert set(unasked('Which file mentions "wifi password"? Answer with its name.', makers, True)) == set(range(5))
+    assert len(unasked('Move the archived email "Tax documents 2023" back to the inbox.', makers, False)) == 5
+    assert len(unasked('云盘里哪个文件提到了“wifi 密码”？请回答文件名。', makers, True)) == 5
+    # A goal that sends, posts, pays or edits may make something on the way; one that makes asks for it.
+    for goal in ('Email Bob "see you at noon".', 'Post in "City Photography" with the title "Hi".',
+                 "Send 20 EUR to Bob Stone.", 'Create a folder named "Taxes".', 'Change your display name to "Al".'):
+        assert unasked(goal, makers, False) == [], goal
+    # "Email" heading a clause is a verb that sends (a synthesised task's oracle composed and sent that mail); a
+    # mail named as a thing is no sending.
+    goal = 'Delete the event "Partner call", then email the file "Lease.pdf" to noah@northwind.example.'
+    assert unasked(goal, ["Compose", "Send"], False) == [] and unasked("给 Bob 发邮件。", ["写邮件", "发送"], False) == []
+    assert "Send" in _held("Star the email from Ann Lee.") and _held("What is the email address of Ann?", True)
 
 
 def test_nothing_is_held_back_when_the_goal_names_no_action_the_lexicon_knows_or_the_control_names_its_value():

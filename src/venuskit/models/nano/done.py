@@ -76,12 +76,20 @@ def acts_of(text: str) -> frozenset[str]:
 _STATE = re.compile(r"\b((?:the|a|an|your|my|this|that|these|those|its|their)\s+)\w+ed\b(?=\s+\w)|已\w{1,4}?的", re.I)
 
 
+# "Email" at the head of a clause is a verb: "…, then email the Drive file to Noah" sends a mail (the lexicon's
+# "email" is the mail, a noun, everywhere else: "the email from Ann"); so is 发邮件.
+_MAIL_VERB = re.compile(r"(?:^|[,;:.!]\s*|\b(?:then|and|also|please)\s+)e-?mail\b(?!\s+(?:address|subject)\b)"
+                        r"|发(?:一封)?邮件", re.I)  # fmt: skip
+
+
 def asked_acts(goal: str) -> frozenset[str]:
     """The actions a goal asks for: `acts_of` its text without its values (a quoted title, the words it dictates:
-    'Star "Delete old drafts"' asks for no deleting) and without the words that describe its object's state."""
+    'Star "Delete old drafts"' asks for no deleting) and without the words that describe its object's state, and a
+    send where a clause starts with "email" (`_MAIL_VERB`)."""
     for e in goal_entities(goal):
         goal = goal.replace(e.text, " ")
-    return acts_of(_STATE.sub(lambda m: m.group(1) or " ", goal))
+    goal = _STATE.sub(lambda m: m.group(1) or " ", goal)
+    return acts_of(goal) | ({"send"} if _MAIL_VERB.search(goal.strip()) else set())
 
 
 # A dictated text reads as a sentence: a stop or a comma inside or at its end. Not a version's dot, and not a colon

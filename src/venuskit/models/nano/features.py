@@ -73,8 +73,8 @@ from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_ver
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 10  # bump when features change: cached features of an older version are recomputed (10: unwritten text,
-# questions ask for nothing consequential)
+VERSION = 11  # bump when features change: cached features of an older version are recomputed (10: unwritten text,
+# questions ask for nothing consequential; 11: the action check holds back making something new)
 
 
 def version() -> str:

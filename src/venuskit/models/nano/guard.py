@@ -6,11 +6,13 @@ report puts a step verifier before each action; this is its rule form, read from
 
 - what a control commits is what its label says ("Delete forever", "Accept", "购买") or what the icon namer names
   its picture (a trash can), in the lexicon's consequential words (`lexicon.toml`, `[consequential]`): removing,
-  archiving, buying, paying, sending, accepting or declining, joining or leaving;
+  archiving, buying, paying, sending, accepting or declining, joining or leaving, making something new ("New
+  document", "Compose", 写邮件);
 - the goal asks for its verbs (`done.asked_acts`); a payment is a transfer of money ("Send €20 to Bob" pays), an
   order is paid; any action but one on an item in place (delete, archive, restore, star, mark read, like, switch)
-  may end with a Send, Submit or Post, so only a goal asking for in-place actions alone holds sending back (the
-  agent that typed "删除" into a new mail's To line and sent it, when asked to delete an email forever);
+  may end with a Send, Submit or Post and may make something on the way, so only a goal asking for in-place actions
+  alone holds sending and making back (the agent that typed "删除" into a new mail's To line and sent it, when asked
+  to delete an email forever; the one that composed a mail when asked to move one back to the inbox);
 - a control that commits something the goal does not ask for is not offered to the pointer head, unless it names
   one of the goal's values (an e-mail whose subject says "delete" is the object, not a control).
 
@@ -21,7 +23,7 @@ or Post before any typing sends without the text (the agent that opened the repl
 A goal whose verb the lexicon does not know ("Get rid of the draft") asks for nothing it can tell, so nothing is
 held back. A question asks for no action at all, whatever its words: answering one never needs deleting, buying,
 joining or sending ("Answer with the e-mail address" is no reply to send; "the bank reference of the payment" names
-the payment as its object). A question mark inside quotes asks nothing (a post's title).
+the payment as its object), nor making a document. A question mark inside quotes asks nothing (a post's title).
 """
 
 from __future__ import annotations
@@ -46,20 +48,26 @@ IN_PLACE = frozenset({"delete", "forever", "archive", "restore", "star", "unstar
 def _forms() -> tuple[tuple[re.Pattern[str], int, str], ...]:
     """The consequential words as patterns, longest first (read once: `commits` runs on every candidate)."""
     forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs), key=lambda x: -len(x[0]))
-    # A Chinese word right after 已 is a state; an English one is a whole word, as written on a button.
+    # A Chinese word right after 已 is a state; an English one is a whole word, as written on a button; a form with
+    # ^ is the label's first word (`commits` pads the label with one space).
     pattern = {True: "(?<!已){}", False: "(?<![a-z]){}(?![a-z])"}
-    return tuple((re.compile(pattern[bool(HAN_CHAR.search(f))].format(re.escape(f))), len(f), c) for f, c in forms)
+
+    def compile_form(form: str) -> re.Pattern[str]:
+        first, word = form.startswith("^"), form.lstrip("^")
+        return re.compile(("^ " if first else "") + pattern[bool(HAN_CHAR.search(word))].format(re.escape(word)))
+
+    return tuple((compile_form(f), len(f.lstrip("^")), c) for f, c in forms)
 
 
 def commits(text: str) -> frozenset[str]:
     """The consequential actions a control's label commits ("Delete forever" -> delete, forever)."""
     low = " " + " ".join(re.findall(r"[a-z]+|[^\sa-z]+", text.casefold())) + " "
     found = set()
-    for pattern, size, concept in _forms():  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
+    for pattern, _, concept in _forms():  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
         hit = pattern.search(low)
         if hit:
             found.add(concept)
-            low = low[: hit.start()] + " " * size + low[hit.end():]
+            low = low[: hit.start()] + " " * (hit.end() - hit.start()) + low[hit.end():]
     return frozenset(found)
 
 
@@ -83,8 +91,8 @@ def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
         return None
     for a in list(acts):
         acts |= IMPLIED.get(a, set())
-    if acts - IN_PLACE:
-        acts.add("send")
+    if acts - IN_PLACE:  # ... and may make something new on the way (a mail composed, a post or a transfer created)
+        acts |= {"send", "create"}
     return frozenset(acts)
 
 
