@@ -86,6 +86,14 @@ def test_a_question_or_an_action_in_place_makes_nothing_new():
     goal = 'Delete the event "Partner call", then email the file "Lease.pdf" to noah@northwind.example.'
     assert unasked(goal, ["Compose", "Send"], False) == [] and unasked("给 Bob 发邮件。", ["写邮件", "发送"], False) == []
     assert "Send" in _held("Star the email from Ann Lee.") and _held("What is the email address of Ann?", True)
+    # The rest of an instruction after its colon says actions, not a value: this long goal submits, attaches and
+    # replies (its oracle's "Submit for Approval" and Send were held back when the words after the colon were
+    # taken for a dictated text). A dictated text after a colon is still no action.
+    claim = ("Claim your flight to Stockholm: Sofia's email says which approver to use. File and submit the report "
+             "with the receipt attached, then reply to Sofia with the report number.")  # fmt: skip
+    assert unasked(claim, ["Submit for Approval", "Send", "Delete"], True) == [2]
+    assert wanted_acts('Reply to "Budget review" saying: I agree, please delete it.', False) >= {"reply"}
+    assert "delete" not in wanted_acts('Reply to "Budget review" saying: I agree, please delete it.', False)
 
 
 def test_nothing_is_held_back_when_the_goal_names_no_action_the_lexicon_knows_or_the_control_names_its_value():

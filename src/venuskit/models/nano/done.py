@@ -82,14 +82,20 @@ _MAIL_VERB = re.compile(r"(?:^|[,;:.!]\s*|\b(?:then|and|also|please)\s+)e-?mail\
                         r"|发(?:一封)?邮件", re.I)  # fmt: skip
 
 
-def asked_acts(goal: str) -> frozenset[str]:
+def asked_acts(goal: str, instructions: bool = False) -> frozenset[str]:
     """The actions a goal asks for: `acts_of` its text without its values (a quoted title, the words it dictates:
     'Star "Delete old drafts"' asks for no deleting) and without the words that describe its object's state, and a
-    send where a clause starts with "email" (`_MAIL_VERB`)."""
-    for e in goal_entities(goal):
-        goal = goal.replace(e.text, " ")
-    goal = _STATE.sub(lambda m: m.group(1) or " ", goal)
-    return acts_of(goal) | ({"send"} if _MAIL_VERB.search(goal.strip()) else set())
+    send where a clause starts with "email" (`_MAIL_VERB`). `instructions`: the rest of an instruction after its
+    colon is kept, not taken for a value ("Claim your flight: … File and submit the report …, then reply"): the
+    action check reads it so; the done check, measured without it, does not yet."""
+    found = goal_entities(goal)
+    quotes = [(q.start, q.start + len(q.text)) for q in found if q.kind == "quoted"]
+    text = goal
+    for e in found:
+        if not (instructions and e.kind == "colon" and _instruction(goal, e, quotes)):
+            text = text.replace(e.text, " ")
+    text = _STATE.sub(lambda m: m.group(1) or " ", text)
+    return acts_of(text) | ({"send"} if _MAIL_VERB.search(text.strip()) else set())
 
 
 # A dictated text reads as a sentence: a stop or a comma inside or at its end. Not a version's dot, and not a colon

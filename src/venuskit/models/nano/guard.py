@@ -86,7 +86,7 @@ def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
         # A question asks for no consequential action: "Answer with the IBAN" is its answer, not a reply to send,
         # and the payment or order it asks about is its object ("the bank reference of the payment on 13 March").
         return frozenset()
-    acts = set(asked_acts(goal))
+    acts = set(asked_acts(goal, instructions=True))
     if not acts and not question:
         return None
     for a in list(acts):
