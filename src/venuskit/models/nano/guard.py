@@ -45,9 +45,10 @@ IN_PLACE = frozenset({"delete", "forever", "archive", "restore", "star", "unstar
 
 
 @functools.cache
-def _forms() -> tuple[tuple[re.Pattern[str], int, str], ...]:
+def _forms() -> tuple[tuple[re.Pattern[str], str], ...]:
     """The consequential words as patterns, longest first (read once: `commits` runs on every candidate)."""
-    forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs), key=lambda x: -len(x[0]))
+    forms = sorted(((f, c) for c, fs in lexicon().consequential.items() for f in fs),
+                   key=lambda x: -len(x[0].lstrip("^")))  # fmt: skip
     # A Chinese word right after 已 is a state; an English one is a whole word, as written on a button; a form with
     # ^ is the label's first word (`commits` pads the label with one space).
     pattern = {True: "(?<!已){}", False: "(?<![a-z]){}(?![a-z])"}
@@ -56,14 +57,14 @@ def _forms() -> tuple[tuple[re.Pattern[str], int, str], ...]:
         first, word = form.startswith("^"), form.lstrip("^")
         return re.compile(("^ " if first else "") + pattern[bool(HAN_CHAR.search(word))].format(re.escape(word)))
 
-    return tuple((compile_form(f), len(f.lstrip("^")), c) for f, c in forms)
+    return tuple((compile_form(f), c) for f, c in forms)
 
 
 def commits(text: str) -> frozenset[str]:
     """The consequential actions a control's label commits ("Delete forever" -> delete, forever)."""
     low = " " + " ".join(re.findall(r"[a-z]+|[^\sa-z]+", text.casefold())) + " "
     found = set()
-    for pattern, _, concept in _forms():  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
+    for pattern, concept in _forms():  # longest first, each match blanked: 取消订阅 is leaving, not also 订阅
         hit = pattern.search(low)
         if hit:
             found.add(concept)
