@@ -323,7 +323,8 @@ def train_judge(set_dir: Path | str, seed: int = 0, *, out: Path | None = None, 
                   task_files=files, limit=limit, locales=tuple(locales))  # fmt: skip
     r0 = time.perf_counter()
     dirs = [Path(set_dir), *(Path(d) for d in also)]
-    twice = sorted({str(d) for d in dirs if [e.resolve() for e in dirs].count(d.resolve()) > 1})
+    where = [d.resolve() for d in dirs]
+    twice = sorted({str(d) for d, r in zip(dirs, where, strict=True) if where.count(r) > 1})
     if twice:  # its rows would count twice in the fit and its thresholds
         raise ValueError(f"A training set is named more than once ({', '.join(twice)}): name each set once.")
     missing = [str(d) for d in dirs[1:] if not (d / "index.json").is_file()]
