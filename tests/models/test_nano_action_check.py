@@ -7,10 +7,10 @@ import torch
 from nano_scripted import scripted_model
 
 from venuskit.models.nano.candidates import Candidate
-from venuskit.models.nano.done import unwritten
+from venuskit.models.nano.done import asked_acts, refused_acts, unwritten
 from venuskit.models.nano.entities import concepts, lexicon
 from venuskit.models.nano.features import CAND_DIM, STATE_DIM, TEXT_DIM, Features, TextOption
-from venuskit.models.nano.guard import commits, unasked, wanted_acts
+from venuskit.models.nano.guard import commits, unasked, wanted_acts, with_glyphs
 from venuskit.models.nano.model import NanoModel
 
 CONTROLS = ["Delete", "Accept", "Decline", "Buy now", "Archive", "Delete forever", "Pay", "trash delete", "Leave group",
@@ -77,6 +77,9 @@ def test_a_question_or_an_action_in_place_makes_nothing_new():
     assert set(unasked('Which file mentions "wifi password"? Answer with its name.', makers, True)) == set(range(5))
     assert len(unasked('Move the archived email "Tax documents 2023" back to the inbox.', makers, False)) == 5
     assert len(unasked('云盘里哪个文件提到了“wifi 密码”？请回答文件名。', makers, True)) == 5
+    # Editing is no commitment: an old app opens a record by its Edit link (FinPortal's draft report, read to answer
+    # a question), and a calendar moves an event through Edit for a goal whose verb the lexicon does not know.
+    assert unasked("What is the total amount of the draft report? Answer with the amount.", ["Edit", "编辑"], True) == []
     # A goal that sends, posts, pays or edits may make something on the way; one that makes asks for it.
     for goal in ('Email Bob "see you at noon".', 'Post in "City Photography" with the title "Hi".',
                  "Send 20 EUR to Bob Stone.", 'Create a folder named "Taxes".', 'Change your display name to "Al".'):
@@ -94,6 +97,55 @@ def test_a_question_or_an_action_in_place_makes_nothing_new():
     assert unasked(claim, ["Submit for Approval", "Send", "Delete"], True) == [2]
     assert wanted_acts('Reply to "Budget review" saying: I agree, please delete it.', False) >= {"reply"}
     assert "delete" not in wanted_acts('Reply to "Budget review" saying: I agree, please delete it.', False)
+
+
+def test_a_verb_the_goal_says_not_to_do_or_to_leave_for_later_is_not_asked_for():
+    """The agent that replied to a mail it was asked to archive ("不用回复") or to mark unread "to answer later", and
+    sent the reply: a verb the goal refuses or defers brings no Send in with it (Reply itself commits nothing: the
+    reply is sent by Send), and a refused Send is held back whatever else the goal asks for."""
+    labels = ["回复", "发送", "归档", "标为未读", "Reply", "Send", "Archive", "Mark as unread", "Pay", "Save draft"]
+
+    def held(goal: str) -> set[str]:
+        return {labels[i] for i in unasked(goal, labels, False)}
+
+    for goal in ("把高平发来的邮件“知悉：新的停车规定”归档；不用回复，但要保留。",
+                 'Archive the email "FYI: new parking rules" from Gao Ping; it needs no answer but keep it.'):
+        assert held(goal) >= {"发送", "Send"} and not held(goal) & {"归档", "Archive"}, goal
+    for goal in ("邮件“关于你的方案的反馈”你已经读过了，请把它标为未读，提醒自己稍后回复。",
+                 'You already read the email "Feedback"; mark it as unread so you remember to answer it later.'):
+        assert held(goal) >= {"发送", "Send"} and not held(goal) & {"标为未读", "Mark as unread"}, goal
+    # Refusing a verb holds it back even where another verb would bring it in: a reply kept as a draft is not sent.
+    assert held("Write a reply to Ann and save it as a draft; do not send it.") & {"Send", "发送", "Reply"} == {
+        "Send", "发送"}  # fmt: skip
+    assert {"Send", "Pay"} <= held("Add ann@example.com as a new payee, without sending money.")
+    # A refusal holds back even where the goal names no verb the lexicon knows (加一件 is no known verb).
+    assert unasked("在商城里找到“冰川保温壶”，加一件到购物车，先不要下单。", ["下单", "加入购物车"], False) == [0]
+    assert unasked("Add one Glacier flask to the cart; do not check out yet.", ["Checkout", "Add to cart"], False) == [0]
+    # "No longer" is a state: it refuses nothing and declines nothing.
+    assert refused_acts('Remove the star from "Notes.docx"; it is no longer important.') == frozenset()
+    assert "decline" not in asked_acts('Leave the "Chess" group; you no longer want its posts.')
+    # What says when, or another clause's verb, is still asked for; so is "can't make it", a way of declining.
+    assert "reply" in wanted_acts("Archive the thread first, then reply to it later today.", False)
+    assert "Send" not in held("Archive the thread first, then reply to it later today.")
+    assert "reply" in wanted_acts("先归档，之后再回复他。", False) and "发送" not in held("先归档，之后再回复他。")
+    assert "decline" in wanted_acts("Tell Bob you can't make it.", False)
+    assert "decline" in wanted_acts("No, I can't come: decline the invitation.", False)
+
+
+def test_a_glyph_inside_a_held_control_is_held_with_it():
+    """The reader splits a Send button into its icon, read as "?", and "发送"; the region around both is the button.
+    Asked to archive a mail that needs no answer, the agent clicked the "?" and sent a reply: what has no word of its
+    own does what its button says."""
+    goal = "把高平发来的邮件“知悉：新的停车规定”归档；不用回复，但要保留。"
+    # 0 "?" and 1 an unnamed icon inside the Send button (2); 3 "存草稿" and 4 "→" inside the Save-draft button (5).
+    labels = ["?", "", "? 发送", "存草稿", "→", "存草稿 →"]
+    container: list[int | None] = [2, 2, None, 5, 5, None]
+    held = unasked(goal, labels, False)
+    assert held == [2]  # only the button's own label says what it commits
+    assert with_glyphs(held, labels, container) == [0, 1, 2]
+    # A word inside a held region is judged by its own label; nothing inside a button that commits nothing is held.
+    assert with_glyphs([2], ["?", "存草稿", "? 发送 存草稿"], [2, 2, None]) == [0, 2]
+    assert with_glyphs([], labels, container) == []
 
 
 def test_nothing_is_held_back_when_the_goal_names_no_action_the_lexicon_knows_or_the_control_names_its_value():

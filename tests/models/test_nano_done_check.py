@@ -86,6 +86,16 @@ def test_a_toggle_under_the_last_click_is_evidence_and_a_new_page_is_not():
     assert "toggled" in _evidence(goal, files, files, last_click=(0.5, 0.5), grays=(before, toggled))
     assert _evidence(goal, files, files, last_click=(0.5, 0.5), grays=(before, page)) == ""
     assert _evidence(goal, files, files, last_click=None, grays=(before, toggled)) == ""  # the last action typed
+    # The icon namer's name of what toggled: a star is evidence of starring (and unstarring), not of deleting.
+    def icon(goal: str, name: str) -> str:
+        past = Past([(0.5, 0.5)], [""], [], _screen(files, before))
+        return done_evidence(goal, _screen(files, toggled), past, (0.5, 0.5), name)
+
+    assert "toggled" in icon(goal, "star") and "toggled" in icon('Unstar the file "Q2 roadmap.docx".', "star")
+    assert icon('Delete the file "Q2 roadmap.docx" from Drive.', "star") == ""
+    assert icon("从云盘删除文件“Q2 roadmap.docx”。", "star") == ""
+    assert "toggled" in icon('Delete the file "Q2 roadmap.docx" from Drive.', "trash delete")
+    assert "toggled" in icon('Delete the file "Q2 roadmap.docx" from Drive.', "")  # an unnamed box may be anything
 
 
 def test_the_state_the_goal_names_its_object_by_is_not_an_action_it_asks_for():
@@ -106,6 +116,16 @@ def test_the_state_the_goal_names_its_object_by_is_not_an_action_it_asks_for():
     rows = ["Inbox", "Signed offer letter", "Team lunch", "Drafts"]
     assert "gone" in _evidence(trash, rows, ["Inbox", "Team lunch", "Drafts"], clicked=("Delete",),
                                last_click=(0.1, 0.1))  # fmt: skip
+
+
+def test_a_verb_the_goal_refuses_or_defers_is_no_evidence():
+    """"标为未读，提醒自己稍后回复": a reply sent is no evidence that the mail was marked unread; the mark is."""
+    goal = "邮件“关于你的方案的反馈”你已经读过了，请把它标为未读，提醒自己稍后回复。"
+    assert asked_acts(goal) == {"read"}
+    assert asked_acts('Archive the email "FYI" from Gao; it needs no answer.') == {"archive"}
+    page = ["收件箱", "关于你的方案的反馈", "回复", "转发"]
+    assert _evidence(goal, page, page, clicked=("回复",)) == ""
+    assert "clicked" in _evidence(goal, page, page, clicked=("标为未读",))
 
 
 def test_a_reply_sent_without_the_words_the_goal_dictates_is_not_done():
@@ -168,14 +188,23 @@ def test_a_question_asking_for_a_shaped_value_is_answered_with_a_value_of_that_s
     # Nothing of the asked shape on screen: no answer yet, the agent acts on.
     no_email = [o for o in screen if o.source != "s_email"]
     assert model.decide(_features(None, True, no_email, "email"), "browser").type != "Finished"
-    # A title, a person or a status has no shape: any value read from the screen may answer.
+    # A title or a status has no shape: any value read from the screen may answer; a person is named, never given by
+    # an e-mail address or an amount ("Who asked …? Answer with their full name").
     assert answer_options(screen, "word") == answer_options(screen) == [1, 2, 3]
+    assert answer_options(screen, "person") == [1]
+    # A search box's placeholder, or a search control, is never the value asked for.
+    boxes = [TextOption("Search mail", "screen"), TextOption("Searchmail", "screen"), TextOption("搜索商品", "screen"),
+             TextOption("Access request approved", "screen"), TextOption("Research budget", "screen")]  # fmt: skip
+    assert answer_options(boxes, "word") == [3, 4]
     assert answer_options(screen, "number") == [] and answer_options(screen, "code") == []
     computed = [TextOption("57.90", "computed")]  # a total summed from the screen's amounts
     assert answer_options(computed, "amount") == [0]
     # A clock time the reader took for a number (glued to a Chinese date) still has a time's shape.
     glued = [TextOption("16:00", "s_time"), TextOption("14:30", "s_number"), TextOption("00", "s_word")]
     assert answer_options(glued, "time") == [0, 1] and answer_options(glued, "number") == [1]
+    # "When does it end? Answer with the time (HH:MM)" is a "when" question: a date or a time answers it.
+    when = [TextOption("11 Mar 2024", "s_date"), TextOption("17:50", "s_time"), TextOption("Release retro", "screen")]
+    assert answer_options(when, "date") == [0, 1] and answer_options(when, "time") == [1]
 
 
 @pytest.mark.browser

@@ -13,12 +13,15 @@ check holds Finished against what the agent's actions changed, read from its own
   names nothing the goal does not ("Change password" is not evidence for changing a display name, nor "Search
   posts" for reacting to a post);
 - the agent's last click changed the pixels under it while the rest of the screen stayed (a star or a check box
-  toggled: icons carry no text to read).
+  toggled: icons carry no text to read), unless the icon namer names it as another item action than the goal's (a
+  star toggled is no evidence that the file on its row was deleted).
 
 The actions the goal asks for are its verbs, not the words that say what state its object is in: "Move the
 archived email back to the inbox" and "把已归档的邮件移回收件箱" ask for no archiving, so a click on "Archive" (or a
-line gone after it) is no evidence (`asked_acts`). A line gone from the screen is no evidence either when the click
-before it named an action the goal does not ask for: opening the Archive folder is what made the search header go.
+line gone after it) is no evidence (`asked_acts`); nor the verbs it refuses or leaves for later ("it needs no
+answer", "先不要下单", "提醒自己稍后回复": a reply sent is no evidence of marking a mail unread). A line gone
+from the screen is no evidence either when the click before it named an action the goal does not ask for: opening
+the Archive folder is what made the search header go.
 
 None of these counts while the goal dictates a text the agent never typed (`unwritten`: a quoted or colon value
 that reads as a sentence, on no line of the screen, with nothing typed): a reply opened and sent without its words
@@ -26,22 +29,26 @@ is no reply. Without any of these, Finished is not offered to the type head; the
 
 A question is answered with a value read from the screen (`answer_options`): never "Done.", never the question's own
 words or values (the code it says to search for is not the subject it asks for), never a success flash ("Saved."),
-and when the question asks for a value with a shape (an e-mail address, an amount, a number, a date, a time, a
-code), a value of that shape ("Choose Files" is no organiser's e-mail address). With no such value on screen,
-Finished is not offered either.
+never a search box's placeholder ("Search mail", "搜索商品"), and when the question asks for a value with a shape
+(an e-mail address, an amount, a number, a date, a time, a code), a value of that shape ("Choose Files" is no
+organiser's e-mail address); a person is named, never given by a shaped value (an e-mail address is no full
+name). With no such value on screen, Finished is not offered either.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
+from venuskit.models.lexicon import HAN_CHAR
 from venuskit.models.nano.entities import (
     ENTITY_KINDS,
     Entity,
     concepts,
     containment,
     goal_entities,
+    lexicon,
     norm,
     says_done,
 )
@@ -82,19 +89,67 @@ _MAIL_VERB = re.compile(r"(?:^|[,;:.!]\s*|\b(?:then|and|also|please)\s+)e-?mail\
                         r"|发(?:一封)?邮件", re.I)  # fmt: skip
 
 
-def asked_acts(goal: str, instructions: bool = False) -> frozenset[str]:
-    """The actions a goal asks for: `acts_of` its text without its values (a quoted title, the words it dictates:
-    'Star "Delete old drafts"' asks for no deleting) and without the words that describe its object's state, and a
-    send where a clause starts with "email" (`_MAIL_VERB`). `instructions`: the rest of an instruction after its
-    colon is kept, not taken for a value ("Claim your flight: … File and submit the report …, then reply"): the
-    action check reads it so; the done check, measured without it, does not yet."""
+# A verb said not to be done, or left for later, is not asked for: "it needs no answer", "do not send it", "without
+# sending money", "so you remember to answer it later", 不用回复, 提醒自己稍后回复. English: the two words after a
+# negation ("do not check out"), the word after "no" ("no answer"; "no longer important" is a state and refuses
+# nothing; the "no" goes either way: it is also the lexicon's declining), or the one before "later" ("answer it
+# later", not "later that afternoon", which says when). Chinese: the lexicon's verb after the cue.
+_SPARED = re.compile(r"\b(?:(?:do|does|did|should|need|must)\s+not|(?:do|does|did|should|need|must)n['’]?t|won['’]?t"
+                     r"|but\s+not|never|no\s+need\s+to|without)\s+(\w+(?:\s+\w+)?)"
+                     r"|\bno\s+(?:longer|more)\b|\bno\s+(\w+)"
+                     r"|\b(\w+)(?:\s+(?:it|them|this|that|to\s+it|to\s+them))?\s+later\b"
+                     r"(?!\s+(?:that|than|this|in|on|at|today|tonight|the)\b)", re.I)  # fmt: skip
+_SPARED_ZH = re.compile(r"(?:不用|不要|无需|不必|不需要|稍后|回头|晚点|以后再)再?")
+
+
+def _spared(text: str) -> tuple[str, list[str]]:
+    """`text` with the verbs it says not to do, or to do later, blanked (`_SPARED`), and those verbs."""
+    verbs: list[str] = []
+
+    def blank(m: re.Match[str]) -> str:
+        verbs.append(m.group(1) or m.group(2) or m.group(3) or "")  # "no longer": no verb, and no declining
+        a, b = (0, len(m.group(0))) if m.group(3) is None else (m.start(3) - m.start(), m.end(3) - m.start())
+        return m.group(0)[:a] + " " * (b - a) + m.group(0)[b:]
+
+    text = _SPARED.sub(blank, text)
+    for m in reversed(list(_SPARED_ZH.finditer(text))):
+        verb = next((f for f in _han_verbs() if text.startswith(f, m.end())), "")
+        verbs.append(verb)
+        text = text[: m.end()] + " " * len(verb) + text[m.end() + len(verb) :]
+    return text, verbs
+
+
+@functools.cache
+def _han_verbs() -> tuple[str, ...]:
+    """The lexicon's Chinese words of actions, longest first (取消星标 before 取消)."""
+    forms = {f for c in ACTION_CONCEPTS for f in lexicon().concepts.get(c, ()) if HAN_CHAR.search(f)}
+    return tuple(sorted(forms, key=len, reverse=True))
+
+
+def _action_text(goal: str, instructions: bool) -> tuple[str, list[str]]:
+    """The goal's words that say actions (`asked_acts`), and the verbs it says not to do (`_spared`)."""
     found = goal_entities(goal)
     quotes = [(q.start, q.start + len(q.text)) for q in found if q.kind == "quoted"]
     text = goal
     for e in found:
         if not (instructions and e.kind == "colon" and _instruction(goal, e, quotes)):
             text = text.replace(e.text, " ")
-    text = _STATE.sub(lambda m: m.group(1) or " ", text)
+    return _spared(_STATE.sub(lambda m: m.group(1) or " ", text))
+
+
+def refused_acts(goal: str) -> frozenset[str]:
+    """The actions the goal says not to do, or to leave for later ("do not send it", "it needs no answer"): what it
+    asks for does not bring them in ("Write a reply, save it as a draft; do not send it" sends nothing)."""
+    return acts_of(" ".join(_action_text(goal, True)[1]))
+
+
+def asked_acts(goal: str, instructions: bool = False) -> frozenset[str]:
+    """The actions a goal asks for: `acts_of` its text without its values (a quoted title, the words it dictates:
+    'Star "Delete old drafts"' asks for no deleting), without the words that describe its object's state or say
+    what not to do (`_spared`), and a send where a clause starts with "email" (`_MAIL_VERB`). `instructions`: the
+    rest of an instruction after its colon is kept, not taken for a value ("Claim your flight: … File and submit the
+    report …, then reply"): the action check reads it so; the done check, measured without it, does not yet."""
+    text = _action_text(goal, instructions)[0]
     return acts_of(text) | ({"send"} if _MAIL_VERB.search(text.strip()) else set())
 
 
@@ -151,9 +206,22 @@ def _toggled(prev: Screen, now: Screen, point: tuple[float, float]) -> bool:
     return rest / max(1, diff.size - near.size) <= TOGGLE_FAR
 
 
-def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float, float] | None) -> str:
+# What an icon on an item toggles or takes away; starring and unstarring are one toggle, the same star.
+ITEM_TOGGLES = REMOVALS | {"star", "unstar", "like"}
+
+
+def _toggles_asked(icon: str, wanted: frozenset[str] | set[str]) -> bool:
+    """A toggle is evidence unless the icon it toggled says an item action the goal does not ask for: a star
+    toggled is no evidence of deleting the file on its row (the icon namer's words; an unnamed box may be any)."""
+    said = {"star" if a == "unstar" else a for a in acts_of(icon) & ITEM_TOGGLES}
+    return not said or bool(said & {"star" if a == "unstar" else a for a in wanted})
+
+
+def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float, float] | None,
+                  clicked_icon: str = "") -> str:  # fmt: skip
     """Why Finished is warranted now ("" when nothing on screen ties the agent's actions to the goal). `last_click`:
-    the point of the last action when it was a click."""
+    the point of the last action when it was a click; `clicked_icon`: the icon namer's words for what it landed on
+    ("star", "trash delete"), when it landed on an icon."""
     if past.prev is None:
         return ""  # nothing has been done yet
     if unwritten(goal, past.typed, _lines(screen)):
@@ -186,18 +254,24 @@ def done_evidence(goal: str, screen: Screen, past: Past, last_click: tuple[float
     for t in past.clicked:
         if t and len(t) <= CONTROL_CHARS and acts_of(t) & wanted and concepts(t) - ACTION_CONCEPTS <= things:
             return f"clicked {t!r}"
-    if last_click is not None and _toggled(past.prev, screen, last_click):
+    if last_click is not None and _toggled(past.prev, screen, last_click) and _toggles_asked(clicked_icon, wanted):
         return "the last click toggled what it clicked"
     return ""
 
 
 GOAL_SOURCES = frozenset({"done", "word", *ENTITY_KINDS})  # text options taken from the goal itself
-# The text option sources with the shape an answer kind asks for (a total may be summed from the screen's amounts).
-# A person, a title or a status has no shape to check.
+# The text option sources with the shape an answer kind asks for (a total may be summed from the screen's amounts;
+# "When does it end? Answer with the time (HH:MM)" asks for a time). A person, a title or a status has no shape.
 ANSWER_SHAPES = {"email": ("s_email",), "amount": ("s_amount", "computed"), "number": ("s_number", "computed"),
-                 "date": ("s_date",), "time": ("s_time",), "code": ("s_code", "s_number", "s_iban")}  # fmt: skip
+                 "date": ("s_date", "s_time"), "time": ("s_time",),
+                 "code": ("s_code", "s_number", "s_iban")}  # fmt: skip
 # A clock time glued to a Chinese date ("2024年3月27日14:30－16:00") is read as a number: its text has the shape.
 _CLOCK = re.compile(r"\d{1,2}[:：]\d{2}")
+# A person is named, not given by a shaped value: "Who asked …? Answer with their full name" is no e-mail address.
+NOT_A_PERSON = frozenset({"s_email", "s_amount", "s_iban", "s_date", "s_time", "s_code", "s_number", "computed"})
+# A line that starts by searching is a search box's placeholder or a search control ("Search mail", "搜索商品",
+# "Search in Drive"), never the value a question asks for.
+_SEARCH_LABEL = re.compile(r"^\W*(?:search|搜索|查找)", re.I)
 
 
 def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
@@ -206,7 +280,8 @@ def answer_options(texts: list[Any], kind: str | None = None) -> list[int]:
     shape where it has one."""
     shaped = ANSWER_SHAPES.get(kind or "")
     return [i for i, o in enumerate(texts) if o.source not in GOAL_SOURCES and not says_done(o.text)
-            and (shaped is None or o.source in shaped or (kind == "time" and _CLOCK.fullmatch(o.text)))]  # fmt: skip
+            and not _SEARCH_LABEL.match(o.text) and not (kind == "person" and o.source in NOT_A_PERSON)
+            and (shaped is None or o.source in shaped or "s_time" in shaped and _CLOCK.fullmatch(o.text))]  # fmt: skip
 
 
 # What a question can name its subject by; not a dictated text, nor a bare count.

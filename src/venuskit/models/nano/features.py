@@ -67,14 +67,15 @@ from venuskit.models.nano.entities import (
     word_ids,
     words,
 )
-from venuskit.models.nano.guard import unasked
+from venuskit.models.nano.guard import unasked, with_glyphs
 from venuskit.models.nano.history import Past, history_types, used_entities
 from venuskit.models.nano.icons import MIN_PROB, OTHER, default_namer, namer_version, words_of
 from venuskit.models.nano.reader import Screen, read_scale
 
 TEXT_SOURCES = ("done", *ENTITY_KINDS, "word", "screen", *SCREEN_KINDS, "option", "computed")
-VERSION = 11  # bump when features change: cached features of an older version are recomputed (10: unwritten text,
-# questions ask for nothing consequential; 11: the action check holds back making something new)
+VERSION = 12  # bump when features change: cached features of an older version are recomputed (10: unwritten text,
+# questions ask for nothing consequential; 11: the action check holds back making something new; 12: and what the
+# goal refuses or defers; the done check reads no refused verb, nor a toggle of another item action's icon)
 
 
 def version() -> str:
@@ -257,14 +258,15 @@ def build(inp: NanoInput, screen: Screen, past: Past | None = None) -> Features:
     evidence = None
     if inp.surface in ("browser", "mobile") and g.answer is None:
         last = inp.history[-1] if inp.history else None
-        evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None)
+        evidence = done_evidence(goal, screen, past, past.clicks[-1] if _is_click(last) else None,
+                                 _clicked_icon(past) if _is_click(last) else "")  # fmt: skip
     # What each candidate says it does, for the action check: its text and its icon's name ("trash delete").
     labels = [" ".join(filter(None, (c.text, words_of(names[i][0]) if i in names else ""))) for i, c in
               enumerate(cands)]  # fmt: skip
     held: list[int] = []
     if inp.surface in ("browser", "mobile"):
         unsent = unwritten(goal, past.typed, [line.text for line in screen.lines])
-        held = unasked(goal, labels, g.answer is not None, unsent)
+        held = with_glyphs(unasked(goal, labels, g.answer is not None, unsent), labels, container)
     bound = bound_answers(g.entities, cands, texts, g.answer) if g.answer is not None else None
     return Features((w, h), cands, cand_x, [word_ids(c.text) for c in cands], icons, icon_index, word_ids(goal),
                     state, texts, text_x, evidence, g.answer is not None, g.answer, held, bound)  # fmt: skip
@@ -278,6 +280,18 @@ def _icon_names(index: list[int], patches: np.ndarray) -> dict[int, tuple[str, f
         return {}
     named = zip(index, namer.name(patches.astype(np.float32)), strict=True)
     return {i: (name, p) for i, (name, p) in named if name != OTHER and p >= MIN_PROB}
+
+
+def _clicked_icon(past: Past) -> str:
+    """The namer's words for the icon the last click landed on, read on the screen it was taken on: an icon, or a
+    glyph the reader took for text ("★"). "" when it landed on a label or the namer names nothing."""
+    if past.prev is None or not past.clicks:
+        return ""
+    el = under(past.prev, *past.clicks[-1])
+    if el is None or not (el.kind == "icon" or (len(el.text.strip()) <= 2 and not re.search(r"\w", el.text))):
+        return ""
+    names = _icon_names([0], icon_patch(past.prev.gray, el.box)[None])
+    return words_of(names[0][0]) if names else ""
 
 
 def _is_click(action: Action | None) -> bool:

@@ -9,10 +9,13 @@ report puts a step verifier before each action; this is its rule form, read from
   archiving, buying, paying, sending, accepting or declining, joining or leaving, making something new ("New
   document", "Compose", 写邮件);
 - the goal asks for its verbs (`done.asked_acts`); a payment is a transfer of money ("Send €20 to Bob" pays), an
-  order is paid; any action but one on an item in place (delete, archive, restore, star, mark read, like, switch)
-  may end with a Send, Submit or Post and may make something on the way, so only a goal asking for in-place actions
-  alone holds sending and making back (the agent that typed "删除" into a new mail's To line and sent it, when asked
-  to delete an email forever; the one that composed a mail when asked to move one back to the inbox);
+  order is paid; any action but one on an item in place (delete, archive, restore, star, mark read, like, switch,
+  keep) may end with a Send, Submit or Post and may make something on the way, so only a goal asking for in-place
+  actions alone holds sending and making back (the agent that typed "删除" into a new mail's To line and sent it,
+  when asked to delete an email forever; the one that composed a mail when asked to move one back to the inbox);
+  a verb the goal refuses or leaves for later is not asked for, and is held back even where another verb would
+  bring it in ("save it as a draft; do not send it"; the agent that sent a reply to the mail it was asked to archive,
+  "不用回复", or to mark unread "to answer later");
 - a control that commits something the goal does not ask for is not offered to the pointer head, unless it names
   one of the goal's values (an e-mail whose subject says "delete" is the object, not a control).
 
@@ -21,9 +24,10 @@ the screen: the reply's words, the comment) holds sending back until the agent h
 or Post before any typing sends without the text (the agent that opened the reply and clicked Send).
 
 A goal whose verb the lexicon does not know ("Get rid of the draft") asks for nothing it can tell, so nothing is
-held back. A question asks for no action at all, whatever its words: answering one never needs deleting, buying,
-joining or sending ("Answer with the e-mail address" is no reply to send; "the bank reference of the payment" names
-the payment as its object), nor making a document. A question mark inside quotes asks nothing (a post's title).
+held back but what it refuses ("加一件到购物车，先不要下单" holds 下单 back). A question asks for no action at all,
+whatever its words: answering one never needs deleting, buying, joining or sending ("Answer with the e-mail address"
+is no reply to send; "the bank reference of the payment" names the payment as its object), nor making a document.
+A question mark inside quotes asks nothing (a post's title).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import functools
 import re
 
 from venuskit.models.lexicon import HAN_CHAR, quoted_spans
-from venuskit.models.nano.done import CONTROL_CHARS, asked_acts
+from venuskit.models.nano.done import CONTROL_CHARS, asked_acts, refused_acts
 from venuskit.models.nano.entities import containment, goal_entities, lexicon, norm
 
 # What else a goal's action commits: a payment is sent and a transfer paid, an order is paid. Deleting does not imply
@@ -40,8 +44,9 @@ from venuskit.models.nano.entities import containment, goal_entities, lexicon, n
 IMPLIED = {"send": {"pay"}, "pay": {"send"}, "buy": {"pay"}}
 # Actions on an item in place. A goal asking only for these never sends anything; any other action may end with a
 # Send, Submit or Post (a reply, a comment, a form, a new event's invitations).
+# Saving keeps a change where it is ("Archive it; … but keep it" asks for no mail).
 IN_PLACE = frozenset({"delete", "forever", "archive", "restore", "star", "unstar", "read", "like", "download", "on",
-                      "off"})  # fmt: skip
+                      "off", "save"})  # fmt: skip
 
 
 @functools.cache
@@ -94,7 +99,7 @@ def wanted_acts(goal: str, question: bool) -> frozenset[str] | None:
         acts |= IMPLIED.get(a, set())
     if acts - IN_PLACE:  # ... and may make something new on the way (a mail composed, a post or a transfer created)
         acts |= {"send", "create"}
-    return frozenset(acts)
+    return frozenset(acts - refused_acts(goal))  # "…, save it as a draft; do not send it" holds Send back
 
 
 def unasked(goal: str, labels: list[str], question: bool, unsent: bool = False) -> list[int]:
@@ -102,10 +107,10 @@ def unasked(goal: str, labels: list[str], question: bool, unsent: bool = False) 
     for and name none of its values. `unsent`: the goal's text is not written yet (`unwritten`), so sending is
     not asked for now either."""
     wanted = wanted_acts(goal, question)
-    if wanted is None and not unsent:
-        return []
+    if wanted is None:  # no verb the lexicon knows: only what the goal refuses ("先不要下单"), or an early send
+        wanted = frozenset(lexicon().consequential) - refused_acts(goal)
     if unsent:
-        wanted = (frozenset(lexicon().consequential) if wanted is None else wanted) - {"send"}  # only sending
+        wanted = wanted - {"send"}
     values = [e.text for e in goal_entities(goal) if len(norm(e.text)) >= 3]
     out = []
     for i, label in enumerate(labels):
@@ -114,3 +119,14 @@ def unasked(goal: str, labels: list[str], question: bool, unsent: bool = False) 
         if not any(containment(v, label) >= 0.8 for v in values):
             out.append(i)
     return out
+
+
+def with_glyphs(held: list[int], labels: list[str], container: list[int | None]) -> list[int]:
+    """`held` and the glyphs inside a held control: a candidate whose label has no word of its own (an unnamed icon,
+    a "?" or "→" the reader took for text) does what the smallest region holding it says ("? 发送" is a Send button;
+    the agent clicked its "?" and sent the reply it was told not to write). `container`: `candidates.containers`."""
+    held_set = set(held)
+    glyphs = [i for i, k in enumerate(container) if k in held_set and i not in held_set
+              and not re.search(r"\w", labels[i])]  # fmt: skip
+    return sorted(held_set | set(glyphs))
+
