@@ -126,7 +126,8 @@ def _han_verbs() -> tuple[str, ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
-def _action_text(goal: str, instructions: bool) -> tuple[str, list[str]]:
+@functools.lru_cache(maxsize=256)  # read on every step of an episode, and the goal stays the same
+def _action_text(goal: str, instructions: bool) -> tuple[str, tuple[str, ...]]:
     """The goal's words that say actions (`asked_acts`), and the verbs it says not to do (`_spared`)."""
     found = goal_entities(goal)
     quotes = [(q.start, q.start + len(q.text)) for q in found if q.kind == "quoted"]
@@ -134,7 +135,8 @@ def _action_text(goal: str, instructions: bool) -> tuple[str, list[str]]:
     for e in found:
         if not (instructions and e.kind == "colon" and _instruction(goal, e, quotes)):
             text = text.replace(e.text, " ")
-    return _spared(_STATE.sub(lambda m: m.group(1) or " ", text))
+    kept, verbs = _spared(_STATE.sub(lambda m: m.group(1) or " ", text))
+    return kept, tuple(verbs)
 
 
 def refused_acts(goal: str) -> frozenset[str]:
